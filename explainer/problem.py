@@ -1,0 +1,300 @@
+"""The rule selection problem of section 4 of the paper.
+
+Choose a 0/1 vector r over M rules to maximise the coverage
+
+    f*(r) = #rows covered by at least one chosen rule - (eps/2) r'Q r
+
+subject to complexity L(r) = sum L_i r_i <= Bc and errors E(r) = sum E_i r_i <= Be,
+where Q[i, i'] counts the rows covered by both rules with different classes.
+
+(eps/2) r'Q r equals eps times the number of (unordered pair, row) conflicts, and
+for one row with n_j chosen rules firing, c_jk of them of class k, the row holds
+(n_j^2 - sum_k c_jk^2) / 2 conflicting pairs.  So f* never needs Q itself: it is
+computed from per-row counts, which also makes a single flip cost O(support).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Metrics of one selection."""
+
+    coverage: float  # f*
+    covered: int
+    conflicting_pairs: int
+    complexity: int
+    errors: int
+    feasible: bool
+    n_rules: int
+
+    def coverage_score(self, n_rows: int) -> float:
+        return self.coverage / n_rows if n_rows else 0.0
+
+
+class SelectionProblem:
+    """Coverage matrix, rule classes, lengths, errors, budgets and eps.
+
+    Parameters
+    ----------
+    coverage : (N, M) boolean array or scipy sparse matrix; row j covered by rule i.
+    rule_class : (M,) int class code of each rule.
+    y : (N,) int class code of each row.
+    lengths : (M,) rule lengths L(R_i).
+    complexity_budget, error_budget : Bc and Be (``None`` means unbounded).
+    eps : conflict penalty (the paper uses 1).
+    """
+
+    def __init__(
+        self,
+        coverage,
+        rule_class,
+        y,
+        lengths,
+        complexity_budget=None,
+        error_budget=None,
+        eps: float = 1.0,
+        n_classes: int | None = None,
+    ):
+        cov = sp.csc_matrix(coverage, dtype=np.float32)
+        cov.sum_duplicates()
+        cov.data[:] = 1.0
+        cov.eliminate_zeros()
+        self._cov = cov  # N x M, CSC: the rows of rule i are indices[indptr[i]:indptr[i+1]]
+        self.n_rows, self.n_rules = cov.shape
+        self.rule_class = np.asarray(rule_class, dtype=np.int64).ravel()
+        self.y = np.asarray(y, dtype=np.int64).ravel()
+        self.lengths = np.asarray(lengths, dtype=np.int64).ravel()
+        if self.rule_class.shape != (self.n_rules,) or self.lengths.shape != (self.n_rules,):
+            raise ValueError("rule_class and lengths need one entry per rule (column of coverage)")
+        if self.y.shape != (self.n_rows,):
+            raise ValueError("y needs one entry per row of coverage")
+        self.n_classes = int(
+            n_classes
+            if n_classes is not None
+            else max(self.y.max(initial=-1), self.rule_class.max(initial=-1)) + 1
+        )
+        self.eps = float(eps)
+        if self.eps < 0:
+            raise ValueError("eps must be >= 0")
+        self.indptr = cov.indptr.astype(np.int64)
+        self.indices = cov.indices.astype(np.int64)
+        self.support = np.diff(self.indptr)
+        owner = np.repeat(np.arange(self.n_rules), self.support)
+        wrong = self.y[self.indices] != self.rule_class[owner]
+        self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
+        self.correct = self.support - self.errors
+        inf = np.iinfo(np.int64).max
+        self.complexity_budget = inf if complexity_budget is None else int(complexity_budget)
+        self.error_budget = inf if error_budget is None else int(error_budget)
+        if self.complexity_budget < 0 or self.error_budget < 0:
+            raise ValueError("budgets must be >= 0")
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def A(self) -> np.ndarray:
+        """The 2 x M constraint matrix [L; E] of the paper."""
+        return np.vstack([self.lengths, self.errors])
+
+    @property
+    def b(self) -> np.ndarray:
+        return np.array([self.complexity_budget, self.error_budget], dtype=np.int64)
+
+    def rows_of(self, i: int) -> np.ndarray:
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+    @cached_property
+    def coverage_dense(self) -> np.ndarray:
+        """N x M boolean coverage (materialised on demand)."""
+        return self._cov.toarray().astype(bool)
+
+    @property
+    def coverage_sparse(self) -> sp.csc_matrix:
+        return self._cov
+
+    @cached_property
+    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
+        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
+        blocks = []
+        cov_t = self._cov.T.tocsr()
+        for k in range(self.n_classes):
+            idx = np.flatnonzero(self.rule_class == k)
+            if idx.size:
+                blocks.append((idx, cov_t[idx]))
+        return blocks
+
+    @cached_property
+    def conflict_matrix(self) -> sp.csr_matrix:
+        """Q: symmetric M x M, Q[i,i'] = rows covered by both with different classes (zero diagonal)."""
+        cov = self._cov
+        gram = (cov.T @ cov).tocoo()
+        keep = self.rule_class[gram.row] != self.rule_class[gram.col]
+        q = sp.coo_matrix(
+            (gram.data[keep].astype(np.int64), (gram.row[keep], gram.col[keep])),
+            shape=(self.n_rules, self.n_rules),
+        )
+        return q.tocsr()
+
+    def feasible_mask(self, R: np.ndarray) -> np.ndarray:
+        R = np.atleast_2d(np.asarray(R, dtype=bool))
+        return (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_budget)
+
+    def is_feasible(self, r) -> bool:
+        return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
+
+    # ------------------------------------------------------------- evaluation
+    def row_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For a population R (P x M bool): total firing counts (P x N) and sum_k c_k^2 (P x N)."""
+        R = np.atleast_2d(np.asarray(R, dtype=bool))
+        P = R.shape[0]
+        total = np.zeros((P, self.n_rows), dtype=np.float64)
+        squares = np.zeros((P, self.n_rows), dtype=np.float64)
+        for idx, block in self._class_blocks:
+            sub = R[:, idx]
+            if not sub.any():
+                continue
+            # (M_k x N)^T @ (M_k x P) -> N x P; sparse @ dense keeps it O(nnz * P)
+            counts = (block.T @ sub.T.astype(np.float32)).T
+            counts = np.asarray(counts, dtype=np.float64)
+            total += counts
+            squares += counts * counts
+        return total, squares
+
+    def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
+        """Vectorised metrics for a P x M selection matrix."""
+        R = np.atleast_2d(np.asarray(R, dtype=bool))
+        total, squares = self.row_counts(R)
+        covered = (total > 0).sum(axis=1).astype(np.int64)
+        pairs = np.rint((total * total - squares).sum(axis=1) / 2).astype(np.int64)
+        complexity = R @ self.lengths
+        errors = R @ self.errors
+        return {
+            "coverage": covered - self.eps * pairs,
+            "covered": covered,
+            "conflicting_pairs": pairs,
+            "complexity": complexity,
+            "errors": errors,
+            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_budget),
+        }
+
+    def fitness(self, R: np.ndarray) -> np.ndarray:
+        """f* for each row of a P x M selection matrix (or a single selection)."""
+        return self.evaluate_population(R)["coverage"]
+
+    def evaluate(self, r) -> Evaluation:
+        r = np.asarray(r, dtype=bool).ravel()
+        m = self.evaluate_population(r[None, :])
+        return Evaluation(
+            coverage=float(m["coverage"][0]),
+            covered=int(m["covered"][0]),
+            conflicting_pairs=int(m["conflicting_pairs"][0]),
+            complexity=int(m["complexity"][0]),
+            errors=int(m["errors"][0]),
+            feasible=bool(m["feasible"][0]),
+            n_rules=int(r.sum()),
+        )
+
+    def state(self, r=None) -> SelectionState:
+        """An incremental evaluator starting from selection ``r`` (empty by default)."""
+        return SelectionState(self, r)
+
+    def __repr__(self) -> str:
+        return (
+            f"SelectionProblem(N={self.n_rows}, M={self.n_rules}, classes={self.n_classes}, "
+            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g})"
+        )
+
+
+class SelectionState:
+    """One selection with per-row counts, so a flip costs O(rows the rule covers)."""
+
+    __slots__ = ("problem", "r", "total", "per_class", "covered", "pairs", "complexity", "errors")
+
+    def __init__(self, problem: SelectionProblem, r=None):
+        self.problem = problem
+        self.r = np.zeros(problem.n_rules, dtype=bool)
+        self.total = np.zeros(problem.n_rows, dtype=np.int32)
+        self.per_class = np.zeros((problem.n_rows, problem.n_classes), dtype=np.int32)
+        self.covered = 0
+        self.pairs = 0
+        self.complexity = 0
+        self.errors = 0
+        if r is not None:
+            for i in np.flatnonzero(np.asarray(r, dtype=bool)):
+                self.flip(int(i))
+
+    @property
+    def coverage(self) -> float:
+        return self.covered - self.problem.eps * self.pairs
+
+    @property
+    def feasible(self) -> bool:
+        p = self.problem
+        return self.complexity <= p.complexity_budget and self.errors <= p.error_budget
+
+    def delta(self, i: int) -> tuple[int, int]:
+        """(change in covered rows, change in conflicting pairs) if rule i were flipped."""
+        p = self.problem
+        rows = p.indices[p.indptr[i] : p.indptr[i + 1]]
+        k = p.rule_class[i]
+        n = self.total[rows]
+        c = self.per_class[rows, k]
+        if self.r[i]:
+            return -int(np.count_nonzero(n == 1)), -int((n - c).sum())
+        return int(np.count_nonzero(n == 0)), int((n - c).sum())
+
+    def delta_coverage(self, i: int) -> float:
+        dc, dp = self.delta(i)
+        return dc - self.problem.eps * dp
+
+    def flip_fits(self, i: int) -> bool:
+        """Would flipping rule i keep both budgets?"""
+        p = self.problem
+        sign = -1 if self.r[i] else 1
+        return (
+            self.complexity + sign * p.lengths[i] <= p.complexity_budget
+            and self.errors + sign * p.errors[i] <= p.error_budget
+        )
+
+    def flip(self, i: int) -> None:
+        p = self.problem
+        rows = p.indices[p.indptr[i] : p.indptr[i + 1]]
+        k = p.rule_class[i]
+        dc, dp = self.delta(i)
+        sign = -1 if self.r[i] else 1
+        self.total[rows] += sign
+        self.per_class[rows, k] += sign
+        self.r[i] = not self.r[i]
+        self.covered += dc
+        self.pairs += dp
+        self.complexity += sign * int(p.lengths[i])
+        self.errors += sign * int(p.errors[i])
+
+    def copy(self) -> SelectionState:
+        new = SelectionState.__new__(SelectionState)
+        new.problem = self.problem
+        new.r = self.r.copy()
+        new.total = self.total.copy()
+        new.per_class = self.per_class.copy()
+        new.covered = self.covered
+        new.pairs = self.pairs
+        new.complexity = self.complexity
+        new.errors = self.errors
+        return new
+
+    def evaluation(self) -> Evaluation:
+        return Evaluation(
+            coverage=float(self.coverage),
+            covered=int(self.covered),
+            conflicting_pairs=int(self.pairs),
+            complexity=int(self.complexity),
+            errors=int(self.errors),
+            feasible=self.feasible,
+            n_rules=int(self.r.sum()),
+        )

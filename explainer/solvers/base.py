@@ -1,0 +1,143 @@
+"""The common shape of every selection algorithm.
+
+An algorithm is a small object: parameters in ``__init__``, the search in
+``_run(problem, rng, monitor)``.  :meth:`Solver.solve` seeds the generator,
+times the run, feeds progress to the callback and packs a
+:class:`~explainer.result.SelectionResult`.  Same ``random_state``, same result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..callbacks import Callback, CallbackList, GenerationRecord
+from ..problem import SelectionProblem
+from ..result import OK, OVER_BUDGET, STOPPED, SelectionResult
+
+
+@dataclass
+class RunOutcome:
+    """What ``_run`` hands back; status/message default to a normal finish."""
+
+    selection: np.ndarray
+    status: str = OK
+    message: str = ""
+    info: dict = field(default_factory=dict)
+
+
+class Monitor:
+    """Records per-generation statistics, tracks the best feasible selection, relays stop requests."""
+
+    def __init__(self, problem: SelectionProblem, callback: Callback | None, name: str, max_generations=None):
+        self.problem = problem
+        self.callback = callback if callback is not None else Callback()
+        self.name = name
+        self.max_generations = max_generations
+        self.history: list[GenerationRecord] = []
+        self.best_selection = np.zeros(problem.n_rules, dtype=bool)
+        self.best_coverage = 0.0
+        self.stop_requested = False
+        self.evaluations = 0
+        self._t0 = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def offer(self, selection: np.ndarray, coverage: float) -> None:
+        """Keep ``selection`` if it is feasible and strictly better than the best so far."""
+        if coverage > self.best_coverage and self.problem.is_feasible(selection):
+            self.best_coverage = float(coverage)
+            self.best_selection = np.asarray(selection, dtype=bool).copy()
+
+    def generation(self, fitness, population=None, *, diversity: int | None = None) -> bool:
+        """Report one generation; returns True when the run should stop."""
+        fitness = np.asarray(fitness, dtype=float)
+        if population is not None:
+            population = np.asarray(population, dtype=bool)
+            feas = self.problem.feasible_mask(population)
+            if feas.any():
+                j = int(np.argmax(np.where(feas, fitness, -np.inf)))
+                self.offer(population[j], fitness[j])
+            if diversity is None:
+                diversity = len(np.unique(np.packbits(population, axis=1), axis=0))
+        record = GenerationRecord(
+            generation=len(self.history) + 1,
+            min=float(fitness.min()) if fitness.size else 0.0,
+            mean=float(fitness.mean()) if fitness.size else 0.0,
+            max=float(fitness.max()) if fitness.size else 0.0,
+            best=self.best_coverage,
+            diversity=int(diversity if diversity is not None else fitness.size),
+            population=int(fitness.size),
+            elapsed_s=self.elapsed(),
+            max_generations=self.max_generations,
+        )
+        self.history.append(record)
+        if self.callback.on_generation(record):
+            self.stop_requested = True
+        return self.stop_requested
+
+
+class Solver:
+    """Base class of all selection algorithms."""
+
+    name = "solver"
+    respects_budgets = True
+
+    def _max_generations(self):
+        return getattr(self, "n_generations", None)
+
+    def get_params(self) -> dict:
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def solve(self, problem: SelectionProblem, *, random_state=None, callback=None) -> SelectionResult:
+        if isinstance(callback, list | tuple):
+            callback = CallbackList(callback)
+        rng = np.random.default_rng(random_state)
+        monitor = Monitor(problem, callback, self.name, self._max_generations())
+        monitor.callback.on_start(self.name, problem)
+        outcome = self._run(problem, rng, monitor)
+        if monitor.stop_requested and outcome.status == OK:
+            outcome.status = STOPPED
+            outcome.message = outcome.message or "stopped on request; best selection so far"
+        selection = np.asarray(outcome.selection, dtype=bool)
+        ev = problem.evaluate(selection)
+        if not ev.feasible and self.respects_budgets:
+            # a budget-respecting algorithm never hands back an infeasible selection
+            raise AssertionError(f"{self.name} produced a selection over budget")
+        status = outcome.status
+        message = outcome.message
+        if not ev.feasible and status == OK:
+            status = OVER_BUDGET
+            message = message or (
+                f"ignores the budgets: complexity {ev.complexity}/{problem.complexity_budget}, "
+                f"errors {ev.errors}/{problem.error_budget}"
+            )
+        info = {"evaluations": monitor.evaluations, **outcome.info}
+        result = SelectionResult(
+            algorithm=self.name,
+            selection=selection,
+            coverage=ev.coverage,
+            coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0,
+            covered=ev.covered,
+            conflicting_pairs=ev.conflicting_pairs,
+            complexity=ev.complexity,
+            errors=ev.errors,
+            feasible=ev.feasible,
+            status=status,
+            message=message,
+            time_s=monitor.elapsed(),
+            history=monitor.history,
+            info=info,
+        )
+        monitor.callback.on_end(result)
+        return result
+
+    def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({params})"

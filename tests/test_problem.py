@@ -1,0 +1,103 @@
+"""The selection problem against hand computation and a naive reference."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from explainer.problem import SelectionProblem
+
+
+def naive_metrics(C, rule_class, y, lengths, r, eps):
+    """Straight from the paper's definitions, with explicit loops and Q."""
+    N, M = C.shape
+    covered = sum(1 for j in range(N) if any(C[j, i] and r[i] for i in range(M)))
+    Q = np.zeros((M, M), dtype=int)
+    for i in range(M):
+        for k in range(M):
+            if rule_class[i] != rule_class[k]:
+                Q[i, k] = sum(1 for j in range(N) if C[j, i] and C[j, k])
+    rv = np.asarray(r, dtype=int)
+    quad = rv @ Q @ rv
+    errors = sum(int(r[i]) * sum(1 for j in range(N) if C[j, i] and y[j] != rule_class[i]) for i in range(M))
+    return covered - eps / 2 * quad, covered, quad // 2, int(rv @ lengths), errors, Q
+
+
+def random_problem(seed, N=12, M=7, K=3, eps=1.0, bc=None, be=None):
+    rng = np.random.default_rng(seed)
+    C = rng.random((N, M)) < 0.35
+    rule_class = rng.integers(0, K, M)
+    y = rng.integers(0, K, N)
+    lengths = rng.integers(1, 5, M)
+    return C, rule_class, y, lengths, SelectionProblem(C, rule_class, y, lengths, bc, be, eps=eps, n_classes=K)
+
+
+def test_hand_computed_tiny_table():
+    # 4 rows, 3 rules.  rule0 (class 0) covers rows 0,1; rule1 (class 1) rows 1,2; rule2 (class 0) row 3
+    C = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1]], dtype=bool)
+    y = np.array([0, 0, 1, 1])
+    p = SelectionProblem(C, [0, 1, 0], y, [1, 2, 3], complexity_budget=4, error_budget=1)
+    assert p.errors.tolist() == [0, 1, 1]  # rule1 wrong on row1, rule2 wrong on row3
+    assert p.support.tolist() == [2, 2, 1]
+    ev = p.evaluate([1, 1, 0])
+    assert (ev.covered, ev.conflicting_pairs, ev.coverage) == (3, 1, 2.0)  # row1 in conflict
+    assert (ev.complexity, ev.errors, ev.feasible) == (3, 1, True)
+    assert not p.evaluate([1, 1, 1]).feasible
+    assert p.conflict_matrix.toarray().tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 2.0])
+def test_population_matches_naive_definition(seed, eps):
+    C, rc, y, L, p = random_problem(seed, eps=eps)
+    R = np.array(list(itertools.product([0, 1], repeat=C.shape[1])), dtype=bool)
+    out = p.evaluate_population(R)
+    for idx in range(0, len(R), 9):
+        f, cov, pairs, comp, err, Q = naive_metrics(C, rc, y, L, R[idx], eps)
+        assert out["coverage"][idx] == pytest.approx(f)
+        assert out["covered"][idx] == cov
+        assert out["conflicting_pairs"][idx] == pairs
+        assert out["complexity"][idx] == comp
+        assert out["errors"][idx] == err
+    assert np.array_equal(p.conflict_matrix.toarray(), Q)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_flips_match_full_evaluation(seed):
+    C, rc, y, L, p = random_problem(seed, N=40, M=15, eps=1.0)
+    rng = np.random.default_rng(seed)
+    st = p.state()
+    for _ in range(60):
+        i = int(rng.integers(p.n_rules))
+        predicted = st.coverage + st.delta_coverage(i)
+        st.flip(i)
+        ev = p.evaluate(st.r)
+        assert st.coverage == pytest.approx(ev.coverage) == pytest.approx(predicted)
+        assert (st.covered, st.pairs, st.complexity, st.errors) == (
+            ev.covered, ev.conflicting_pairs, ev.complexity, ev.errors)
+    clone = st.copy()
+    clone.flip(0)
+    assert clone.r[0] != st.r[0]
+
+
+def test_feasibility_and_A_b():
+    C, rc, y, L, p = random_problem(3, bc=5, be=3)
+    R = np.random.default_rng(0).random((50, p.n_rules)) < 0.3
+    feas = p.feasible_mask(R)
+    Ax = R.astype(int) @ p.A.T
+    assert np.array_equal(feas, (Ax <= p.b).all(axis=1))
+
+
+def test_sparse_input_equals_dense():
+    C, rc, y, L, p = random_problem(5, N=30, M=10)
+    import scipy.sparse as sp
+    q = SelectionProblem(sp.csr_matrix(C), rc, y, L, n_classes=3)
+    R = np.random.default_rng(1).random((20, 10)) < 0.5
+    assert np.array_equal(p.fitness(R), q.fitness(R))
+
+
+def test_bad_shapes_raise():
+    with pytest.raises(ValueError):
+        SelectionProblem(np.ones((3, 2), bool), [0], [0, 1, 0], [1, 1])
+    with pytest.raises(ValueError):
+        SelectionProblem(np.ones((3, 2), bool), [0, 1], [0, 1, 0], [1, 1], eps=-1)
