@@ -13,7 +13,6 @@ import csv
 import hashlib
 import io
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -237,22 +236,24 @@ def frame_to_safe_csv(frame: pd.DataFrame) -> str:
 
 def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
     """Majority vote of the rules that fire on each row (object array; UNCOVERED / TIE)."""
-    n = coverage_matrix.shape[0]
-    out = np.empty(n, dtype=object)
-    str_labels = [str(lab) for lab in labels]
-    first = {}
-    for lab, s in zip(labels, str_labels, strict=True):
-        first.setdefault(s, lab)
-    for j in range(n):
-        fired = np.flatnonzero(coverage_matrix[j])
-        if fired.size == 0:
-            out[j] = UNCOVERED
-            continue
-        counts = Counter(str_labels[i] for i in fired).most_common()
-        if len(counts) > 1 and counts[0][1] == counts[1][1]:
-            out[j] = TIE
-        else:
-            out[j] = first[counts[0][0]]
+    cov = np.asarray(coverage_matrix, dtype=bool)
+    n = cov.shape[0]
+    out = np.full(n, UNCOVERED, dtype=object)
+    if cov.shape[1] == 0:
+        return out
+    first: dict[str, object] = {}
+    for lab in labels:
+        first.setdefault(str(lab), lab)
+    keys = list(first)
+    owner = np.array([keys.index(str(lab)) for lab in labels])
+    counts = np.zeros((n, len(keys)), dtype=np.int64)
+    for k in range(len(keys)):
+        counts[:, k] = cov[:, owner == k].sum(axis=1)
+    top = counts.max(axis=1)
+    n_top = (counts == top[:, None]).sum(axis=1)
+    winner = counts.argmax(axis=1)
+    for j in np.flatnonzero(top > 0):
+        out[j] = TIE if n_top[j] > 1 else first[keys[winner[j]]]
     return out
 
 

@@ -1,0 +1,266 @@
+"""Command line: ``explainer rules|evaluate|explain|datasets|bench``.
+
+Bad input ends with one ``error: ...`` line on stderr and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from . import __version__
+
+EXIT_BAD_INPUT = 2
+
+
+class CLIError(Exception):
+    pass
+
+
+def _add_data_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", help="CSV file, or the name of a bundled sample / paper data set")
+    p.add_argument("--target", help="target column (default: the last column)")
+    p.add_argument("--categorical", action="append", default=[], metavar="COL",
+                   help="treat this integer-coded column as categorical (repeatable)")
+    p.add_argument("--exclude", action="append", default=[], metavar="COL", help="drop this column (repeatable)")
+    p.add_argument("--keep", action="append", default=[], metavar="COL",
+                   help="keep this column even if it looks like an identifier (repeatable)")
+    p.add_argument("--no-missing-indicators", action="store_true",
+                   help="do not add '<column> is missing' features")
+    p.add_argument("--data-dir", help="directory of the paper's data sets (default: ../shared/datasets)")
+
+
+def _add_pool_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--depth", type=int, default=None,
+                   help="D: trees of depth 1..D-1 (default: the paper's depth for its data sets, else 5)")
+    p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
+    p.add_argument("--repeats", type=int, default=1, help="train the grid this many times (pool richness)")
+    p.add_argument("--source", choices=["grid", "forest"], default="grid")
+    p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
+
+
+def _load(args):
+    from .data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
+
+    kwargs = {
+        "categorical": args.categorical,
+        "exclude": args.exclude,
+        "keep": args.keep,
+        "missing_indicators": False if args.no_missing_indicators else "auto",
+    }
+    path = pathlib.Path(args.data)
+    if path.exists():
+        return load_dataset(path, args.target, **kwargs)
+    samples = sample_datasets()
+    if args.data in samples:
+        return load_dataset(samples[args.data], args.target, **kwargs)
+    if args.data in PAPER_DATASETS:
+        if args.target:
+            kwargs["target"] = args.target
+        return load_paper_dataset(args.data, args.data_dir, **kwargs)
+    raise CLIError(
+        f"no file {args.data!r}; bundled samples: {', '.join(samples) or 'none'}; "
+        f"paper data sets: {', '.join(PAPER_DATASETS)}"
+    )
+
+
+def _paper_depth(name: str) -> int | None:
+    from .bench import paper_settings
+
+    try:
+        settings = paper_settings()
+    except (OSError, ValueError):
+        return None
+    row = settings.get(name)
+    return int(row["depth"]) if row else None
+
+
+def _pool(args, ds):
+    from .pool import build_pool
+    from .rules import parse_rules
+
+    depth = args.depth or _paper_depth(ds.name) or 5
+    extra = None
+    if args.extra_rules:
+        extra = parse_rules(_read_text(args.extra_rules))
+    return build_pool(
+        ds.X, ds.y, depth, random_state=args.pool_seed, n_repeats=args.repeats,
+        source=args.source, extra_rules=extra, classes=ds.classes,
+    )
+
+
+def _read_text(path: str) -> str:
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise CLIError(f"no rule file {path!r}")
+    try:
+        return p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise CLIError(f"rule file {path!r} is not UTF-8 text") from None
+
+
+def cmd_rules(args) -> int:
+    ds = _load(args)
+    pool = _pool(args, ds)
+    summary = pool.summary()
+    summary["data"] = {"name": ds.name, "rows": ds.n_rows, "features": ds.n_features,
+                       "dropped_missing_target": ds.n_dropped_missing_target}
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
+        return 0
+    bt = summary.get("best_tree")
+    print(f"data:        {ds.name}: {ds.n_rows} rows, {ds.n_features} features, {len(ds.classes)} classes")
+    if ds.n_dropped_missing_target:
+        print(f"             {ds.n_dropped_missing_target} rows dropped (missing target)")
+    print(f"trees:       {pool.n_trees} (depth 1..{pool.settings['max_depth'] - 1}, {pool.settings['source']})")
+    print(f"rules (M):   {pool.n_rules} distinct of {pool.n_candidate_rules} paths")
+    if bt:
+        print(f"best tree:   complexity c* = {bt['complexity']}, errors e* = {bt['errors']} "
+              f"(depth {bt['max_depth']}, {bt['criterion']}, {bt['splitter']}, max_features={bt['max_features']})")
+        print(f"budgets:     --complexity {bt['suggested_complexity_budget']} --errors {bt['suggested_error_budget']}"
+              " (suggested: Bc < c*, Be <= e*)")
+    if args.show:
+        for i, r in enumerate(pool.rules):
+            print(f"{i:5d}  {r.text}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from .report import evaluate_rules, rules_for_data
+    from .rules import parse_rules
+
+    ds = _load(args)
+    rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_names, ds.classes)
+    report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
+                            error_budget=args.errors, fingerprint=ds.fingerprint)
+    if args.json:
+        print(report.to_json())
+    else:
+        print(report.to_text(), end="")
+        print()
+        print(report.rules_frame().to_string(index=False))
+    return 0
+
+
+def cmd_explain(args) -> int:
+    from .callbacks import ProgressBar
+    from .pipeline import explain_pool
+
+    ds = _load(args)
+    pool = _pool(args, ds)
+    params = {}
+    if args.generations is not None:
+        params["n_generations"] = args.generations
+    if args.time_limit is not None:
+        params["time_limit"] = args.time_limit
+    callback = None if args.quiet else ProgressBar()
+    exp = explain_pool(
+        pool, ds.X, ds.y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
+        algorithm=args.algorithm, random_state=args.seed, callback=callback,
+        fingerprint=ds.fingerprint, algorithm_params=params,
+    )
+    if args.out:
+        pathlib.Path(args.out).write_text(exp.rules.to_text(), encoding="utf-8")
+    if args.json:
+        print(json.dumps(exp.to_dict(), indent=2, default=str))
+        return 0
+    print(exp.report.to_text(), end="")
+    r = exp.result
+    print(f"algorithm:          {r.algorithm} ({r.status}{': ' + r.message if r.message else ''})")
+    print(f"time:               {r.time_s:.2f}s, {len(r.history)} generations; pool M = {pool.n_rules}")
+    if r.algorithm == "exact":
+        print(f"optimal:            {r.info.get('optimal')}  (bound {r.info.get('bound')}, gap {r.info.get('gap')})")
+    return 0
+
+
+def cmd_datasets(args) -> int:
+    from .data import PAPER_DATASETS, sample_datasets, shared_data_dir
+
+    print("bundled samples:")
+    for name, path in sample_datasets().items():
+        print(f"  {name:26s} {path}")
+    d = pathlib.Path(args.data_dir) if args.data_dir else shared_data_dir()
+    print(f"paper data sets ({d if d else 'directory not found'}):")
+    for name, spec in PAPER_DATASETS.items():
+        present = d is not None and (d / spec["file"]).is_file()
+        print(f"  {name:26s} target {spec['target']!r}{'' if present else '  (missing)'}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import main as bench_main
+
+    return bench_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .solvers import ALGORITHMS
+
+    parser = argparse.ArgumentParser(prog="explainer", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"explainer {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("rules", help="build the rule pool; print its size and the best-tree budgets")
+    _add_data_args(p)
+    _add_pool_args(p)
+    p.add_argument("--show", action="store_true", help="also list every rule of the pool")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("evaluate", help="metrics report of a rule file on the data")
+    _add_data_args(p)
+    p.add_argument("rules", help="rule text file, one 'IF ... THEN CLASS=...' a line")
+    p.add_argument("--eps", type=float, default=1.0)
+    p.add_argument("--complexity", type=int, help="complexity budget to check against")
+    p.add_argument("--errors", type=int, help="error budget to check against")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("explain", help="select a rule set within the budgets")
+    _add_data_args(p)
+    _add_pool_args(p)
+    p.add_argument("--complexity", type=int, help="complexity budget Bc (default: best tree's c* - 1)")
+    p.add_argument("--errors", type=int, help="error budget Be (default: best tree's e*)")
+    p.add_argument("--eps", type=float, default=1.0)
+    p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
+    p.add_argument("--time-limit", type=float, help="seconds (exact solver)")
+    p.add_argument("--out", help="also write the rules to this text file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("datasets", help="list bundled samples and the paper's data sets")
+    p.add_argument("--data-dir")
+    p.set_defaults(func=cmd_datasets)
+
+    try:
+        from .bench import add_arguments
+    except ImportError:
+        add_arguments = None
+    if add_arguments is not None:
+        p = sub.add_parser("bench", help="reproduce the paper's Table 3 (and more)")
+        add_arguments(p)
+        p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (CLIError, ValueError, KeyError, OSError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"error: {msg}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
