@@ -124,7 +124,9 @@ class Dataset:
     def y_codes(self) -> np.ndarray:
         """Integer codes of ``y``: the position of each label in :attr:`classes`."""
         index = {_label_key(c): i for i, c in enumerate(self.classes)}
-        return np.fromiter((index[_label_key(v)] for v in self.y), dtype=np.int64, count=len(self.y))
+        return np.fromiter(
+            (index[_label_key(v)] for v in self.y), dtype=np.int64, count=len(self.y)
+        )
 
     def class_counts(self) -> dict:
         codes = self.y_codes()
@@ -365,7 +367,11 @@ def _to_best_dtype(s: pd.Series, missing: np.ndarray) -> pd.Series:
         if not finite.all():
             # "inf"-like words are text, not numbers, for our purposes.
             return s.astype(object).where(~pd.Series(missing, index=s.index), np.nan)
-        if not missing.any() and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
+        if (
+            not missing.any()
+            and np.all(values == np.round(values))
+            and np.all(np.abs(values) < 2**53)
+        ):
             return pd.Series(values.astype(np.int64), index=s.index)
         return pd.Series(values, index=s.index, dtype=np.float64)
     out = s.astype(object)
@@ -396,7 +402,9 @@ def read_table(
         raise DataError(f"{label} is empty.")
     head = text.lstrip()[:200].lower()
     if head.startswith(("{", "[")):
-        raise DataError(f"{label} looks like JSON, not a table with a header row; export it as CSV.")
+        raise DataError(
+            f"{label} looks like JSON, not a table with a header row; export it as CSV."
+        )
     if head.startswith(("<!doctype", "<html", "<?xml", "<head", "<body")):
         raise DataError(f"{label} looks like an HTML or XML page, not a table; export it as CSV.")
 
@@ -611,7 +619,9 @@ def load_dataset(
             default_name = pathlib.Path(source).stem
         else:
             src_name = getattr(source, "name", None)
-            default_name = pathlib.Path(src_name).stem if isinstance(src_name, str) and src_name else "data"
+            default_name = (
+                pathlib.Path(src_name).stem if isinstance(src_name, str) and src_name else "data"
+            )
     if df.shape[1] < 2:
         raise DataError("The table needs at least two columns: one feature and the target.")
     if len(df) > max_rows:
@@ -659,7 +669,11 @@ def load_dataset(
         kind = "categorical" if is_cat else "numeric"
         if n_unique <= 1:
             kind = "constant"
-        elif col_name not in keep_cols and col_name not in cat_cols and _looks_like_identifier(present, numeric, n_unique):
+        elif (
+            col_name not in keep_cols
+            and col_name not in cat_cols
+            and _looks_like_identifier(present, numeric, n_unique)
+        ):
             kind = "identifier"
         if col_name in excl_cols or kind in ("constant", "identifier"):
             infos.append(ColumnInfo(col_name, kind, n_missing, [], n_unique, excluded=True))
@@ -684,7 +698,9 @@ def load_dataset(
                 onehot[(~missing) & (col == v).to_numpy(dtype=bool, na_value=False)] = 1.0
                 feats.append((_clean_feature_name(f"{col_name}={_format_value(v)}"), onehot))
         if n_missing and missing_indicators in ("auto", True):
-            feats.append((_clean_feature_name(f"{col_name} is missing"), missing.astype(np.float64)))
+            feats.append(
+                (_clean_feature_name(f"{col_name} is missing"), missing.astype(np.float64))
+            )
         used_missing |= missing
         blocks.extend(feats)
         infos.append(ColumnInfo(col_name, kind, n_missing, [f for f, _ in feats], n_unique))
@@ -798,7 +814,9 @@ def shared_data_dir() -> pathlib.Path | None:
     return candidate if candidate.is_dir() else None
 
 
-def load_paper_dataset(name: str, data_dir: str | os.PathLike | None = None, **kwargs: Any) -> Dataset:
+def load_paper_dataset(
+    name: str, data_dir: str | os.PathLike | None = None, **kwargs: Any
+) -> Dataset:
     """Load one of :data:`PAPER_DATASETS` by name (extra arguments go to :func:`load_dataset`)."""
     if name not in PAPER_DATASETS:
         known = ", ".join(sorted(PAPER_DATASETS))
@@ -825,4 +843,3 @@ def sample_datasets() -> dict[str, pathlib.Path]:
     if not directory.is_dir():
         return {}
     return {p.stem: p for p in sorted(directory.glob("*.csv"))}
-
