@@ -347,9 +347,9 @@ def _sniff_delimiter(text: str) -> str | None:
     return max(candidates, key=lambda d: (scores[d][2], d is not None))
 
 
-def _clean_column(raw: list[str]) -> pd.Series:
+def _clean_column(raw: list[str], name: str) -> pd.Series:
     """Strip cells, mark missing values and convert to numbers where possible."""
-    s = pd.Series(raw, dtype=object).map(str.strip)
+    s = pd.Series(raw, dtype=object, name=name).map(str.strip)
     missing = s.isin(MISSING_MARKERS)
     s = s.where(~missing, None)
     return _to_best_dtype(s, missing.to_numpy())
@@ -363,10 +363,10 @@ def _to_best_dtype(s: pd.Series, missing: np.ndarray) -> pd.Series:
     if num.notna().all():
         values = np.full(len(s), np.nan)
         values[~missing] = num.to_numpy(dtype=np.float64)
-        finite = np.isfinite(values[~missing])
-        if not finite.all():
-            # "inf"-like words are text, not numbers, for our purposes.
-            return s.astype(object).where(~pd.Series(missing, index=s.index), np.nan)
+        if not np.isfinite(values[~missing]).all():
+            raise DataError(
+                f"Column '{s.name}' contains infinite values; replace them or mark them missing."
+            )
         if (
             not missing.any()
             and np.all(values == np.round(values))
@@ -483,7 +483,7 @@ def read_table(
     columns: dict[str, pd.Series] = {}
     for j, name in enumerate(header):
         raw = [r[j] for r in body]
-        col = _clean_column(raw)
+        col = _clean_column(raw, name or f"column {j + 1}")
         if not name:
             if col.isna().all():
                 continue  # a trailing delimiter produced an empty, unnamed column
@@ -520,12 +520,12 @@ def _normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
                 out[name] = values
         else:
             obj = col.astype(object)
-            missing = obj.isna().to_numpy()
+            missing = obj.isna().to_numpy().copy()
             text = obj.map(lambda v: v if isinstance(v, str) else None if v is None else str(v))
             text = text.map(lambda v: v.strip() if isinstance(v, str) else v)
             missing |= text.isin(MISSING_MARKERS).to_numpy() | text.isna().to_numpy()
             if all(isinstance(v, str) for v in obj[~missing]):
-                text = text.where(~pd.Series(missing), None)
+                text = text.where(~pd.Series(missing), None).rename(name)
                 out[name] = _to_best_dtype(text, missing)
             else:
                 # Mixed Python objects (e.g. labels 1 and "a"): keep them as they are.
