@@ -1,0 +1,658 @@
+"""Tests for explainer.data: reading tables and preparing data sets."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explainer.data import (
+    PAPER_DATASETS,
+    ColumnInfo,
+    DataError,
+    Dataset,
+    load_dataset,
+    load_paper_dataset,
+    read_table,
+    sample_datasets,
+    shared_data_dir,
+)
+
+BAD = pathlib.Path(__file__).parent / "bad_inputs"
+
+
+def csv_bytes(text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def info(ds: Dataset, column: str) -> ColumnInfo:
+    return next(c for c in ds.columns if c.name == column)
+
+
+# --------------------------------------------------------------------------- read_table
+
+
+def test_read_table_numeric_and_text_columns():
+    df = read_table(csv_bytes("a,b,c\n1,2.5,x\n3,4,y\n"))
+    assert list(df.columns) == ["a", "b", "c"]
+    assert df["a"].dtype == np.int64
+    assert df["b"].dtype == np.float64
+    assert list(df["c"]) == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    "marker", ["?", "", "  ", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"]
+)
+def test_missing_markers(marker):
+    df = read_table(csv_bytes(f"a,b,c\n1,{marker},x\n3,4,y\n"))
+    assert np.isnan(df["b"][0])
+    assert df["b"][1] == 4
+    assert df["b"].dtype == np.float64
+
+
+def test_missing_markers_in_text_column():
+    df = read_table(csv_bytes("a,b\n1,?\n2,x\n3,\n4,null\n"))
+    assert df["b"].isna().tolist() == [True, False, True, True]
+
+
+def test_whitespace_is_stripped_so_padded_numbers_are_numbers():
+    df = read_table(csv_bytes("Recency,Frequency,class\n2 ,50,1\n 0, 13 , 0\n"))
+    assert df["Recency"].tolist() == [2, 0]
+    assert df["Recency"].dtype == np.int64
+    assert df["class"].tolist() == [1, 0]
+
+
+def test_header_names_are_stripped_but_otherwise_verbatim():
+    df = read_table(csv_bytes(" Sample code number , OD280/OD315 of wines ,class\n1,2,3\n4,5,6\n"))
+    assert list(df.columns) == ["Sample code number", "OD280/OD315 of wines", "class"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a;b;class\n1,5;2;x\n3,5;4;y\n",
+        "a\tb\tclass\n1.5\t2\tx\n3.5\t4\ty\n",
+        "a|b|class\n1.5|2|x\n3.5|4|y\n",
+        "a b class\n1.5   2 x\n 3.5 4\ty\n",
+        "a,b,class\n1.5,2,x\n3.5,4,y\n",
+    ],
+    ids=["semicolon", "tab", "pipe", "whitespace", "comma"],
+)
+def test_delimiter_sniffing(text):
+    df = read_table(csv_bytes(text))
+    assert list(df.columns) == ["a", "b", "class"]
+    assert len(df) == 2
+    assert list(df["class"]) == ["x", "y"]
+    if "," not in text.splitlines()[1] or "|" in text or "\t" in text:
+        assert df["a"].tolist() == [1.5, 3.5]
+
+
+def test_semicolon_with_decimal_commas_is_text_not_split():
+    df = read_table(csv_bytes("a;b;class\n1,5;2;x\n3,5;4;y\n"))
+    assert df["a"].tolist() == ["1,5", "3,5"]
+    assert df["b"].tolist() == [2, 4]
+
+
+def test_quoted_fields_with_delimiters_and_newlines():
+    df = read_table(csv_bytes('name,note,class\n"Smith, J","two\nlines",a\nLee,plain,b\n'))
+    assert df["name"].tolist() == ["Smith, J", "Lee"]
+    assert df["note"][0] == "two\nlines"
+
+
+def test_bom_crlf_and_blank_lines():
+    raw = "\ufeffa,b,class\r\n1,2,x\r\n\r\n3,4,y\r\n".encode()
+    df = read_table(raw)
+    assert list(df.columns) == ["a", "b", "class"]
+    assert len(df) == 2
+
+
+def test_sources_path_bytes_and_file_likes(tmp_path):
+    text = "a,b,class\n1,2,x\n3,4,y\n"
+    p = tmp_path / "t.csv"
+    p.write_text(text)
+    expected = read_table(p)
+    pd.testing.assert_frame_equal(read_table(str(p)), expected)
+    pd.testing.assert_frame_equal(read_table(text.encode()), expected)
+    pd.testing.assert_frame_equal(read_table(io.BytesIO(text.encode())), expected)
+    pd.testing.assert_frame_equal(read_table(io.StringIO(text)), expected)
+
+    class Uploaded(io.BytesIO):  # like Streamlit's UploadedFile
+        name = "upload.csv"
+
+    up = Uploaded(text.encode())
+    pd.testing.assert_frame_equal(read_table(up), expected)
+    assert load_dataset(Uploaded(text.encode())).name == "upload"
+
+
+def test_trailing_delimiter_empty_column_is_dropped():
+    df = read_table(csv_bytes("a,b,class,\n1,2,x,\n3,4,y,\n"))
+    assert list(df.columns) == ["a", "b", "class"]
+
+
+def test_html_and_script_in_cells_are_plain_data():
+    text = (
+        "comment,score,class\n"
+        '"<script>alert(1)</script>",1,a\n'
+        "<b>bold</b>,2,b\n"
+        "\"=cmd|' /C calc'!A0\",3,a\n"
+        "{{7*7}},4,b\n"
+        "__import__('os'),5,a\n"
+    )
+    ds = load_dataset(csv_bytes(text), exclude=[])
+    df = read_table(csv_bytes(text))
+    assert df["comment"][0] == "<script>alert(1)</script>"
+    assert df["comment"][3] == "{{7*7}}"
+    assert "comment=<script>alert(1)</script>" in ds.feature_names
+    assert ds.n_rows == 5
+
+
+# --------------------------------------------------------------------------- load_dataset
+
+
+def test_numeric_stays_numeric_and_target_default_is_last():
+    ds = load_dataset(csv_bytes("a,b,label\n1,2.5,x\n3,4.5,y\n5,6.5,x\n"))
+    assert ds.target == "label"
+    assert ds.feature_names == ["a", "b"]
+    assert ds.X.dtypes.tolist() == [np.float64, np.float64]
+    assert ds.X["b"].tolist() == [2.5, 4.5, 6.5]
+    assert info(ds, "a").kind == "numeric"
+    assert info(ds, "label").kind == "target"
+    assert ds.n_rows == 3 and ds.n_features == 2
+
+
+def test_one_hot_names_and_values_sorted():
+    ds = load_dataset(csv_bytes("colour,n,class\nred,1,a\nblue,2,b\ngreen,3,a\nred,4,b\n?,5,a\n"))
+    assert ds.feature_names == [
+        "colour=blue",
+        "colour=green",
+        "colour=red",
+        "colour is missing",
+        "n",
+    ]
+    assert ds.X["colour=red"].tolist() == [1, 0, 0, 1, 0]
+    assert ds.X["colour=blue"].tolist() == [0, 1, 0, 0, 0]
+    # a missing cell is 0 in every one-hot feature of its column
+    assert ds.X.loc[4, ["colour=blue", "colour=green", "colour=red"]].tolist() == [0, 0, 0]
+    assert ds.X["colour is missing"].tolist() == [0, 0, 0, 0, 1]
+    c = info(ds, "colour")
+    assert c.kind == "categorical" and c.n_missing == 1 and c.n_unique == 3
+    assert c.features == ["colour=blue", "colour=green", "colour=red", "colour is missing"]
+    assert set(np.unique(ds.X.to_numpy())) >= {0.0, 1.0}
+
+
+def test_categorical_override_for_integer_codes():
+    text = "Margin,Age,Severity\n" + "".join(
+        f"{m},{40 + i},{i % 2}\n" for i, m in enumerate([1, 5, 10, 5, 1, 2, 10, 2])
+    )
+    ds = load_dataset(csv_bytes(text), categorical=["Margin"])
+    assert [f for f in ds.feature_names if f.startswith("Margin")] == [
+        "Margin=1",
+        "Margin=2",
+        "Margin=5",
+        "Margin=10",
+    ]
+    assert ds.X["Margin=5"].tolist() == [0, 1, 0, 1, 0, 0, 0, 0]
+    assert info(ds, "Margin").kind == "categorical"
+    plain = load_dataset(csv_bytes(text))
+    assert "Margin" in plain.feature_names
+
+
+def test_numeric_missing_stays_nan_and_rows_are_kept():
+    ds = load_dataset(csv_bytes("a,b,class\n1,?,x\n,2,y\n3,4,x\n5,6,y\n"))
+    assert ds.n_rows == 4
+    assert np.isnan(ds.X["b"][0]) and np.isnan(ds.X["a"][1])
+    assert ds.feature_names == ["a", "a is missing", "b", "b is missing"]
+    assert ds.X["a is missing"].tolist() == [0, 1, 0, 0]
+    assert ds.n_rows_with_missing == 2
+
+
+@pytest.mark.parametrize("setting", ["auto", True])
+def test_missing_indicators_on(setting):
+    ds = load_dataset(csv_bytes("a,b,class\n1,?,x\n2,2,y\n3,5,x\n"), missing_indicators=setting)
+    assert ds.feature_names == ["a", "b", "b is missing"]
+
+
+def test_missing_indicators_off():
+    ds = load_dataset(csv_bytes("a,b,class\n1,?,x\n2,2,y\n3,5,x\n"), missing_indicators=False)
+    assert ds.feature_names == ["a", "b"]
+    assert ds.n_rows_with_missing == 1
+
+
+def test_missing_target_rows_dropped_and_counted():
+    ds = load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,?\n5,6,\n7,8,y\n9,10,NA\n"))
+    assert ds.n_rows_read == 5
+    assert ds.n_dropped_missing_target == 3
+    assert ds.n_rows == 2
+    assert ds.y.tolist() == ["x", "y"]
+    assert info(ds, "class").n_missing == 0
+
+
+def test_string_labels_stay_strings():
+    ds = load_dataset(csv_bytes("a,class\n1,yes\n2,no\n3,yes\n"))
+    assert ds.y.tolist() == ["yes", "no", "yes"]
+    assert all(isinstance(v, str) for v in ds.y)
+    assert ds.classes == ["no", "yes"]
+    assert ds.y_codes().tolist() == [1, 0, 1]
+
+
+def test_integer_labels_stay_integers_and_first_column_target():
+    ds = load_dataset(csv_bytes("class,a,b\n1,0.5,2\n3,0.7,1\n2,0.1,5\n3,0.2,2\n"), target="class")
+    assert ds.y.dtype.kind == "i"
+    assert ds.y.tolist() == [1, 3, 2, 3]
+    assert ds.classes == [1, 2, 3]
+    assert ds.y_codes().tolist() == [0, 2, 1, 2]
+    assert ds.feature_names == ["a", "b"]
+
+
+def test_target_by_position():
+    text = "class,a,b\n1,0.5,2\n3,0.7,1\n"
+    assert load_dataset(csv_bytes(text), target=0).target == "class"
+    assert load_dataset(csv_bytes(text), target=-1).target == "b"
+
+
+def test_unknown_target_names_available_columns():
+    with pytest.raises(DataError, match="'nope' was not found.*'a', 'b', 'class'"):
+        load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,y\n"), target="nope")
+    with pytest.raises(DataError, match="out of range"):
+        load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,y\n"), target=7)
+
+
+def test_mixed_labels_from_dataframe_sorted_by_str():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "t": [10, "b", 2, "b"]})
+    ds = load_dataset(df)
+    assert ds.classes == [10, 2, "b"]
+    assert ds.y.tolist() == [10, "b", 2, "b"]
+    assert ds.y_codes().tolist() == [0, 2, 1, 2]
+    json.dumps(ds.summary())
+
+
+def _id_table(ids, n_classes=2):
+    return "id,x,class\n" + "".join(
+        f"{v},{(i * 7) % 5},{'abc'[i % n_classes]}\n" for i, v in enumerate(ids)
+    )
+
+
+def test_identifier_detection_strings_and_integers():
+    names = [f"animal{i}" for i in range(19)] + ["animal3"]  # one duplicate
+    ds = load_dataset(csv_bytes(_id_table(names)))
+    assert info(ds, "id").kind == "identifier"
+    assert info(ds, "id").features == []
+    assert "id" not in " ".join(ds.feature_names)
+    ints = load_dataset(csv_bytes(_id_table([100 + 3 * i for i in range(12)])))
+    assert info(ints, "id").kind == "identifier"
+
+
+def test_identifier_with_missing_cells_is_still_identifier():
+    ids = [str(i) for i in range(15)] + [""] * 10
+    ds = load_dataset(csv_bytes(_id_table(ids)))
+    assert info(ds, "id").kind == "identifier"
+    assert "id is missing" not in ds.feature_names
+
+
+def test_not_identifier_floats_few_rows_or_repeats():
+    floats = load_dataset(csv_bytes(_id_table([0.5 + i for i in range(20)])))
+    assert info(floats, "id").kind == "numeric"
+    few = load_dataset(csv_bytes(_id_table([f"n{i}" for i in range(9)])))
+    assert info(few, "id").kind == "categorical"
+    repeats = load_dataset(csv_bytes(_id_table([i % 10 for i in range(30)])))
+    assert info(repeats, "id").kind == "numeric"
+
+
+def test_keep_overrides_identifier_detection():
+    ds = load_dataset(csv_bytes(_id_table([100 + 3 * i for i in range(12)])), keep=["id"])
+    assert info(ds, "id").kind == "numeric"
+    assert "id" in ds.feature_names
+
+
+def test_exclude_drops_column():
+    ds = load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,y\n"), exclude=["b"])
+    assert ds.feature_names == ["a"]
+    b = info(ds, "b")
+    assert b.features == [] and b.excluded and b.kind == "numeric"
+    with pytest.raises(DataError, match="not found"):
+        load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,y\n"), exclude=["zzz"])
+    with pytest.raises(DataError, match="cannot also be excluded"):
+        load_dataset(csv_bytes("a,b,class\n1,2,x\n3,4,y\n"), exclude=["class"])
+
+
+def test_constant_columns_dropped():
+    ds = load_dataset(csv_bytes("a,k,e,class\n1,7,,x\n2,7,?,y\n3,?,,x\n"))
+    assert ds.feature_names == ["a"]
+    assert info(ds, "k").kind == "constant"
+    assert info(ds, "e").kind == "constant"
+    assert ds.n_rows_with_missing == 0
+
+
+def test_feature_names_sanitised_and_unique():
+    df = pd.DataFrame(
+        {
+            "size AND shape": [1.0, 2.0, 3.0],
+            "multi\nline": ["p", "q", "p"],
+            "c": ["x", "y", "x"],
+        }
+    )
+    ds = load_dataset(df, target="c")
+    assert ds.feature_names == ["size and shape", "multi line=p", "multi line=q"]
+    assert info(ds, "size AND shape").name == "size AND shape"
+    for f in ds.feature_names:
+        assert " AND " not in f and "\n" not in f
+    clash = pd.DataFrame({"a=1": [0.0, 1.0, 2.0], "a": [1, 2, 1], "c": ["x", "y", "x"]})
+    ds2 = load_dataset(clash, target="c", categorical=["a"])
+    assert len(set(ds2.feature_names)) == len(ds2.feature_names)
+    assert ds2.feature_names == ["a=1", "a=1 (2)", "a=2"]
+    assert info(ds2, "a").features == ["a=1 (2)", "a=2"]
+
+
+def test_dataframe_source_is_normalised():
+    df = pd.DataFrame(
+        {
+            "num_as_text": ["1", " 2 ", "?", "4"],
+            "cat": ["u", None, "v", "u"],
+            "flag": [True, False, True, False],
+            "t": pd.array(["a", "b", "a", "b"], dtype="string"),
+        }
+    )
+    ds = load_dataset(df)
+    assert info(ds, "num_as_text").kind == "numeric"
+    assert ds.X["num_as_text"].tolist()[:2] == [1.0, 2.0]
+    assert np.isnan(ds.X["num_as_text"][2])
+    assert ds.X["flag"].tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert ds.X["cat=u"].tolist() == [1, 0, 0, 1]
+    assert ds.y.tolist() == ["a", "b", "a", "b"] and isinstance(ds.y[0], str)
+    with pytest.raises(DataError, match="duplicated"):
+        load_dataset(pd.DataFrame([[1, 2, 3]], columns=["a", "a", "c"]))
+
+
+def test_fingerprint_depends_on_content_only(tmp_path):
+    text = "a,b,class\n1,?,x\n3,4,y\n5,6,x\n"
+    p = tmp_path / "one.csv"
+    p.write_text(text)
+    a = load_dataset(p)
+    b = load_dataset(csv_bytes(text.replace(",", ";")), name="other")
+    assert a.fingerprint == b.fingerprint
+    assert len(a.fingerprint) == 64
+    c = load_dataset(csv_bytes(text.replace("3,4", "3,5")))
+    d = load_dataset(csv_bytes(text.replace("y", "z")))
+    e = load_dataset(csv_bytes(text.replace("a,b", "a,bb")))
+    assert len({a.fingerprint, c.fingerprint, d.fingerprint, e.fingerprint}) == 4
+
+
+def test_summary_is_json_serialisable():
+    ds = load_dataset(
+        csv_bytes(
+            "id,colour,n,class\n"
+            + "".join(
+                f"r{i},{'rg'[i % 2]},{'?' if i == 3 else i % 4},{1 + i % 3}\n" for i in range(12)
+            )
+        )
+    )
+    s = json.loads(json.dumps(ds.summary()))
+    assert s["rows"] == 12 and s["features"] == ds.n_features
+    assert s["classes"] == [
+        {"label": 1, "count": 4},
+        {"label": 2, "count": 4},
+        {"label": 3, "count": 4},
+    ]
+    assert s["dropped_missing_target"] == 0
+    assert s["rows_with_missing"] == 1
+    assert s["column_kinds"] == {
+        "id": "identifier",
+        "colour": "categorical",
+        "n": "numeric",
+        "class": "target",
+    }
+
+
+def test_y_and_X_aligned_after_dropping():
+    ds = load_dataset(csv_bytes("a,class\n1,x\n2,?\n3,y\n4,x\n"))
+    assert ds.X["a"].tolist() == [1, 3, 4]
+    assert ds.y.tolist() == ["x", "y", "x"]
+    assert list(ds.X.index) == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- bad inputs
+
+# file -> (expected phrase in the message, extra keyword arguments)
+BAD_CASES: dict[str, tuple[str, dict]] = {
+    "empty.csv": ("is empty", {}),
+    "whitespace_only.csv": ("is empty", {}),
+    "header_only.csv": ("no data rows", {}),
+    "one_column.csv": ("only one column", {}),
+    "latin1.csv": ("is not utf-8 text", {}),
+    "binary_nul.csv": ("binary data", {}),
+    "utf16.csv": ("utf-16", {}),
+    "spreadsheet.xlsx": ("export it as csv", {}),
+    "duplicate_columns.csv": ("'x' is duplicated", {}),
+    "ragged_rows.csv": ("line 4 has 4 fields but the header has 3", {}),
+    "unclosed_quote.csv": ("unclosed quote", {}),
+    "one_class.csv": ("only one class", {}),
+    "target_all_missing.csv": ("no rows are left", {}),
+    "only_identifier.csv": ("no usable feature", {}),
+    "all_constant.csv": ("no usable feature", {}),
+    "huge_categorical.csv": ("150 distinct values", {}),
+    "too_large.csv": ("larger than the limit", {"max_bytes": 200}),
+    "too_many_rows.csv": ("more than 5 rows", {"max_rows": 5}),
+    "data.json": ("looks like json", {}),
+    "page.html": ("looks like an html", {}),
+    "no_header.csv": ("header row", {}),
+    "unknown_target.csv": ("'label' was not found", {"target": "label"}),
+    "infinite_values.csv": ("column 'b' contains infinite values", {}),
+}
+
+
+def test_bad_input_corpus_is_complete():
+    files = {p.name for p in BAD.iterdir() if p.is_file()}
+    assert files == set(BAD_CASES)
+    assert len(files) >= 15
+
+
+@pytest.mark.parametrize("how", ["path", "bytes", "upload"])
+@pytest.mark.parametrize("filename", sorted(BAD_CASES))
+def test_bad_inputs_raise_data_error(filename, how):
+    phrase, kwargs = BAD_CASES[filename]
+    path = BAD / filename
+    source = {"path": path, "bytes": path.read_bytes(), "upload": io.BytesIO(path.read_bytes())}[
+        how
+    ]
+    with pytest.raises(DataError) as exc_info:
+        load_dataset(source, **kwargs)
+    assert type(exc_info.value) is DataError
+    message = str(exc_info.value)
+    assert phrase in message.lower(), message
+    assert "\n" not in message and message.endswith(".")
+    assert "Traceback" not in message
+
+
+def test_data_error_is_value_error():
+    assert issubclass(DataError, ValueError)
+
+
+def test_read_table_errors_do_not_need_target():
+    with pytest.raises(DataError, match="no data rows"):
+        read_table(BAD / "header_only.csv")
+    with pytest.raises(DataError, match="does not exist"):
+        read_table(BAD / "missing-file.csv")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_random_bytes_never_crash(data):
+    try:
+        ds = load_dataset(data)
+    except DataError:
+        return
+    assert ds.n_rows > 0 and ds.n_features > 0 and len(ds.classes) >= 2
+
+
+_cell = st.sampled_from(["1", "2.5", "x", "y", "?", "", " 3 ", '"a,b"', "NA", "-1e3", "z z"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda w: st.lists(st.lists(_cell, min_size=w, max_size=w), min_size=1, max_size=12)
+    ),
+    st.sampled_from([",", ";", "\t", "|"]),
+)
+def test_random_tables_load_or_raise_data_error(rows, sep):
+    header = sep.join(f"c{i}" for i in range(len(rows[0])))
+    body = "\n".join(sep.join(r) for r in rows)
+    try:
+        ds = load_dataset(f"{header}\n{body}\n".encode())
+    except DataError:
+        return
+    assert ds.X.shape == (len(ds.y), ds.n_features)
+    assert ds.X.dtypes.map(lambda d: d == np.float64).all()
+    assert len(set(ds.feature_names)) == ds.n_features
+
+
+# --------------------------------------------------------------------------- bundled samples
+
+
+def test_sample_datasets_load():
+    samples = sample_datasets()
+    assert set(samples) >= {"iris", "wine", "loans"}
+    iris = load_dataset(samples["iris"])
+    assert iris.n_rows == 150 and iris.n_features == 4
+    assert iris.classes == ["setosa", "versicolor", "virginica"]
+    assert list(iris.X.columns) == ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    wine = load_dataset(samples["wine"])
+    assert wine.n_rows == 178 and wine.n_features == 13 and wine.target == "class"
+    assert len(wine.classes) == 3
+    loans = load_dataset(samples["loans"], categorical=["region"])
+    assert 300 <= loans.n_rows <= 500
+    assert info(loans, "applicant_id").kind == "identifier"
+    assert info(loans, "region").kind == "categorical"
+    assert {c.kind for c in loans.columns} >= {"numeric", "categorical", "identifier", "target"}
+    assert len(loans.classes) == 3 and all(isinstance(c, str) for c in loans.classes)
+    assert loans.n_rows_with_missing > 0
+    assert any(f.endswith(" is missing") for f in loans.feature_names)
+
+
+def test_loans_sample_is_learnable():
+    from sklearn.model_selection import cross_val_score
+    from sklearn.tree import DecisionTreeClassifier
+
+    ds = load_dataset(sample_datasets()["loans"], categorical=["region"])
+    score = cross_val_score(
+        DecisionTreeClassifier(max_depth=4, random_state=0), ds.X.fillna(-1), ds.y_codes(), cv=5
+    ).mean()
+    assert score > 0.7
+
+
+# --------------------------------------------------------------------------- paper data sets
+
+# name -> (rows, features, class counts, identifier columns)
+PAPER_EXPECTED = {
+    "iris": (150, 4, {"Iris-setosa": 50, "Iris-versicolor": 50, "Iris-virginica": 50}, []),
+    "wine": (178, 13, {1: 59, 2: 71, 3: 48}, []),
+    "zoo": (101, 16, {1: 41, 2: 20, 3: 5, 4: 13, 5: 4, 6: 8, 7: 10}, ["animal name"]),
+    "breast_cancer_wisconsin": (699, 10, {2: 458, 4: 241}, ["Sample code number"]),
+    "banknote": (1372, 4, {0: 762, 1: 610}, []),
+    "hayes_roth": (160, 4, {1: 65, 2: 64, 3: 31}, ["name"]),
+    "mammographic_masses": (961, 10, {0: 516, 1: 445}, []),
+    "blood_transfusion": (748, 4, {0: 570, 1: 178}, []),
+    "ecoli": (
+        336,
+        7,
+        {"cp": 143, "im": 77, "pp": 52, "imU": 35, "om": 20, "omL": 5, "imL": 2, "imS": 2},
+        ["Sequence Name"],
+    ),
+    "tic_tac_toe": (958, 27, {"positive": 626, "negative": 332}, []),
+}
+
+
+def test_paper_dataset_table():
+    assert set(PAPER_DATASETS) == set(PAPER_EXPECTED)
+    assert PAPER_DATASETS["wine"]["target"] == "class"
+    assert PAPER_DATASETS["mammographic_masses"]["target"] == "Severity"
+    for spec in PAPER_DATASETS.values():
+        assert set(spec) >= {"file", "target", "title"}
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", sorted(PAPER_EXPECTED))
+def test_paper_datasets(shared_datasets_dir, name):
+    rows, n_features, counts, identifiers = PAPER_EXPECTED[name]
+    ds = load_paper_dataset(name, shared_datasets_dir)
+    assert ds.name == name
+    assert ds.n_rows == rows == ds.n_rows_read
+    assert ds.n_dropped_missing_target == 0
+    assert ds.n_features == n_features
+    assert ds.class_counts() == counts
+    assert sorted(c.name for c in ds.columns if c.kind == "identifier") == identifiers
+    assert ds.X.dtypes.map(lambda d: d == np.float64).all()
+    assert ds.X.shape == (rows, n_features)
+    json.dumps(ds.summary())
+
+
+@pytest.mark.shared
+def test_paper_dataset_details(shared_datasets_dir):
+    wine = load_paper_dataset("wine", shared_datasets_dir)
+    assert wine.y.dtype.kind == "i" and wine.classes == [1, 2, 3]
+    assert info(wine, "Proline").kind == "numeric"
+    assert info(wine, "Magnesium").kind == "numeric"
+    assert "OD280/OD315 of diluted wines" in wine.feature_names
+
+    bc = load_paper_dataset("breast_cancer_wisconsin", shared_datasets_dir)
+    assert info(bc, "Bare Nuclei").n_missing == 16
+    assert bc.n_rows_with_missing == 16
+    assert "Bare Nuclei is missing" in bc.feature_names
+    assert info(bc, "Sample code number").n_unique == 645
+
+    mm = load_paper_dataset("mammographic_masses", shared_datasets_dir)
+    assert sum(c.n_missing for c in mm.columns) == 162
+    assert mm.n_rows_with_missing == 131
+    assert info(mm, "Age").kind == "numeric"
+    mm_cat = load_paper_dataset(
+        "mammographic_masses", shared_datasets_dir, categorical=["Margin", "Shape"]
+    )
+    assert "Margin=5" in mm_cat.feature_names
+
+    hr = load_paper_dataset("hayes_roth", shared_datasets_dir)
+    assert info(hr, "name").n_missing == 28
+    assert hr.n_rows_with_missing == 0
+
+    blood = load_paper_dataset("blood_transfusion", shared_datasets_dir)
+    assert all(
+        info(blood, c).kind == "numeric" for c in ["Recency", "Frequency", "Monetary", "Time"]
+    )
+    assert blood.X["Recency"].iloc[0] == 2
+
+    ttt = load_paper_dataset("tic_tac_toe", shared_datasets_dir)
+    assert "top-left-square=x" in ttt.feature_names
+    assert all(c.kind in ("categorical", "target") for c in ttt.columns)
+
+    for name in ("iris", "banknote", "blood_transfusion", "tic_tac_toe", "wine"):
+        ds = load_paper_dataset(name, shared_datasets_dir)
+        assert not [c.name for c in ds.columns if c.kind == "identifier"], name
+
+
+@pytest.mark.shared
+def test_paper_fingerprint_stable(shared_datasets_dir):
+    a = load_paper_dataset("iris", shared_datasets_dir)
+    b = load_dataset(shared_datasets_dir / "iris.csv", target="class")
+    assert a.fingerprint == b.fingerprint
+
+
+def test_load_paper_dataset_errors(tmp_path):
+    with pytest.raises(DataError, match="Unknown paper data set"):
+        load_paper_dataset("nope", tmp_path)
+    with pytest.raises(DataError, match="directory was not found"):
+        load_paper_dataset("iris", tmp_path / "absent")
+    with pytest.raises(DataError, match="'iris.csv' is missing"):
+        load_paper_dataset("iris", tmp_path)
+
+
+def test_shared_data_dir_env_var(monkeypatch, tmp_path):
+    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(tmp_path))
+    assert shared_data_dir() == tmp_path
+    monkeypatch.delenv("EXPLAINER_DATA_DIR")
+    d = shared_data_dir()
+    assert d is None or d.name == "datasets"
