@@ -1,0 +1,48 @@
+"""The explainer dashboard: ``streamlit run app.py``.
+
+A thin router over the pages in ``pages/``; all logic lives in the
+``explainer`` package (``explainer.dashboard`` for the dashboard's own helpers).
+"""
+
+import streamlit as st
+
+from explainer.dashboard import collect_finished, persist_widget_state
+
+st.set_page_config(
+    page_title="Rule explainer",
+    page_icon=":material/account_tree:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+persist_widget_state()
+collect_finished(st.session_state)
+
+PAGES = [
+    st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
+    st.Page("pages/explain.py", title="Explain", icon=":material/psychology:", url_path="explain"),
+    st.Page("pages/rules.py", title="Rules", icon=":material/rule:", url_path="rules"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
+]
+
+page = st.navigation(PAGES, position="sidebar")
+
+with st.sidebar:
+    dataset = st.session_state.get("dataset")
+    st.caption("Current data")
+    if dataset is None:
+        st.markdown("*nothing loaded yet*")
+    else:
+        st.text(st.session_state.get("data_label", dataset.name))
+        st.caption(f"{dataset.n_rows} rows · {dataset.n_features} features · {len(dataset.classes)} classes")
+    explanation = st.session_state.get("explanation")
+    if explanation is not None:
+        st.caption("Last explanation")
+        r = explanation.result
+        st.text(f"{r.n_rules} rules · {100 * r.coverage_score:.1f}% coverage")
+    job = st.session_state.get("job")
+    if job is not None and not job.done:
+        st.caption(":material/autorenew: a run is in progress (Explain page)")
+
+page.run()

@@ -1,0 +1,201 @@
+"""Explain page: rule pool, budgets, algorithm, a live run and its summary."""
+
+import streamlit as st
+
+from explainer import dashboard as db
+
+state = st.session_state
+
+st.title("Explain")
+dataset = state.get(db.KEYS["dataset"])
+if dataset is None:
+    st.info("Load a data set first.", icon=":material/info:")
+    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.stop()
+
+# ------------------------------------------------------------------ 1. rule pool
+for key, default in (("w_pool_depth", 5), ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0)):
+    state.setdefault(key, default)
+
+with st.container(border=True):
+    st.subheader("1 · Rule pool")
+    st.caption(
+        "CART trees over the paper's hyper-parameter grid (criterion × splitter × max features × depth "
+        "1 … D−1); every root-to-leaf path becomes a candidate rule."
+    )
+    with st.form("pool_form", border=False):
+        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
+        c1.slider("Max depth D", 2, 10, key="w_pool_depth", help="Trees of depth 1 … D−1.")
+        c2.radio(
+            "Trees",
+            ["grid", "forest"],
+            key="w_pool_source",
+            horizontal=True,
+            format_func={"grid": "CART grid", "forest": "random forest"}.get,
+        )
+        c3.number_input("Repeats", 1, 10, step=1, key="w_pool_repeats", help="How often the grid is trained.")
+        c4.number_input("Pool seed", 0, 2**31 - 1, step=1, key="w_pool_seed")
+        c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
+
+    settings = db.PoolSettings(
+        max_depth=int(state["w_pool_depth"]),
+        source=str(state["w_pool_source"]),
+        n_repeats=int(state["w_pool_repeats"]),
+        random_state=int(state["w_pool_seed"]),
+    )
+    try:
+        with st.spinner("Building the rule pool…"):
+            pool = db.ensure_pool(state, settings)
+    except Exception as exc:  # keep the earlier pool and results
+        st.error("The rule pool could not be built: " + db.md_escape(exc), icon=":material/error:")
+        pool = state.get(db.KEYS["pool"])
+        if pool is None:
+            st.stop()
+        st.caption("The pool built before stays in use.")
+
+    best = pool.best_tree()
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("Rules in the pool (M)", pool.n_rules)
+    m2.metric("Trees", pool.n_trees)
+    m3.metric("Paths before de-duplication", pool.n_candidate_rules)
+    m4.metric("Best tree c* / e*", f"{best.complexity} / {best.errors}" if best else "—",
+              help="The reference tree: complexity (sum of rule lengths) and errors.")
+    m5.metric("Built in", f"{state.get(db.KEYS['pool_time'], 0.0):.2f} s",
+              help="Cached: the same data and settings reuse this pool.")
+
+# ------------------------------------------------------------------ 2. budgets and algorithm
+n_rows = dataset.n_rows
+c_star = best.complexity if best else 10
+e_star = best.errors if best else max(1, n_rows // 20)
+if state.get(db.KEYS["budget_for"]) != state[db.KEYS["pool_key"]]:
+    state["w_bc"] = best.complexity_budget if best else c_star
+    state["w_be"] = best.error_budget if best else e_star
+    state[db.KEYS["budget_for"]] = state[db.KEYS["pool_key"]]
+c_max = max(3 * c_star, 20, int(state["w_bc"]))
+e_max = min(n_rows, max(3 * e_star + 10, n_rows // 4, int(state["w_be"])))
+choices = db.algorithm_choices()
+if not choices:
+    st.error("No selection algorithm could be loaded.")
+    st.stop()
+if state.get("w_algorithm") not in choices:
+    state["w_algorithm"] = db.default_algorithm(choices)
+state.setdefault("w_eps", 1.0)
+state.setdefault("w_seed", 0)
+
+with st.container(border=True):
+    st.subheader("2 · Budgets and algorithm")
+    b1, b2 = st.columns(2, gap="large")
+    with b1:
+        bc = st.slider("Complexity budget Bc (total conditions)", 1, c_max, key="w_bc")
+        st.caption(
+            f"Best tree: c\\* = {c_star} → default Bc = c\\* − 1 = {max(1, c_star - 1)}. "
+            f"Now {bc} = {100 * bc / max(1, c_star):.0f}% of c\\*."
+        )
+    with b2:
+        be = st.slider("Error budget Be (misclassified rows)", 0, e_max, key="w_be")
+        st.caption(
+            f"Best tree: e\\* = {e_star} ({100 * e_star / n_rows:.1f}% of rows) → default Be = e\\*. "
+            f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}."
+        )
+    a1, a2, a3 = st.columns([3, 1, 1])
+    algorithm = a1.selectbox("Algorithm", choices, key="w_algorithm", format_func=db.label)
+    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, step=0.1, key="w_eps", format="%.2f")
+    seed = a3.number_input("Seed", 0, 2**31 - 1, step=1, key="w_seed")
+    missing = db.missing_algorithms()
+    if missing:
+        st.caption("Not installed here: " + ", ".join(db.label(n) for n in missing))
+
+# ------------------------------------------------------------------ 3. run
+job = state.get(db.KEYS["job"])
+running = job is not None and not job.done
+
+with st.container(border=True):
+    st.subheader("3 · Run")
+    r1, r2 = st.columns([1, 5], vertical_alignment="center")
+    if r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch"):
+        job = db.start_job(
+            state, db.KEYS["job"], [db.Task(algorithm, int(seed))], complexity_budget=bc, error_budget=be, eps=eps
+        )
+        running = True
+    if not running:
+        r2.caption(f"Runs {db.label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
+
+    if running:
+
+        @st.fragment(run_every=0.25)
+        def live_run(job):
+            records = job.records()
+            name = db.label(job.tasks[0].algorithm)
+            if records:
+                last = records[-1]
+                gen = f"{last.generation}/{last.max_generations}" if last.max_generations else f"{last.generation}"
+                text = (f"{name}: generation {gen} · best {100 * last.best / n_rows:.2f}% · "
+                        f"{job.elapsed:.1f} s")
+            else:
+                text = f"{name}: starting… {job.elapsed:.1f} s"
+            if job.stopped and not job.done:
+                text += " · stopping"
+            p1, p2 = st.columns([5, 1], vertical_alignment="center")
+            p1.progress(job.progress(), text=text)
+            p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped,
+                      key="stop_run", width="stretch")
+            st.plotly_chart(db.fitness_figure(records, n_rows), key="live_fitness", width="stretch")
+            if job.done:
+                st.rerun()
+
+        live_run(job)
+
+# ------------------------------------------------------------------ results
+if job is not None and job.done and job.errors[0]:
+    st.error(db.md_escape(job.errors[0]), icon=":material/error:")
+
+db.collect_finished(state)
+explanation = state.get(db.KEYS["explanation"])
+run_settings = state.get(db.KEYS["run_settings"]) or {}
+if explanation is not None and not running:
+    result = explanation.result
+    report = explanation.report
+    with st.container(border=True):
+        st.subheader("Result")
+        status_text = f"{db.label(result.algorithm)} · status: {result.status}"
+        if result.message:
+            status_text += f" — {result.message}"
+        if result.status in ("ok", "optimal"):
+            st.success(status_text, icon=":material/check_circle:")
+        else:
+            st.warning(status_text, icon=":material/warning:")
+        bc_run = run_settings.get("complexity_budget", report.complexity_budget)
+        be_run = run_settings.get("error_budget", report.error_budget)
+        bt_report = db.best_tree_report(state, bc_run, be_run, run_settings.get("eps", 1.0))
+
+        st.markdown("**Selected rules**")
+        s1, s2, s3, s4, s5 = st.columns(5)
+        s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
+                  delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
+                         if bt_report else None))
+        s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
+        s3.metric("Errors / budget", f"{result.errors} / {be_run}",
+                  help=f"{100 * result.errors / n_rows:.1f}% of the rows")
+        s4.metric("Rules", result.n_rules)
+        s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
+
+        if bt_report is not None and best is not None:
+            st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
+                        f"{best.tree.splitter} splitter) for comparison")
+            t1, t2, t3, t4, t5 = st.columns(5)
+            t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
+            t2.metric("Complexity c*", best.complexity)
+            t3.metric("Errors e*", best.errors)
+            t4.metric("Rules (leaves)", best.tree.n_leaves)
+            t5.metric("Trees in the pool", pool.n_trees)
+
+        g1, g2 = st.columns([3, 2], gap="large")
+        with g1:
+            if result.history:
+                st.plotly_chart(db.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
+        with g2:
+            st.markdown("**Rules** (the paper's form)")
+            st.code(report.rules.to_text() or "(no rule selected)", language=None)
+            st.page_link("pages/rules.py", label="Inspect the rules", icon=":material/rule:")
+elif explanation is None and not running:
+    st.info("Set the budgets and press **Run**.", icon=":material/info:")

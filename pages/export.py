@@ -1,0 +1,82 @@
+"""Export page: download the rule set; evaluate a rule file against the current data."""
+
+import streamlit as st
+
+from explainer import dashboard as db
+
+state = st.session_state
+
+st.title("Export")
+dataset = state.get(db.KEYS["dataset"])
+explanation = state.get(db.KEYS["explanation"])
+
+with st.container(border=True):
+    st.subheader("Download the rule set")
+    if explanation is None or dataset is None:
+        st.info("Run an explanation first (Explain page); its rules can then be downloaded here.",
+                icon=":material/info:")
+    else:
+        payloads = db.export_payloads(explanation, dataset)
+        st.caption(
+            f"{db.label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
+            f"data fingerprint {dataset.fingerprint[:16]}…"
+        )
+        d1, d2, d3 = st.columns(3)
+        for col, kind, title, icon, what in (
+            (d1, "text", "Rules as text", ":material/description:", "the paper's IF-THEN lines"),
+            (d2, "json", "Report as JSON", ":material/data_object:", "metrics, settings and data fingerprint"),
+            (d3, "csv", "Rules as CSV", ":material/table_view:", "one row per rule, safe for spreadsheets"),
+        ):
+            name, mime, content = payloads[kind]
+            col.download_button(title, data=content, file_name=name, mime=mime, icon=icon,
+                                key=f"download_{kind}", width="stretch", on_click="ignore")
+            col.caption(what)
+        tabs = st.tabs(["Text", "JSON", "CSV"])
+        tabs[0].code(payloads["text"][2] or "(no rules)", language=None)
+        tabs[1].code(payloads["json"][2], language="json")
+        tabs[2].code(payloads["csv"][2], language=None)
+
+
+def _remember_rules_upload():
+    file = state.get("rules_upload_widget")
+    if file is not None:
+        state[db.KEYS["rules_upload"]] = {"name": file.name, "data": file.getvalue()}
+
+
+with st.container(border=True):
+    st.subheader("Evaluate a rule file")
+    if dataset is None:
+        st.info("Load data first; a rule file is evaluated against the current data.", icon=":material/info:")
+        st.stop()
+    st.caption(
+        "One rule per line, e.g. `IF petal_width <= 0.8 THEN CLASS=setosa`. The budgets and eps of the "
+        "Explain page are used for the totals."
+    )
+    st.file_uploader("Rule file (.txt)", type=["txt", "rules"], key="rules_upload_widget",
+                     on_change=_remember_rules_upload)
+    upload = state.get(db.KEYS["rules_upload"])
+    if upload:
+        try:
+            text = db.decode_text(upload["data"])
+            report = db.evaluate_rule_text(
+                text,
+                dataset,
+                complexity_budget=state.get("w_bc"),
+                error_budget=state.get("w_be"),
+                eps=float(state.get("w_eps", 1.0)),
+            )
+        except ValueError as exc:
+            st.error("The rule file cannot be used: " + db.md_escape(str(exc)), icon=":material/error:")
+        except Exception as exc:  # never a traceback on the page
+            st.error(f"The rule file cannot be used ({type(exc).__name__}).", icon=":material/error:")
+        else:
+            st.text(f"{upload['name']}: {report.n_rules} rules")
+            e1, e2, e3, e4, e5 = st.columns(5)
+            e1.metric("Coverage", f"{100 * report.coverage_score:.2f}%")
+            e2.metric("Complexity", report.complexity if report.complexity_budget is None
+                      else f"{report.complexity} / {report.complexity_budget}")
+            e3.metric("Errors", report.errors if report.error_budget is None
+                      else f"{report.errors} / {report.error_budget}")
+            e4.metric("Rows covered", f"{report.covered} / {report.n_rows}")
+            e5.metric("Within budgets", {True: "yes", False: "no", None: "—"}[report.within_budgets])
+            st.dataframe(db.style_conflicts(db.rules_table(report)), hide_index=True, width="stretch")
