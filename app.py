@@ -6,7 +6,7 @@ A thin router over the pages in ``pages/``; all logic lives in the
 
 import streamlit as st
 
-from explainer.dashboard import collect_finished, persist_widget_state
+from explainer.dashboard import collect_finished, persist_widget_state, warm_up
 
 st.set_page_config(
     page_title="Rule explainer",
@@ -15,6 +15,7 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 
+warm_up()
 persist_widget_state()
 collect_finished(st.session_state)
 

@@ -63,6 +63,7 @@ KEYS = {
 #: Session keys that hold computed state; cleared when another data set is loaded.
 DATA_BOUND = ("pool", "pool_key", "pool_time", "budget_for", "explanation", "run_settings")
 
+PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
 PLOT_COLORS = {"min": "#9aa5b1", "mean": "#4c78a8", "max": "#f58518", "best": "#2ca02c"}
 
 
@@ -75,6 +76,14 @@ def persist_widget_state() -> None:
     for key in list(st.session_state.keys()):
         if isinstance(key, str) and key.startswith("w_"):
             st.session_state[key] = st.session_state[key]
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Import the algorithm modules in the background once per server, before the Explain page needs them."""
+    thread = threading.Thread(target=available, name="explainer-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def algorithm_choices() -> list[str]:
@@ -483,7 +492,8 @@ def collect_finished(state) -> None:
 # --------------------------------------------------------------------------- charts
 
 
-def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation", height: int = 360) -> go.Figure:
+def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation", height: int = 360,
+                   live: bool = False) -> go.Figure:
     """min / mean / max fitness (coverage f*, % of rows) per generation, and the best feasible."""
     scale = 100.0 / n_rows if n_rows else 1.0
     gens = [r.generation for r in records]
@@ -510,8 +520,12 @@ def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation
         uirevision="fitness",
     )
     max_gen = records[-1].max_generations if records else None
-    if max_gen:
+    if live and max_gen:  # while running, the axis shows how far the run has come
         fig.update_xaxes(range=[0.5, max_gen + 0.5])
+    elif records:
+        fig.update_xaxes(range=[0.5, max(len(records), 2) + 0.5])
+    if len(records) < 15:
+        fig.update_xaxes(dtick=1)
     return fig
 
 
@@ -519,7 +533,7 @@ def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
     """Best feasible coverage per generation of several runs, overlaid."""
     scale = 100.0 / n_rows if n_rows else 1.0
     fig = go.Figure()
-    for name, records in curves:
+    for i, (name, records) in enumerate(curves):
         if not records:
             continue
         fig.add_trace(
@@ -527,6 +541,7 @@ def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
                 x=[r.generation for r in records],
                 y=[r.max * scale for r in records],
                 mode="lines+markers" if len(records) < 40 else "lines",
+                line=dict(color=PALETTE[i % len(PALETTE)], width=2),
                 name=plot_text(name),
                 hovertemplate="generation %{x}: %{y:.2f}%<extra>" + plot_text(name) + "</extra>",
             )
@@ -545,7 +560,6 @@ def comparison_bars(frame: pd.DataFrame) -> go.Figure:
     """Coverage, complexity, errors and time of each run, side by side (one colour per run)."""
     metrics = ["coverage %", "complexity", "errors", "time (s)"]
     fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=metrics)
-    palette = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
     for i, row in enumerate(frame.to_dict("records")):
         name = plot_text(row["run"])
         for col, column in enumerate(metrics, start=1):
@@ -556,7 +570,7 @@ def comparison_bars(frame: pd.DataFrame) -> go.Figure:
                     name=name,
                     legendgroup=name,
                     showlegend=col == 1,
-                    marker_color=palette[i % len(palette)],
+                    marker_color=PALETTE[i % len(PALETTE)],
                     hovertemplate="%{y}<extra>%{x}</extra>",
                 ),
                 row=1,
@@ -598,10 +612,13 @@ def comparison_frame(job: Job, n_rows: int) -> pd.DataFrame:
             "message": r.message,
         }
         if exact_cov is not None:
-            row["gap to optimum (% of rows)"] = round(100 * (exact_cov - r.coverage) / n_rows, 2)
-            row["gap to optimum (% of f*)"] = (
-                round(100 * (exact_cov - r.coverage) / exact_cov, 2) if exact_cov else 0.0
-            )
+            gap = {
+                "gap to optimum (pp)": round(100 * (exact_cov - r.coverage) / n_rows, 2),
+                "gap to optimum (% of f*)": round(100 * (exact_cov - r.coverage) / exact_cov, 2) if exact_cov else 0.0,
+            }
+            keys = list(row)
+            at = keys.index("f*") + 1
+            row = {k: row[k] for k in keys[:at]} | gap | {k: row[k] for k in keys[at:]}
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -99,7 +99,8 @@ if job is not None and job.done:
     show = [c for c in frame.columns if c not in ("algorithm", "seed")]
     st.dataframe(frame[show], hide_index=True, width="stretch")
     if "gap to optimum (% of rows)" in frame:
-        st.caption("Gap to optimum: how much less coverage than the exact solver's proven optimum.")
+        st.caption("Gap to optimum: how much less coverage than the exact solver's proven optimum "
+                   "(pp: percentage points of the rows).")
     elif any(t.algorithm == "exact" for t in job.tasks):
         st.caption("The exact solver did not prove optimality, so no gap is shown.")
     if not done.empty:

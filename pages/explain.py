@@ -139,7 +139,7 @@ with st.container(border=True):
             p1.progress(job.progress(), text=text)
             p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped,
                       key="stop_run", width="stretch")
-            st.plotly_chart(db.fitness_figure(records, n_rows), key="live_fitness", width="stretch")
+            st.plotly_chart(db.fitness_figure(records, n_rows, live=True), key="live_fitness", width="stretch")
             if job.done:
                 st.rerun()
 
@@ -189,13 +189,13 @@ if explanation is not None and not running:
             t4.metric("Rules (leaves)", best.tree.n_leaves)
             t5.metric("Trees in the pool", pool.n_trees)
 
-        g1, g2 = st.columns([3, 2], gap="large")
+        g1, g2 = st.columns([1, 1], gap="large")
         with g1:
             if result.history:
                 st.plotly_chart(db.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
         with g2:
             st.markdown("**Rules** (the paper's form)")
-            st.code(report.rules.to_text() or "(no rule selected)", language=None)
+            st.code(report.rules.to_text() or "(no rule selected)", language=None, wrap_lines=True)
             st.page_link("pages/rules.py", label="Inspect the rules", icon=":material/rule:")
 elif explanation is None and not running:
     st.info("Set the budgets and press **Run**.", icon=":material/info:")

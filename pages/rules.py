@@ -42,7 +42,7 @@ st.dataframe(
     width="stretch",
     column_config={
         "rule": st.column_config.NumberColumn("#", width="small"),
-        "IF-THEN": st.column_config.TextColumn("IF-THEN", width="large"),
+        "IF-THEN": st.column_config.TextColumn("IF-THEN"),
         "precision": st.column_config.NumberColumn("precision", format="%.3f"),
         "in conflict": st.column_config.CheckboxColumn("in conflict", help="Fires on a row together with a rule of another class."),
     },
@@ -84,13 +84,16 @@ with c2:
 # ------------------------------------------------------------------ per class and uncovered
 st.subheader("Coverage per class")
 per_class = report.per_class()
-p1, p2 = st.columns([2, 3], gap="large")
+p1, p2 = st.columns([1, 1], gap="large")
 with p1:
     st.dataframe(
         per_class,
         hide_index=True,
         width="stretch",
-        column_config={"covered_pct": st.column_config.ProgressColumn("covered %", format="%.1f%%", min_value=0, max_value=100)},
+        column_config={
+            "covered_pct": st.column_config.ProgressColumn("covered %", format="%.1f%%", min_value=0, max_value=100),
+            "voted_right": st.column_config.NumberColumn("voted right"),
+        },
     )
 with p2:
     fig = go.Figure()

@@ -1,0 +1,247 @@
+"""End-to-end test of the dashboard in a real browser (Playwright driving Debian's chromium).
+
+Starts ``streamlit run app.py`` on a free local port, loads the Iris sample,
+runs QGA (or the best available algorithm), waits for the live fitness chart
+and the rules table, downloads the text export and compares it with the
+library's rendering.  Prints two responsiveness figures: the time from pressing
+Run to the first fitness point, and the longest blocking interaction outside a
+run.  Saves a screenshot of every page to ``docs/screenshots/<page>.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from explainer.data import load_dataset, sample_datasets
+from explainer.pipeline import explain_pool
+from explainer.pool import build_pool
+from explainer.report import evaluate_rules, rules_for_data
+from explainer.rules import parse_rules
+from explainer.solvers import available
+
+pytestmark = pytest.mark.browser
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+FIRST_POINT_TARGET_S = 2.0
+BLOCKING_TARGET_S = 1.0
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser test cannot run on CI: {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def playwright_api():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install -e '.[dev]')")
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        _unavailable(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    return sync_playwright
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.2)
+        if proc.poll() is not None:
+            pytest.fail("streamlit exited: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    else:
+        proc.terminate()
+        pytest.fail("streamlit did not start within 60 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _idle(page, timeout=30_000):
+    """Wait until Streamlit has finished the current script run."""
+    page.wait_for_timeout(120)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')"
+        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
+        timeout=timeout,
+    )
+
+
+class Blocking:
+    """Times interactions: from the action until the expected content is there and the app is idle."""
+
+    def __init__(self, page):
+        self.page = page
+        self.times: list[tuple[str, float]] = []
+        self.ready_times: list[tuple[str, float]] = []
+
+    def __call__(self, name, action, ready):
+        t0 = time.perf_counter()
+        action()
+        ready()
+        t_ready = time.perf_counter() - t0
+        _idle(self.page)
+        self.times.append((name, time.perf_counter() - t0))
+        self.ready_times.append((name, t_ready))
+
+    def worst(self):
+        return max(self.times, key=lambda t: t[1])
+
+
+def _goto(page, title):
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+
+
+def _shot(page, name, idle=True):
+    """Screenshot of the whole page (the viewport is made tall enough for the content)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if idle:
+        _idle(page)
+        page.wait_for_timeout(400)  # charts finish their transitions
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stAppViewContainer\"], section.main')].map(e => e.scrollHeight), 900)"
+    )
+    page.set_viewport_size({"width": 1440, "height": min(int(height) + 40, 4000)})
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 1000})
+
+
+def test_dashboard_end_to_end(playwright_api, server, tmp_path):
+    algorithms = available()
+    algorithm = next((a for a in ("qga", "rfhc", "greedy") if a in algorithms), None)
+    if algorithm is None:
+        pytest.skip("no selection algorithm is installed yet")
+
+    with playwright_api() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        block = Blocking(page)
+
+        # ---- Data: load the Iris sample
+        page.goto(server)
+        page.get_by_role("button", name="Load data").wait_for()
+        _idle(page)
+        block("load data", lambda: page.get_by_role("button", name="Load data").click(),
+              lambda: page.get_by_text("Class distribution of").wait_for())
+        _shot(page, "data")
+
+        # ---- Explain: pool, algorithm, run
+        block("open Explain", lambda: _goto(page, "Explain"),
+              lambda: page.get_by_text("Rules in the pool (M)").wait_for())
+        select = page.get_by_test_id("stSelectbox").filter(has_text="Algorithm")
+        current = select.inner_text()
+        from explainer.solvers import LABELS
+
+        if LABELS[algorithm] not in current:
+            def choose():
+                select.click()
+                page.get_by_role("option", name=LABELS[algorithm], exact=True).click()
+            block("choose algorithm", choose, lambda: None)
+
+        t0 = time.perf_counter()
+        page.get_by_role("button", name="Run").click()
+        page.locator("[data-testid='stPlotlyChart'] .scatterlayer .trace .point").first.wait_for(timeout=60_000)
+        first_point = time.perf_counter() - t0
+        if page.get_by_role("button", name="Stop").count():
+            page.screenshot(path=str(SHOTS / "explain_running.png"))
+        page.get_by_text("Selected rules").wait_for(timeout=300_000)
+        run_total = time.perf_counter() - t0
+        _idle(page)
+        _shot(page, "explain")
+
+        # ---- Rules
+        block("open Rules", lambda: _goto(page, "Rules"), lambda: page.get_by_text("Inspect a rule").wait_for())
+        page.get_by_test_id("stDataFrame").first.wait_for()
+        _shot(page, "rules")
+
+        # ---- Export: download the text
+        block("open Export", lambda: _goto(page, "Export"),
+              lambda: page.get_by_role("button", name="Rules as text").wait_for())
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Rules as text").click()
+        downloaded = pathlib.Path(info.value.path()).read_text(encoding="utf-8")
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Report as JSON").click()
+        exported = json.loads(pathlib.Path(info.value.path()).read_text(encoding="utf-8"))
+        _shot(page, "export")
+
+        # ---- Compare: two quick algorithms
+        block("open Compare", lambda: _goto(page, "Compare"), lambda: page.get_by_role("button", name="Run all").wait_for())
+        page.get_by_role("button", name="Run all").click()
+        page.get_by_role("heading", name="Results").wait_for(timeout=300_000)
+        _idle(page)
+        _shot(page, "compare")
+
+        browser.close()
+
+    # the download is exactly the library's rendering of the selected rules
+    iris = load_dataset(sample_datasets()["iris"])
+    assert exported["data_fingerprint"] == iris.fingerprint
+    assert downloaded == exported["rules_text"]
+    rules = rules_for_data(parse_rules(downloaded), iris.feature_names, iris.classes)
+    assert rules.to_text() == downloaded
+    report = evaluate_rules(rules, iris.X, iris.y)
+    assert report.covered == exported["covered"]
+    if exported.get("status") == "ok":  # a complete run is reproducible: same seed, same rules
+        pool = build_pool(iris.X, iris.y, 5, random_state=0, classes=iris.classes)
+        ex = explain_pool(pool, iris.X, iris.y, complexity_budget=exported["complexity_budget"],
+                          error_budget=exported["error_budget"], eps=1.0, algorithm=algorithm, random_state=0)
+        assert ex.report.rules.to_text() == downloaded
+
+    name, worst = block.worst()
+    print(f"\nrun -> first fitness point: {first_point:.2f} s (target < {FIRST_POINT_TARGET_S} s); "
+          f"whole {algorithm} run {run_total:.1f} s")
+    print(f"longest blocking interaction outside a run: {worst:.2f} s ({name}; target < {BLOCKING_TARGET_S} s)")
+    for (what, seconds), (_, ready) in zip(block.times, block.ready_times, strict=True):
+        print(f"  {what:<18} {seconds:.2f} s (content shown after {ready:.2f} s)")
