@@ -1,7 +1,13 @@
 """The explainer dashboard: ``streamlit run app.py``.
 
-A thin router over the pages in ``pages/``; all logic lives in the
-``explainer`` package (``explainer.dashboard`` for the dashboard's own helpers).
+A thin router over the pages listed explicitly below (scripts in ``app_pages/``);
+all logic lives in the ``explainer`` package (``explainer.dashboard`` for the
+dashboard's own helpers).
+
+The folder is deliberately not called ``pages/``: next to the main script that
+name switches Streamlit into its legacy multipage mode for the first run of a
+process (and for every run under ``streamlit.testing``), which would run a page
+without this router and its shared state handling.
 """
 
 import streamlit as st
@@ -20,11 +26,11 @@ persist_widget_state()
 collect_finished(st.session_state)
 
 PAGES = [
-    st.Page("pages/data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
-    st.Page("pages/explain.py", title="Explain", icon=":material/psychology:", url_path="explain"),
-    st.Page("pages/rules.py", title="Rules", icon=":material/rule:", url_path="rules"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
+    st.Page("app_pages/data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
+    st.Page("app_pages/explain.py", title="Explain", icon=":material/psychology:", url_path="explain"),
+    st.Page("app_pages/rules.py", title="Rules", icon=":material/rule:", url_path="rules"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+    st.Page("app_pages/export.py", title="Export", icon=":material/download:", url_path="export"),
 ]
 
 page = st.navigation(PAGES, position="sidebar")

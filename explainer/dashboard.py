@@ -1,4 +1,4 @@
-"""Shared logic of the Streamlit dashboard (``app.py`` and ``pages/``).
+"""Shared logic of the Streamlit dashboard (``app.py`` and ``app_pages/``).
 
 Everything here goes through the public ``explainer`` API: data intake, the rule
 pool, :func:`~explainer.pipeline.explain_pool`, reports and exports.  The pages
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import pathlib
 import threading
 import time
 import traceback
@@ -67,15 +68,22 @@ PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b
 PLOT_COLORS = {"min": "#9aa5b1", "mean": "#4c78a8", "max": "#f58518", "best": "#2ca02c"}
 
 
-def persist_widget_state() -> None:
+def persist_widget_state(state=None) -> None:
     """Keep widget values alive across page switches.
 
-    Streamlit forgets the value of a widget that is not drawn in a run; writing
-    the value back into session state marks it as user state, which survives.
+    Streamlit forgets the value of a widget that is not drawn in a run.  At the
+    start of every run the values of the ``w_`` widgets are copied aside, and
+    any that Streamlit dropped are put back, so a page finds its settings as
+    it left them.
     """
-    for key in list(st.session_state.keys()):
+    state = st.session_state if state is None else state
+    kept = state.setdefault("_kept_widgets", {})
+    for key in list(state.keys()):
         if isinstance(key, str) and key.startswith("w_"):
-            st.session_state[key] = st.session_state[key]
+            kept[key] = state[key]
+    for key, value in kept.items():
+        if key not in state:
+            state[key] = value
 
 
 @st.cache_resource(show_spinner=False)
@@ -184,7 +192,7 @@ def _load_cached(ident: str, target, categorical, exclude, keep, _source: Source
         categorical=list(categorical),
         exclude=list(exclude),
         keep=list(keep),
-        name=_source.name,
+        name=pathlib.PurePath(_source.name).stem or _source.name,
     )
 
 

@@ -136,4 +136,4 @@ with right:
         st.dataframe(db.columns_frame(dataset), hide_index=True, width="stretch")
         with st.expander("Feature matrix (first 50 rows)"):
             st.dataframe(db.rows_frame(dataset, range(min(50, dataset.n_rows))), hide_index=True, width="stretch")
-        st.page_link("pages/explain.py", label="Next: explain this data", icon=":material/arrow_forward:")
+        st.page_link("app_pages/explain.py", label="Next: explain this data", icon=":material/arrow_forward:")

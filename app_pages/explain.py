@@ -10,7 +10,7 @@ st.title("Explain")
 dataset = state.get(db.KEYS["dataset"])
 if dataset is None:
     st.info("Load a data set first.", icon=":material/info:")
-    st.page_link("pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
     st.stop()
 
 # ------------------------------------------------------------------ 1. rule pool
@@ -196,6 +196,6 @@ if explanation is not None and not running:
         with g2:
             st.markdown("**Rules** (the paper's form)")
             st.code(report.rules.to_text() or "(no rule selected)", language=None, wrap_lines=True)
-            st.page_link("pages/rules.py", label="Inspect the rules", icon=":material/rule:")
+            st.page_link("app_pages/rules.py", label="Inspect the rules", icon=":material/rule:")
 elif explanation is None and not running:
     st.info("Set the budgets and press **Run**.", icon=":material/info:")

@@ -11,7 +11,7 @@ dataset = state.get(db.KEYS["dataset"])
 pool = state.get(db.KEYS["pool"])
 if dataset is None or pool is None:
     st.info("Load data and build the rule pool on the Explain page first.", icon=":material/info:")
-    st.page_link("pages/explain.py", label="Go to the Explain page", icon=":material/psychology:")
+    st.page_link("app_pages/explain.py", label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
 
 bc = int(state.get("w_bc", 1))

@@ -12,7 +12,7 @@ dataset = state.get(db.KEYS["dataset"])
 explanation = state.get(db.KEYS["explanation"])
 if dataset is None or explanation is None:
     st.info("Run an explanation first (Data → Explain → Run).", icon=":material/info:")
-    st.page_link("pages/explain.py", label="Go to the Explain page", icon=":material/psychology:")
+    st.page_link("app_pages/explain.py", label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
 
 report = explanation.report

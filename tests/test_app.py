@@ -1,0 +1,284 @@
+"""The Streamlit dashboard, page by page, with streamlit.testing (no browser)."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explainer import dashboard as db
+from explainer.data import DataError, load_dataset, sample_datasets
+from explainer.solvers import available
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+BAD = ROOT / "tests" / "bad_inputs"
+
+
+def pick_algorithm() -> str:
+    names = available()
+    for name in ("qga", "rfhc", "greedy"):
+        if name in names:
+            return name
+    pytest.skip("no selection algorithm is installed yet")
+
+
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def load_iris(at: AppTest) -> AppTest:
+    at.switch_page("app_pages/data.py").run()
+    at.session_state["w_source_kind"] = "Bundled sample"
+    at.session_state["w_sample"] = "iris"
+    at.run()
+    button(at, "Load data").click().run()
+    assert not at.exception
+    assert at.session_state["dataset"].name == "iris"
+    return at
+
+
+def button(at: AppTest, label: str):
+    for b in at.button:
+        if b.label == label:
+            return b
+    raise AssertionError(f"no button {label!r}; have {[b.label for b in at.button]}")
+
+
+def metric_values(at: AppTest) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def wait_job(at: AppTest, key: str, timeout: float = 60.0, stop_after_first: bool = True) -> None:
+    """Poll like the page fragment does until the background job ends (Stop after the first point)."""
+    job = at.session_state[key]
+    deadline = time.time() + timeout
+    stopped = False
+    while not job.done and time.time() < deadline:
+        time.sleep(0.1)
+        if stop_after_first and not stopped and job.records():
+            at.run()
+            stop_key = "stop_run" if key == "job" else "stop_compare"
+            stop = [b for b in at.button if b.key == stop_key]
+            if stop and not job.done:
+                stop[0].click().run()
+            stopped = True
+    job.join(timeout=max(0.0, deadline - time.time()))
+    assert job.done, "the run did not finish in time"
+    at.run()
+    assert not at.exception
+
+
+@pytest.fixture(scope="module")
+def explained():
+    """An app with Iris loaded, the pool built and one run finished."""
+    algorithm = pick_algorithm()
+    at = load_iris(new_app())
+    at.switch_page("app_pages/explain.py").run()
+    assert not at.exception
+    at.session_state["w_algorithm"] = algorithm
+    at.session_state["w_bc"] = 3
+    at.run()
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    return at
+
+
+# ------------------------------------------------------------------ Data page
+
+
+def test_data_page_loads_a_sample_and_shows_columns():
+    at = load_iris(new_app())
+    values = metric_values(at)
+    assert values["Rows"] == "150" and values["Classes"] == "3"
+    kinds = at.dataframe[0].value
+    assert list(kinds["column"]) == ["sepal_length", "sepal_width", "petal_length", "petal_width", "class"]
+    assert set(kinds["treated as"]) == {"numeric", "target"}
+    assert not at.error
+
+
+def test_column_overrides_are_applied():
+    at = new_app()
+    at.session_state["w_sample"] = "iris"
+    at.run()
+    exclude = next(m for m in at.multiselect if m.label == "Exclude")
+    exclude.set_value(["sepal_width"])
+    button(at, "Load data").click().run()
+    ds = at.session_state["dataset"]
+    assert "sepal_width" not in ds.feature_names and ds.n_features == 3
+
+
+@pytest.mark.parametrize("bad", ["binary_nul.csv", "one_class.csv", "empty.csv", "ragged_rows.csv"])
+def test_bad_upload_shows_error_and_keeps_data(bad):
+    at = load_iris(new_app())
+    before = at.session_state["dataset"]
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    at.session_state["upload"] = {"name": bad, "data": (BAD / bad).read_bytes()}
+    at.run()
+    if not at.error:  # the table reads fine; the problem shows when it is prepared
+        button(at, "Load data").click().run()
+    assert not at.exception
+    assert at.error, f"no error shown for {bad}"
+    assert at.session_state["dataset"] is before
+    assert "Traceback" not in at.error[0].value
+
+
+def test_good_upload_replaces_data():
+    at = load_iris(new_app())
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    at.session_state["upload"] = {"name": "wine.csv", "data": sample_datasets()["wine"].read_bytes()}
+    at.run()
+    button(at, "Load data").click().run()
+    assert not at.error
+    assert at.session_state["dataset"].name == "wine"
+
+
+def test_upload_handling_function_with_bytes():
+    data = sample_datasets()["iris"].read_bytes()
+    ds = db.load_upload("iris.csv", data)
+    assert ds.n_rows == 150 and ds.fingerprint == load_dataset(sample_datasets()["iris"]).fingerprint
+    with pytest.raises(DataError):
+        db.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
+    state = {}
+    assert db.try_load(state, db.upload_source("iris.csv", data))[0]
+    ok, message = db.try_load(state, db.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
+    assert not ok and message and state["dataset"].n_rows == 150
+
+
+# ------------------------------------------------------------------ Explain page
+
+
+def test_explain_page_needs_data():
+    at = new_app()
+    at.switch_page("app_pages/explain.py").run()
+    assert not at.exception and at.info
+
+
+def test_pool_and_budget_defaults_come_from_the_best_tree(explained):
+    at = explained
+    at.switch_page("app_pages/explain.py").run()
+    pool = at.session_state["pool"]
+    best = pool.best_tree()
+    values = metric_values(at)
+    assert values["Rules in the pool (M)"] == str(pool.n_rules)
+    assert values["Best tree c* / e*"] == f"{best.complexity} / {best.errors}"
+    assert at.session_state["w_be"] == best.error_budget
+    key = at.session_state["pool_key"]
+    at.session_state["w_eps"] = 0.5  # another widget: no rebuild
+    at.run()
+    assert at.session_state["pool"] is pool and at.session_state["pool_key"] == key
+
+
+def test_run_gives_history_and_summary_cards(explained):
+    at = explained
+    ex = at.session_state["explanation"]
+    assert ex.result.history, "no fitness history"
+    assert ex.result.complexity <= 3
+    labels = [m.label for m in at.metric]
+    for wanted in ("Coverage", "Complexity / budget", "Errors / budget", "Rules", "Time", "Complexity c*"):
+        assert wanted in labels
+    assert any(c.value.strip() == ex.report.rules.to_text().strip() for c in at.code)
+
+
+def test_bad_pool_setting_keeps_state(explained):
+    at = explained
+    at.switch_page("app_pages/explain.py").run()
+    ex = at.session_state["explanation"]
+    at.session_state["w_bc"] = 2
+    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("app_pages/explain.py").run()
+    assert at.session_state["w_bc"] == 2  # widget values survive a page switch
+    assert at.session_state["explanation"] is ex
+    at.session_state["w_bc"] = 3
+    at.run()
+
+
+# ------------------------------------------------------------------ Rules page
+
+
+def test_rules_page_table_conflicts_and_uncovered(explained):
+    at = explained
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception
+    report = at.session_state["explanation"].report
+    table = at.dataframe[0].value
+    assert list(table["IF-THEN"]) == [r.text for r in report.rules]
+    assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
+    headers = [h.value for h in at.subheader]
+    assert {"Selected rules", "Inspect a rule", "Coverage per class", "Rows no rule covers"} <= set(headers)
+
+
+def test_rules_page_without_a_run():
+    at = load_iris(new_app())
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception and at.info
+
+
+# ------------------------------------------------------------------ Compare page
+
+
+def test_compare_page_runs_several_algorithms(explained):
+    at = explained
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    fast = [n for n in ("greedy", "rfhc", "exact") if n in available()]
+    at.session_state["w_cmp_algorithms"] = fast
+    at.session_state["w_cmp_seeds"] = "0, 1"
+    at.run()
+    button(at, "Run all").click().run()
+    wait_job(at, "compare_job", stop_after_first=False)
+    table = at.dataframe[0].value
+    assert len(table) == sum(2 if n == "rfhc" else 1 for n in fast)
+    assert (table["status"] != "failed").all()
+    if "exact" in fast:
+        assert "gap to optimum (pp)" in table.columns
+        assert (table["gap to optimum (pp)"] >= -1e-9).all()
+
+
+def test_compare_page_rejects_bad_seeds(explained):
+    at = explained
+    at.switch_page("app_pages/compare.py").run()
+    at.session_state["w_cmp_seeds"] = "1, two"
+    at.run()
+    assert at.error and not at.exception
+    at.session_state["w_cmp_seeds"] = "0"
+    at.run()
+
+
+# ------------------------------------------------------------------ Export page
+
+
+def test_export_text_equals_library_rendering(explained):
+    at = explained
+    at.switch_page("app_pages/export.py").run()
+    assert not at.exception
+    ex = at.session_state["explanation"]
+    payloads = db.export_payloads(ex, at.session_state["dataset"])
+    expected = ex.pool.rule_set(ex.result.selection).to_text()
+    assert payloads["text"][2] == expected == ex.report.rules.to_text()
+    assert at.code[0].value.strip() == expected.strip()  # the page shows the same text
+    assert payloads["csv"][2] == ex.report.to_csv()
+    assert f'"data_fingerprint": "{at.session_state["dataset"].fingerprint}"' in payloads["json"][2]
+    assert len(at.get("download_button")) == 3
+
+
+def test_export_evaluates_uploaded_rules(explained):
+    at = explained
+    at.switch_page("app_pages/export.py").run()
+    text = at.session_state["explanation"].report.rules.to_text()
+    at.session_state["rules_upload"] = {"name": "rules.txt", "data": text.encode()}
+    at.run()
+    assert not at.error and not at.exception
+    assert at.dataframe[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
+    for bad in (b"IF nonsense THEN", b"IF petal_width <= 1 THEN CLASS=unicorn", b"IF nope > 1 THEN CLASS=setosa",
+                b"\xff\xfe\x00\x00garbage", b""):
+        at.session_state["rules_upload"] = {"name": "bad.txt", "data": bad}
+        at.run()
+        assert at.error, bad
+        assert not at.exception
+    assert at.session_state["explanation"] is not None
