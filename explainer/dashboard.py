@@ -523,8 +523,8 @@ def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation
         xaxis_title="generation",
         yaxis_title="fitness (coverage f*, % of rows)",
         height=height,
-        margin=dict(l=10, r=10, t=50, b=10),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        margin=dict(l=10, r=10, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
         uirevision="fitness",
     )
     max_gen = records[-1].max_generations if records else None

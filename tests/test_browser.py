@@ -27,7 +27,7 @@ from explainer.pipeline import explain_pool
 from explainer.pool import build_pool
 from explainer.report import evaluate_rules, rules_for_data
 from explainer.rules import parse_rules
-from explainer.solvers import available
+from explainer.solvers import LABELS, available
 
 pytestmark = pytest.mark.browser
 
@@ -181,8 +181,6 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
               lambda: page.get_by_text("Rules in the pool (M)").wait_for())
         select = page.get_by_test_id("stSelectbox").filter(has_text="Algorithm")
         current = select.inner_text()
-        from explainer.solvers import LABELS
-
         if LABELS[algorithm] not in current:
             def choose():
                 select.click()
@@ -223,6 +221,38 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
         _idle(page)
         _shot(page, "compare")
 
+        # ---- a fast algorithm shows how quickly the dashboard itself reports progress
+        fast = next((a for a in ("rfhc", "greedy") if a in algorithms), None)
+        fast_first_point = None
+        if fast is not None:
+            _goto(page, "Explain")
+            page.get_by_text("Rules in the pool (M)").wait_for()
+            _idle(page)
+            select = page.get_by_test_id("stSelectbox").filter(has_text="Algorithm")
+            select.click()
+            page.get_by_role("option", name=LABELS[fast], exact=True).click()
+            _idle(page)
+            page.get_by_text("Selected rules").wait_for()
+            t0 = time.perf_counter()
+            page.get_by_role("button", name="Run").click()
+            page.locator("[data-testid='stPlotlyChart'] .scatterlayer .trace .point").first.wait_for(timeout=60_000)
+            fast_first_point = time.perf_counter() - t0
+            page.get_by_text("Selected rules").wait_for(timeout=120_000)
+            _idle(page)
+
+        # ---- the same interactions again, once the browser holds every asset (warm)
+        warm = Blocking(page)
+        for title, ready in (
+            ("Data", lambda: page.get_by_text("Class distribution of").wait_for()),
+            ("Rules", lambda: page.get_by_text("Inspect a rule").wait_for()),
+            ("Export", lambda: page.get_by_role("button", name="Rules as text").wait_for()),
+            ("Compare", lambda: page.get_by_role("button", name="Run all").wait_for()),
+            ("Explain", lambda: page.get_by_text("Rules in the pool (M)").wait_for()),
+        ):
+            warm(f"open {title}", lambda t=title: _goto(page, t), ready)
+        warm("move Bc slider", lambda: page.get_by_role("slider").nth(1).press("ArrowRight"),
+             lambda: page.get_by_text("Now 4 =").wait_for())
+
         browser.close()
 
     # the download is exactly the library's rendering of the selected rules
@@ -240,8 +270,13 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
         assert ex.report.rules.to_text() == downloaded
 
     name, worst = block.worst()
-    print(f"\nrun -> first fitness point: {first_point:.2f} s (target < {FIRST_POINT_TARGET_S} s); "
-          f"whole {algorithm} run {run_total:.1f} s")
-    print(f"longest blocking interaction outside a run: {worst:.2f} s ({name}; target < {BLOCKING_TARGET_S} s)")
-    for (what, seconds), (_, ready) in zip(block.times, block.ready_times, strict=True):
-        print(f"  {what:<18} {seconds:.2f} s (content shown after {ready:.2f} s)")
+    warm_name, warm_worst = warm.worst()
+    print(f"\nrun -> first fitness point: {first_point:.2f} s with {algorithm} "
+          f"(target < {FIRST_POINT_TARGET_S} s; whole run {run_total:.1f} s)")
+    if fast_first_point is not None:
+        print(f"run -> first fitness point: {fast_first_point:.2f} s with {fast}")
+    print(f"longest blocking interaction outside a run: {worst:.2f} s cold ({name}), "
+          f"{warm_worst:.2f} s warm ({warm_name}); target < {BLOCKING_TARGET_S} s")
+    for label_, timing in (("cold", block), ("warm", warm)):
+        for (what, seconds), (_, ready) in zip(timing.times, timing.ready_times, strict=True):
+            print(f"  {label_} {what:<16} {seconds:.2f} s (content shown after {ready:.2f} s)")
