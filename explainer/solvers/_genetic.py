@@ -20,12 +20,17 @@ def expected_fit_count(problem: SelectionProblem) -> float:
     return float(np.clip(min(counts), 1.0, max(M, 1)))
 
 
+def first_occurrences(R: np.ndarray) -> np.ndarray:
+    """Indices of the distinct rows of a boolean matrix, in order of first occurrence."""
+    if len(R) <= 1:
+        return np.arange(len(R))
+    _, first = np.unique(np.packbits(R, axis=1), axis=0, return_index=True)
+    return np.sort(first)
+
+
 def unique_rows(R: np.ndarray) -> np.ndarray:
     """Distinct rows of a boolean matrix, in order of first occurrence."""
-    if len(R) <= 1:
-        return R
-    _, first = np.unique(np.packbits(R, axis=1), axis=0, return_index=True)
-    return R[np.sort(first)]
+    return R[first_occurrences(R)]
 
 
 def random_feasible_population(

@@ -25,9 +25,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..problem import SelectionProblem
-from ._genetic import pareto_ranks, random_feasible_population, select_pairs, unique_rows
+from ._genetic import (
+    first_occurrences,
+    pareto_ranks,
+    random_feasible_population,
+    select_pairs,
+    unique_rows,
+)
 from .base import Monitor, RunOutcome, Solver
 from .rfhc import RFHC
+
+
+def _ranks(m: dict) -> np.ndarray:
+    return pareto_ranks(np.column_stack([-m["coverage"], m["complexity"], m["errors"]]))
 
 
 class IRFRE(Solver):
@@ -52,20 +62,25 @@ class IRFRE(Solver):
         m = problem.evaluate_population(pop)
         monitor.evaluations += len(pop)
         initial_size = len(pop)
+        rank = _ranks(m)
         for _ in range(int(self.n_generations)):
-            rank = pareto_ranks(np.column_stack([-m["coverage"], m["complexity"], m["errors"]]))
             n_pairs = max(1, len(pop) // 2)
             a, b = select_pairs(1.0 / rank, n_pairs, rng)
             mask = rng.random((n_pairs, M)) < 0.5
             children = np.vstack([np.where(mask, pop[a], pop[b]), np.where(mask, pop[b], pop[a])])
             children ^= rng.random(children.shape) < rate
             children = children[problem.feasible_mask(children)]
-            pop = unique_rows(np.vstack([pop, children]))
-            m = problem.evaluate_population(pop)
-            monitor.evaluations += len(children)
-            rank = pareto_ranks(np.column_stack([-m["coverage"], m["complexity"], m["errors"]]))
+            merged = np.vstack([pop, children])
+            distinct = first_occurrences(merged)
+            new = distinct[distinct >= len(pop)]  # the parents are distinct already
+            cm = problem.evaluate_population(merged[new])
+            monitor.evaluations += len(new)
+            pop = merged[distinct]
+            m = {k: np.concatenate([v, cm[k]]) for k, v in m.items()}
+            rank = _ranks(m)
             keep = np.lexsort((-m["coverage"], rank))[: int(self.n_population)]
-            pop = pop[keep]
+            # the kept set holds whole fronts (plus part of the last one), so ranks carry over
+            pop, rank = pop[keep], rank[keep]
             m = {k: v[keep] for k, v in m.items()}
             if monitor.generation(m["coverage"], pop):
                 break
