@@ -514,7 +514,7 @@ def test_random_bytes_never_crash(data):
 _cell = st.sampled_from(["1", "2.5", "x", "y", "?", "", " 3 ", '"a,b"', "NA", "-1e3", "z z"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.integers(2, 5).flatmap(
         lambda w: st.lists(st.lists(_cell, min_size=w, max_size=w), min_size=1, max_size=12)
