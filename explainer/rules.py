@@ -50,25 +50,25 @@ def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
 
     Tree thresholds are float midpoints such as 2.450000047683716 (or random
     points for the random splitter); printing them short must not move any row
-    to the other side.  ``values`` are the feature's observed values (NaN
-    ignored); without them only float32 noise is trimmed.
+    to the other side.  ``values`` are the feature's distinct observed values,
+    sorted, without NaN; without them only float32 noise is trimmed.
     """
     t = float(threshold)
-    candidates = [float(repr(np.float32(t)))] if math.isfinite(t) else [t]
-    candidates += [_round_sig(t, d) for d in range(3, 18)]
+    if not math.isfinite(t):
+        return t
+    first = float(str(np.float32(t)))
     if values is None:
-        return candidates[0] if abs(candidates[0] - t) <= 1e-6 * max(1.0, abs(t)) else t
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    below = v[v <= t]
-    above = v[v > t]
-    lo = below.max() if below.size else -math.inf
-    hi = above.min() if above.size else math.inf
-    first = candidates[0]
+        return first if abs(first - t) <= 1e-6 * max(1.0, abs(t)) else t
+    u = np.asarray(values, dtype=float)
+    idx = int(np.searchsorted(u, t, side="right"))
+    lo = u[idx - 1] if idx > 0 else -math.inf
+    hi = u[idx] if idx < u.size else math.inf
     # Tree midpoints print with few digits as float32; random thresholds do not.
-    if len(format_number(first).replace("-", "").replace(".", "").lstrip("0")) <= 4 and lo <= first < hi:
+    digits = format_number(first).replace("-", "").replace(".", "").strip("0")
+    if len(digits) <= 4 and lo <= first < hi:
         return first
-    for cand in candidates[1:]:
+    for d in range(3, 18):
+        cand = _round_sig(t, d)
         if lo <= cand < hi:
             return cand
     return t

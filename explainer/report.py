@@ -1,0 +1,357 @@
+"""Metrics of a rule set on data, and its exports (text, JSON, CSV).
+
+Per rule: length, support, correct, errors, precision, conflicts with the other
+rules of the set.  Totals: complexity, errors, covered rows, conflicting pairs,
+coverage f* and coverage score f*/N, all through :class:`SelectionProblem` so
+the report and the optimisers can never disagree.  Each row also gets the class
+voted by the rules that fire on it (ties and uncovered rows are reported).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .problem import SelectionProblem
+from .rules import Rule, RuleSet
+
+UNCOVERED = "(uncovered)"
+TIE = "(tie)"
+
+
+@dataclass
+class RuleMetrics:
+    index: int
+    text: str
+    label: object
+    length: int
+    support: int
+    correct: int
+    errors: int
+    precision: float
+    conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
+    conflicting_rules: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "label": _plain(self.label),
+            "length": self.length,
+            "support": self.support,
+            "correct": self.correct,
+            "errors": self.errors,
+            "precision": self.precision,
+            "conflicts": self.conflicts,
+            "conflicting_rules": list(self.conflicting_rules),
+        }
+
+
+@dataclass
+class RuleSetReport:
+    rules: RuleSet
+    per_rule: list[RuleMetrics]
+    n_rows: int
+    complexity: int
+    errors: int
+    covered: int
+    conflicting_pairs: int
+    coverage: float
+    eps: float
+    predictions: np.ndarray  # voted label per row, or UNCOVERED / TIE
+    y: np.ndarray
+    coverage_matrix: np.ndarray  # N x R boolean
+    complexity_budget: int | None = None
+    error_budget: int | None = None
+    test_accuracy: float | None = None
+    test_rows: int | None = None
+    fingerprint: str | None = None
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    @property
+    def coverage_score(self) -> float:
+        return self.coverage / self.n_rows if self.n_rows else 0.0
+
+    @property
+    def n_uncovered(self) -> int:
+        return int(np.count_nonzero(self.predictions == UNCOVERED))
+
+    @property
+    def n_ties(self) -> int:
+        return int(np.count_nonzero(self.predictions == TIE))
+
+    @property
+    def vote_accuracy(self) -> float:
+        """Share of all rows whose voted class is right (uncovered and ties count as wrong)."""
+        return float(np.mean(self.predictions.astype(str) == self.y.astype(str))) if self.n_rows else 0.0
+
+    @property
+    def within_budgets(self) -> bool | None:
+        if self.complexity_budget is None and self.error_budget is None:
+            return None
+        ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
+        ok_e = self.error_budget is None or self.errors <= self.error_budget
+        return ok_c and ok_e
+
+    def uncovered_rows(self) -> np.ndarray:
+        return np.flatnonzero(~self.coverage_matrix.any(axis=1))
+
+    def conflicts_between(self, i: int, k: int) -> np.ndarray:
+        """Rows where rules i and k both fire with different classes."""
+        if str(self.rules[i].label) == str(self.rules[k].label):
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(self.coverage_matrix[:, i] & self.coverage_matrix[:, k])
+
+    def per_class(self) -> pd.DataFrame:
+        """Per true class: rows, rows covered, rows voted right."""
+        y = self.y.astype(str)
+        covered = self.coverage_matrix.any(axis=1)
+        right = self.predictions.astype(str) == y
+        rows = []
+        for label in sorted(set(y.tolist())):
+            m = y == label
+            rows.append(
+                {
+                    "class": label,
+                    "rows": int(m.sum()),
+                    "covered": int((covered & m).sum()),
+                    "covered_pct": 100.0 * float((covered & m).sum()) / max(1, int(m.sum())),
+                    "voted_right": int((right & m).sum()),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        out = {
+            "n_rows": self.n_rows,
+            "n_rules": self.n_rules,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "eps": self.eps,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "within_budgets": self.within_budgets,
+            "rules": [m.to_dict() for m in self.per_rule],
+        }
+        if self.test_accuracy is not None:
+            out["test_accuracy"] = self.test_accuracy
+            out["test_rows"] = self.test_rows
+        if self.fingerprint is not None:
+            out["data_fingerprint"] = self.fingerprint
+        if self.settings:
+            out["settings"] = self.settings
+        return out
+
+    def to_json(self, **extra) -> str:
+        d = self.to_dict()
+        d["rules_text"] = self.rules.to_text()
+        d.update(extra)
+        return json.dumps(d, indent=2, default=_plain)
+
+    def to_text(self) -> str:
+        lines = [self.rules.to_text().rstrip("\n"), ""]
+        cb = f" / {self.complexity_budget}" if self.complexity_budget is not None else ""
+        eb = f" / {self.error_budget}" if self.error_budget is not None else ""
+        lines += [
+            f"rules:              {self.n_rules}",
+            f"complexity:         {self.complexity}{cb}",
+            f"errors:             {self.errors}{eb}",
+            f"covered rows:       {self.covered} / {self.n_rows}",
+            f"conflicting pairs:  {self.conflicting_pairs}",
+            f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
+            f"voted right:        {100 * self.vote_accuracy:.2f}% ({self.n_uncovered} uncovered, {self.n_ties} ties)",
+        ]
+        if self.test_accuracy is not None:
+            lines.append(f"held-out accuracy:  {100 * self.test_accuracy:.2f}% on {self.test_rows} rows")
+        return "\n".join(lines) + "\n"
+
+    def rules_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {
+                    "rule": m.index + 1,
+                    "text": m.text,
+                    "class": m.label,
+                    "length": m.length,
+                    "support": m.support,
+                    "correct": m.correct,
+                    "errors": m.errors,
+                    "precision": round(m.precision, 4),
+                    "conflicts": m.conflicts,
+                    "conflicts_with": ", ".join(str(k + 1) for k in m.conflicting_rules),
+                }
+                for m in self.per_rule
+            ]
+        )
+
+    def to_csv(self) -> str:
+        return frame_to_safe_csv(self.rules_frame())
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
+
+
+def neutralise_cell(value):
+    """Make a text cell inert in spreadsheets (CSV/formula injection)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def frame_to_safe_csv(frame: pd.DataFrame) -> str:
+    safe = frame.copy()
+    safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(neutralise_cell)
+    buf = io.StringIO()
+    safe.to_csv(buf, index=False, quoting=csv.QUOTE_MINIMAL)
+    return buf.getvalue()
+
+
+def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
+    """Majority vote of the rules that fire on each row (object array; UNCOVERED / TIE)."""
+    n = coverage_matrix.shape[0]
+    out = np.empty(n, dtype=object)
+    str_labels = [str(lab) for lab in labels]
+    first = {}
+    for lab, s in zip(labels, str_labels, strict=True):
+        first.setdefault(s, lab)
+    for j in range(n):
+        fired = np.flatnonzero(coverage_matrix[j])
+        if fired.size == 0:
+            out[j] = UNCOVERED
+            continue
+        counts = Counter(str_labels[i] for i in fired).most_common()
+        if len(counts) > 1 and counts[0][1] == counts[1][1]:
+            out[j] = TIE
+        else:
+            out[j] = first[counts[0][0]]
+    return out
+
+
+def fingerprint_frame(X: pd.DataFrame, y) -> str:
+    h = hashlib.sha256()
+    h.update("\x1f".join(map(str, X.columns)).encode())
+    h.update(np.ascontiguousarray(X.to_numpy(dtype=float)).tobytes())
+    h.update("\x1f".join(map(str, np.asarray(y))).encode())
+    return h.hexdigest()
+
+
+def evaluate_rules(
+    rules,
+    X: pd.DataFrame,
+    y,
+    *,
+    eps: float = 1.0,
+    complexity_budget: int | None = None,
+    error_budget: int | None = None,
+    X_test: pd.DataFrame | None = None,
+    y_test=None,
+    fingerprint: str | None = None,
+    settings: dict | None = None,
+) -> RuleSetReport:
+    """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings."""
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    y = np.asarray(y)
+    cov = rule_set.coverage_matrix(X)
+    y_str = y.astype(str)
+    names = sorted(set(y_str.tolist()) | {str(r.label) for r in rule_set})
+    code = {s: i for i, s in enumerate(names)}
+    rule_class = np.array([code[str(r.label)] for r in rule_set], dtype=np.int64)
+    y_codes = np.array([code[s] for s in y_str], dtype=np.int64)
+    lengths = np.array([r.length for r in rule_set], dtype=np.int64)
+    problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
+    ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))
+
+    per_rule = []
+    for i, rule in enumerate(rule_set):
+        rows = cov[:, i]
+        other = rule_class != rule_class[i]
+        with_rows = cov[rows][:, other] if other.any() else np.zeros((int(rows.sum()), 0), bool)
+        conflicting = np.flatnonzero(other)[with_rows.any(axis=0)] if with_rows.size else []
+        support = int(problem.support[i])
+        errors = int(problem.errors[i])
+        per_rule.append(
+            RuleMetrics(
+                index=i,
+                text=rule.text,
+                label=rule.label,
+                length=rule.length,
+                support=support,
+                correct=support - errors,
+                errors=errors,
+                precision=(support - errors) / support if support else 0.0,
+                conflicts=int(with_rows.sum()),
+                conflicting_rules=[int(k) for k in conflicting],
+            )
+        )
+
+    labels = [r.label for r in rule_set]
+    report = RuleSetReport(
+        rules=rule_set,
+        per_rule=per_rule,
+        n_rows=len(y),
+        complexity=ev.complexity,
+        errors=ev.errors,
+        covered=ev.covered,
+        conflicting_pairs=ev.conflicting_pairs,
+        coverage=ev.coverage,
+        eps=eps,
+        predictions=vote(cov, labels),
+        y=y,
+        coverage_matrix=cov,
+        complexity_budget=complexity_budget,
+        error_budget=error_budget,
+        fingerprint=fingerprint,
+        settings=dict(settings or {}),
+    )
+    if X_test is not None and y_test is not None:
+        pred = vote(rule_set.coverage_matrix(X_test), labels)
+        yt = np.asarray(y_test).astype(str)
+        report.test_accuracy = float(np.mean(pred.astype(str) == yt)) if len(yt) else 0.0
+        report.test_rows = len(yt)
+    return report
+
+
+def rules_for_data(rules: list[Rule], feature_names, classes) -> RuleSet:
+    """Resolve a parsed rule file against the data: feature names and class labels (as strings)."""
+    from .rules import resolve_features
+
+    by_str = {str(c): c for c in classes}
+    out = []
+    for rule in resolve_features(rules, feature_names):
+        label = by_str.get(str(rule.label))
+        if label is None:
+            raise ValueError(
+                f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data "
+                f"(classes: {', '.join(map(str, classes))})"
+            )
+        out.append(Rule(rule.conditions, label))
+    return RuleSet(out)
