@@ -178,27 +178,44 @@ class QUBO:
 # samplers
 
 
+def distinct_rows(X: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct row of a bool matrix, increasing."""
+    X = np.asarray(X, dtype=bool)
+    if X.shape[0] <= 1:
+        return np.arange(X.shape[0])
+    packed = np.ascontiguousarray(np.packbits(X, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    return np.sort(first)
+
+
 def best_distinct(X: np.ndarray, energies: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``n`` lowest-energy distinct rows of X (stable: ties keep their order)."""
     X = np.asarray(X, dtype=bool)
+    energies = np.asarray(energies, dtype=float)
     if X.shape[0] == 0:
-        return X, np.asarray(energies, dtype=float)
-    _, first = np.unique(np.packbits(X, axis=1), axis=0, return_index=True)
-    first = np.sort(first)
+        return X, energies
+    first = distinct_rows(X)
     order = first[np.argsort(energies[first], kind="stable")][: max(int(n), 0)]
-    return X[order], np.asarray(energies)[order]
+    return X[order], energies[order]
+
+
+def _draw(cdf: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    idx = np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+    return np.minimum(idx, cdf.shape[0] - 1)
 
 
 def draw_pairs(p: np.ndarray, n_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """``n_pairs`` pairs of distinct indices, each drawn with probability ``p`` (needs len(p) >= 2)."""
     m = p.shape[0]
-    a = rng.choice(m, size=n_pairs, p=p)
-    b = rng.choice(m, size=n_pairs, p=p)
+    cdf = np.cumsum(p)
+    a = _draw(cdf, n_pairs, rng)
+    b = _draw(cdf, n_pairs, rng)
     for _ in range(3):  # redraw partners equal to their mate
         same = a == b
         if not same.any():
             break
-        b[same] = rng.choice(m, size=int(same.sum()), p=p)
+        b[same] = _draw(cdf, int(same.sum()), rng)
     same = a == b
     b[same] = (b[same] + 1 + rng.integers(0, m - 1, int(same.sum()))) % m
     return a, b
@@ -317,6 +334,7 @@ __all__ = [
     "GeneticQUBOSampler",
     "QUBOSampler",
     "best_distinct",
+    "distinct_rows",
     "draw_pairs",
     "decode_kernel",
     "feasibility_qubo",
