@@ -37,10 +37,11 @@ structure of the algorithm is the paper's):
   The swap set is not filtered by ``|A m|``: every swap that keeps the
   budgets is a candidate (feasibility is checked exactly).
 * **Best improvement.**  Each super-mutation step applies the most augmenting
-  structured mutation (ties go to the cheaper move); when none augments, the
-  sampled kernel vectors are tried (vectorised evaluation of all of them),
-  then *1-for-2 ejections*: drop one selected rule and refill greedily with up
-  to ``max_refill`` rules; kept only when f* strictly increases.  The
+  add or drop, or, when none augments, the most augmenting swap (ties go to
+  the cheaper move); when none of these augments, the
+  *1-for-2 moves* (drop a, add b and c; scored exactly for the
+  ``max_ejections`` best (a, b) swaps with one more sparse product), then the
+  sampled kernel vectors (vectorised evaluation of all of them).  The
   super-mutation ends when none of these augments (a maximal sequence of
   augmenting mutations, as in the paper).
 * **Delta evaluation** with the incremental
@@ -129,6 +130,7 @@ class MoveScorer:
         slack_l = p.complexity_budget - st.complexity
         slack_e = p.error_budget - st.errors
         gadd, gdrop, z1 = self.add_drop_gains(st)
+        self.ctx = None
         pen_l = 1e-6 / max(p.complexity_budget, 1) if p.complexity_budget < 2**62 else 0.0
         pen_e = 1e-6 / max(p.error_budget, 1) if p.error_budget < 2**62 else 0.0
         cost = pen_l * self.L + pen_e * self.E
@@ -148,6 +150,8 @@ class MoveScorer:
                 if s[j] > best_score:
                     best_score, best = s[j], (gdrop[S[j]], int(S[j]), -1)
             cand = self.usable & ~r
+            if best is not None:
+                return best  # an augmenting add or drop: swaps are scored only at add/drop optima
             if swaps and cand.any():
                 ok = (
                     cand[None, :]
@@ -162,12 +166,56 @@ class MoveScorer:
                     G = gdrop[S, None] + gadd[None, :] + D1
                     if self.eps:
                         G += self.eps * (self.k[S, None] != self.k[None, :]) * D2
+                    self.ctx = (st, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e)
                     score = np.where(ok & (G > TOL), G - (cost[None, :] - cost[S, None]), -np.inf)
                     flat = int(np.argmax(score))
                     ia, ib = divmod(flat, score.shape[1])
                     if score[ia, ib] > best_score:
                         best_score, best = score[ia, ib], (G[ia, ib], int(S[ia]), ib)
         return best
+
+    def best_one_for_two(self, st, n_pairs: int):
+        """The most augmenting 1-for-2 move (drop a, add b and c) among the ``n_pairs`` best swaps.
+
+        Uses the swap matrix of the last :meth:`best_move` on the same state:
+        after dropping a and adding b, the gain of adding c is
+        ``G[a, c] - gdrop[a] - |rows(b) & rows(c) uncovered without a| - eps [k_b != k_c] |rows(b) & rows(c)|``.
+        Returns (gain, a, b, c) or None.
+        """
+        if self.ctx is None or self.ctx[0] is not st or n_pairs <= 0:
+            return None
+        _, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e = self.ctx
+        score = np.where(ok, G, -np.inf).ravel()
+        n = min(int(n_pairs), int(np.isfinite(score).sum()))
+        if n <= 0:
+            return None
+        top = np.argpartition(-score, n - 1)[:n]
+        top = top[np.argsort(-score[top], kind="stable")]
+        ia, ib = np.divmod(top, G.shape[1])
+        a_rules, b_rules = S[ia], ib
+        z0 = (st.total == 0).astype(np.float32)
+        # rows of b left uncovered once a is dropped, one row per pair
+        Ca = self.CT[a_rules].multiply(z1[None, :])
+        V = self.CT[b_rules].multiply(Ca + z0[None, :]).tocsr()
+        W = (V @ self.C).toarray()
+        self.products += 1
+        Gb = self.gram_rows(b_rules)
+        gain = G[ia, ib][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
+        if self.eps:
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, :]) * Gb
+        free = self.usable & ~st.r
+        ok_c = (
+            free[None, :]
+            & (self.L[None, :] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None])
+            & (self.E[None, :] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None])
+        )
+        ok_c[np.arange(n), b_rules] = False
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, :], -np.inf)
+        flat = int(np.argmax(s))
+        i, c = divmod(flat, s.shape[1])
+        if not np.isfinite(s[i, c]):
+            return None
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(c)
 
 
 class QGA(Solver):
@@ -190,8 +238,7 @@ class QGA(Solver):
     sampler : a :class:`~explainer.solvers.qubo.QUBOSampler`
         (default: ``GeneticQUBOSampler(n_population=30, n_generations=20)``).
     max_super_mutation_steps : cap on augmenting mutations applied to one child.
-    max_ejections : selected rules tried for a 1-for-2 ejection at a local optimum.
-    max_refill : rules added after an ejection.
+    max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves (drop a, add b and c) at a local optimum.
     early_stopping : stop when min == max fitness in the population (or at 100 % coverage).
     """
 
@@ -213,8 +260,7 @@ class QGA(Solver):
         crossover_retries: int = 10,
         sampler: QUBOSampler | None = None,
         max_super_mutation_steps: int = 1000,
-        max_ejections: int = 8,
-        max_refill: int = 2,
+        max_ejections: int = 32,
         early_stopping: bool = True,
     ):
         self.n_population = n_population
@@ -232,7 +278,6 @@ class QGA(Solver):
         self.sampler = sampler
         self.max_super_mutation_steps = max_super_mutation_steps
         self.max_ejections = max_ejections
-        self.max_refill = max_refill
         self.early_stopping = early_stopping
 
     # ------------------------------------------------------------ inner GA 1
@@ -330,10 +375,10 @@ class QGA(Solver):
                     st.flip(b)
                 steps += 1
                 continue
-            if self._kernel_step(problem, st, kernel):
+            if self._ejection_step(problem, st, scorer):
                 steps += 1
                 continue
-            if self._ejection_step(problem, st, scorer):
+            if self._kernel_step(problem, st, kernel):
                 steps += 1
                 continue
             break
@@ -359,26 +404,13 @@ class QGA(Solver):
         return True
 
     def _ejection_step(self, problem, st, scorer: MoveScorer) -> bool:
-        """1-for-2 moves: drop one rule, refill greedily; applied when f* strictly increases."""
-        S = np.flatnonzero(st.r)
-        if S.size == 0 or self.max_ejections <= 0:
+        """The best augmenting 1-for-2 move (drop one rule, add two), if any."""
+        move = scorer.best_one_for_two(st, int(self.max_ejections))
+        if move is None:
             return False
-        _, gdrop, _ = scorer.add_drop_gains(st)
-        order = S[np.argsort(-gdrop[S], kind="stable")][: int(self.max_ejections)]
-        base = st.coverage
-        for a in order:
-            trial = st.copy()
-            trial.flip(int(a))
-            for _ in range(int(self.max_refill)):
-                move = scorer.best_move(trial, swaps=False)
-                if move is None or move[2] < 0:
-                    break
-                trial.flip(int(move[2]))
-            if trial.coverage > base + TOL and trial.feasible:
-                st.r, st.total, st.per_class = trial.r, trial.total, trial.per_class
-                st.covered, st.pairs, st.complexity, st.errors = trial.covered, trial.pairs, trial.complexity, trial.errors
-                return True
-        return False
+        for i in move[1:]:
+            st.flip(i)
+        return True
 
     # -------------------------------------------------------------- outer GA
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
@@ -436,6 +468,8 @@ class QGA(Solver):
                         children.append(hit[0])
                         child_fit.append(hit[1])
                         children_total += 1
+                    if child_fit and max(child_fit) >= N - TOL:
+                        break  # 100 % coverage: nothing left to improve
             if children:
                 pop = np.vstack([pop, np.array(children)])
                 fit = np.concatenate([fit, np.array(child_fit)])
