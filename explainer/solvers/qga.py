@@ -44,6 +44,11 @@ structure of the algorithm is the paper's):
   sampled kernel vectors (vectorised evaluation of all of them).  The
   super-mutation ends when none of these augments (a maximal sequence of
   augmenting mutations, as in the paper).
+* **Lazy adds.**  After an augmenting add, further adds are chosen lazily:
+  add gains never increase while rules are added (coverage is submodular,
+  conflicts only grow), so stale gains are upper bounds and a candidate whose
+  exact gain beats every other bound is the best add (the classic lazy
+  greedy); the same moves as best improvement, far fewer full re-scorings.
 * **Delta evaluation** with the incremental
   :class:`~explainer.problem.SelectionState`; super-mutation results are
   memoised per child (identical children, frequent once the population
@@ -63,6 +68,7 @@ structure of the algorithm is the paper's):
 
 from __future__ import annotations
 
+import heapq
 import time
 
 import numpy as np
@@ -99,6 +105,8 @@ class MoveScorer:
         self.usable = usable
         self.eps = problem.eps
         self._gram: dict[int, np.ndarray] = {}
+        self.ctx = None
+        self.last_adds = None
         self.products = 0
 
     def gram_rows(self, S: np.ndarray) -> np.ndarray:
@@ -137,10 +145,14 @@ class MoveScorer:
         # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
         best_score, best = -np.inf, None
         add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
+        self.last_adds = None
         if add_ok.any():
             s = np.where(add_ok, gadd - cost, -np.inf)
             b = int(np.argmax(s))
             best_score, best = s[b], (gadd[b], -1, b)
+            cand = np.flatnonzero(add_ok)
+            cand = cand[cand != b]
+            self.last_adds = (dict(zip(cand.tolist(), gadd[cand].tolist(), strict=True)), cost)
         S = np.flatnonzero(r)
         if S.size:
             ok = gdrop[S] > TOL
@@ -374,6 +386,8 @@ class QGA(Solver):
                 if b >= 0:
                     st.flip(b)
                 steps += 1
+                if a < 0 and scorer.last_adds is not None:
+                    steps += self._lazy_adds(st, scorer, limit - steps)
                 continue
             if self._ejection_step(problem, st, scorer):
                 steps += 1
@@ -402,6 +416,34 @@ class QGA(Solver):
         for i in np.flatnonzero(Rk[j] != r):
             st.flip(int(i))
         return True
+
+    @staticmethod
+    def _lazy_adds(st, scorer: MoveScorer, limit: int) -> int:
+        """Further best adds without re-scoring everything (lazy greedy).
+
+        Adding rules never raises the gain of adding another one (coverage is
+        submodular, conflicts only grow), so the stale gains of
+        :meth:`MoveScorer.best_move` are upper bounds: the candidate whose exact
+        gain (O(its support)) is at least every other stale bound is the best add.
+        """
+        gains, cost = scorer.last_adds
+        heap = [(-(g - cost[i]), int(i)) for i, g in gains.items()]
+        heapq.heapify(heap)
+        done = 0
+        while heap and done < limit:
+            _, i = heapq.heappop(heap)
+            if st.r[i] or not st.flip_fits(i):
+                continue  # budgets only shrink while adding: it never fits again
+            g = st.delta_coverage(i)
+            if g <= TOL:
+                continue
+            key = g - cost[i]
+            if heap and key < -heap[0][0] - 1e-12:
+                heapq.heappush(heap, (-key, i))
+                continue
+            st.flip(i)
+            done += 1
+        return done
 
     def _ejection_step(self, problem, st, scorer: MoveScorer) -> bool:
         """The best augmenting 1-for-2 move (drop one rule, add two), if any."""
