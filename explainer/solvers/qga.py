@@ -7,7 +7,8 @@ Outer loop (Algorithm 8)
     maximal sequence of augmenting mutations: f* strictly increases and the
     budgets hold after every step), elitist truncation to ``n_population``, and
     early stopping when the population's minimum and maximum fitness agree,
-    when ``n_generations`` is reached or when f* == N (100 % coverage).
+    when ``n_generations`` is reached or when f* == N (100 % coverage; checked
+    after every pair of children, since nothing can beat it).
 
 Inner problem 1, feasible population (Algorithm 6)
     for a set of targets ``0 <= beta <= b`` (``b`` itself and random fractions
@@ -62,6 +63,9 @@ structure of the algorithm is the paper's):
   more likely); rules that exceed a budget on their own are never drawn.
 * **Initial population** is cut to the ``n_population`` fittest distinct
   individuals before the first generation (the paper keeps every sample).
+* The default sampler is the genetic QUBO sampler with 30 individuals and 20
+  generations on sub-spaces of 20 rules (feasibility) / 10 rules = 20 bits
+  (kernel); the sampled kernel is capped at ``n_kernel`` vectors.
 * Fitness-proportional selection uses ``max(f*, 0) + 1e-9`` as weights
   (f* can be negative when conflicts outweigh coverage).
 """
