@@ -60,7 +60,7 @@ with st.container(border=True):
                       disabled=running or not tasks or bad_seeds, width="stretch")
     if start:
         job = db.start_job(state, db.KEYS["compare_job"], tasks, complexity_budget=bc, error_budget=be, eps=eps)
-        running = True
+        running = not job.done
     elif not running:
         st.caption(f"{len(tasks)} runs.")
 

@@ -117,6 +117,11 @@ with right:
     dataset = state.get(db.KEYS["dataset"])
     if dataset is None:
         st.info("No data loaded yet. Choose a source on the left and press **Load data**.", icon=":material/info:")
+        if table is not None:
+            st.subheader("Preview")
+            st.caption("The first rows as read, and the classes of the default target column.")
+            st.plotly_chart(db.preview_figure(table, state.get(f"w_target_{fid}", default_target)), width="stretch", key="preview_chart")
+            st.dataframe(table.head(20), hide_index=True, width="stretch")
     else:
         st.subheader("Loaded data")
         st.text(state.get(db.KEYS["data_label"], dataset.name))

@@ -116,13 +116,13 @@ with st.container(border=True):
         job = db.start_job(
             state, db.KEYS["job"], [db.Task(algorithm, int(seed))], complexity_budget=bc, error_budget=be, eps=eps
         )
-        running = True
+        running = not job.done
     if not running:
         r2.caption(f"Runs {db.label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
     if running:
 
-        @st.fragment(run_every=0.25)
+        @st.fragment(run_every=0.3)
         def live_run(job):
             records = job.records()
             name = db.label(job.tasks[0].algorithm)
@@ -139,17 +139,20 @@ with st.container(border=True):
             p1.progress(job.progress(), text=text)
             p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped,
                       key="stop_run", width="stretch")
-            st.plotly_chart(db.fitness_figure(records, n_rows, live=True), key="live_fitness", width="stretch")
+            if records:
+                st.plotly_chart(db.fitness_figure(records, n_rows, live=True), key="live_fitness", width="stretch")
+            else:  # no chart to draw yet: keep the browser free for the first generation
+                st.caption("Waiting for the first generation…")
             if job.done:
                 st.rerun()
 
         live_run(job)
 
 # ------------------------------------------------------------------ results
+db.collect_finished(state)
 if job is not None and job.done and job.errors[0]:
     st.error(db.md_escape(job.errors[0]), icon=":material/error:")
 
-db.collect_finished(state)
 explanation = state.get(db.KEYS["explanation"])
 run_settings = state.get(db.KEYS["run_settings"]) or {}
 if explanation is not None and not running:

@@ -27,7 +27,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from .callbacks import Recorder, StopFlag
+from .callbacks import Callback, Recorder, StopFlag
 from .data import (
     PAPER_DATASETS,
     DataError,
@@ -289,6 +289,28 @@ def class_distribution_figure(dataset: Dataset) -> go.Figure:
     return fig
 
 
+def preview_figure(table: pd.DataFrame, target: str) -> go.Figure:
+    """Class counts of ``target`` in a raw table (before loading), at most 30 bars."""
+    counts = table[target].astype("string").fillna("(missing)").value_counts().head(30)
+    fig = go.Figure(
+        go.Bar(
+            x=[plot_text(v) for v in counts.index],
+            y=counts.to_numpy(),
+            marker_color="#9aa5b1",
+            hovertemplate="%{x}: %{y} rows<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"Values of '{plot_text(target)}'",
+        xaxis_title="value",
+        yaxis_title="rows",
+        height=280,
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    fig.update_xaxes(type="category")
+    return fig
+
+
 # --------------------------------------------------------------------------- pool
 
 
@@ -365,6 +387,14 @@ class Task:
     seed: int | None
 
 
+class _Notify(Callback):
+    def __init__(self, event: threading.Event):
+        self.event = event
+
+    def on_generation(self, record):
+        self.event.set()
+
+
 class Job:
     """One or more selection runs on the same pool and budgets, in a background thread.
 
@@ -388,6 +418,7 @@ class Job:
         self.algorithm_params = dict(algorithm_params or {})
         self.flag = StopFlag()
         self.recorders = [Recorder() for _ in self.tasks]
+        self._news = threading.Event()  # set at the first generation and at the end
         self.explanations: list[Explanation | None] = [None] * len(self.tasks)
         self.errors: list[str | None] = [None] * len(self.tasks)
         self.current = 0
@@ -424,7 +455,7 @@ class Job:
                         eps=self.eps,
                         algorithm=task.algorithm,
                         random_state=task.seed,
-                        callback=[self.flag, self.recorders[i]],
+                        callback=[self.flag, self.recorders[i], _Notify(self._news)],
                         fingerprint=self.fingerprint,
                         algorithm_params=self.algorithm_params.get(task.algorithm),
                     )
@@ -433,6 +464,11 @@ class Job:
                     traceback.print_exc()
         finally:
             self.finished_at = time.perf_counter()
+            self._news.set()
+
+    def wait_for_news(self, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds for the first generation or the end; True when either came."""
+        return self._news.wait(timeout)
 
     def stop(self) -> None:
         self.flag.set()
@@ -482,7 +518,10 @@ def start_job(state, key: str, tasks: list[Task], *, complexity_budget, error_bu
         eps=eps,
     )
     state[key] = job
-    return job.start()
+    job.start()
+    # a short wait lets a quick run (or the first generation) show in this very script run
+    job.wait_for_news(0.5)
+    return job
 
 
 def collect_finished(state) -> None:
