@@ -34,8 +34,8 @@ running = job is not None and not job.done
 
 with st.container(border=True):
     c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="bottom")
-    algorithms = c1.multiselect("Algorithms", choices, key="w_cmp_algorithms", format_func=db.label)
-    seeds_text = c2.text_input("Seeds (comma-separated)", key="w_cmp_seeds",
+    algorithms = c1.multiselect("Algorithms", choices, default=state["w_cmp_algorithms"], key="w_cmp_algorithms", format_func=db.label)
+    seeds_text = c2.text_input("Seeds (comma-separated)", value=state["w_cmp_seeds"], key="w_cmp_seeds",
                                help="Each randomised algorithm runs once per seed; deterministic ones once.")
     seeds: list[int] = []
     bad_seeds = False
@@ -98,7 +98,7 @@ if job is not None and job.done:
     st.caption(f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}")
     show = [c for c in frame.columns if c not in ("algorithm", "seed")]
     st.dataframe(frame[show], hide_index=True, width="stretch")
-    if "gap to optimum (% of rows)" in frame:
+    if "gap to optimum (pp)" in frame:
         st.caption("Gap to optimum: how much less coverage than the exact solver's proven optimum "
                    "(pp: percentage points of the rows).")
     elif any(t.algorithm == "exact" for t in job.tasks):

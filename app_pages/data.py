@@ -28,14 +28,14 @@ def _remember_upload():
 
 left, right = st.columns([2, 3], gap="large")
 with left:
-    kind = st.radio("Source", kinds, key="w_source_kind", horizontal=True)
+    kind = st.radio("Source", kinds, index=kinds.index(state["w_source_kind"]), key="w_source_kind", horizontal=True)
     source = None
     if kind == "Bundled sample":
         if samples:
             names = [s.name for s in samples]
             if state.get("w_sample") not in names:
                 state["w_sample"] = names[0]
-            chosen = st.selectbox("Sample", names, key="w_sample")
+            chosen = st.selectbox("Sample", names, index=names.index(state["w_sample"]), key="w_sample")
             source = next(s for s in samples if s.name == chosen)
         else:
             st.warning("No bundled samples were found in sample_data/.")
@@ -46,6 +46,7 @@ with left:
         chosen = st.selectbox(
             "Data set",
             names,
+            index=names.index(state["w_paper"]),
             key="w_paper",
             format_func=lambda n: db.PAPER_DATASETS[n]["title"],
         )
@@ -81,17 +82,25 @@ with left:
         fid = db.digest(sid.encode())[:12]
         if state.get(f"w_target_{fid}") not in columns:
             state[f"w_target_{fid}"] = default_target
+        def kept(key):
+            return [c for c in state.get(key, []) if c in columns]
+
         with st.form(f"load_form_{fid}", border=True):
             st.caption(f"{len(table)} rows × {len(columns)} columns read")
-            target = st.selectbox("Target column (the class)", columns, key=f"w_target_{fid}")
+            target = st.selectbox(
+                "Target column (the class)",
+                columns,
+                index=columns.index(state[f"w_target_{fid}"]),
+                key=f"w_target_{fid}",
+            )
             others = [c for c in columns if c != target]
             with st.expander("Column overrides", expanded=False):
                 categorical = st.multiselect(
-                    "Treat as categorical", columns, key=f"w_categorical_{fid}", help="Numeric columns to one-hot encode (codes, not amounts)."
+                    "Treat as categorical", columns, default=kept(f"w_categorical_{fid}"), key=f"w_categorical_{fid}", help="Numeric columns to one-hot encode (codes, not amounts)."
                 )
-                exclude = st.multiselect("Exclude", columns, key=f"w_exclude_{fid}", help="Columns to leave out entirely.")
+                exclude = st.multiselect("Exclude", columns, default=kept(f"w_exclude_{fid}"), key=f"w_exclude_{fid}", help="Columns to leave out entirely.")
                 keep = st.multiselect(
-                    "Keep", columns, key=f"w_keep_{fid}", help="Columns to use even though they look like identifiers."
+                    "Keep", columns, default=kept(f"w_keep_{fid}"), key=f"w_keep_{fid}", help="Columns to use even though they look like identifiers."
                 )
             submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:")
         if submitted:

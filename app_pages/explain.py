@@ -25,16 +25,17 @@ with st.container(border=True):
     )
     with st.form("pool_form", border=False):
         c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
-        c1.slider("Max depth D", 2, 10, key="w_pool_depth", help="Trees of depth 1 … D−1.")
+        c1.slider("Max depth D", 2, 10, value=state["w_pool_depth"], key="w_pool_depth", help="Trees of depth 1 … D−1.")
         c2.radio(
             "Trees",
             ["grid", "forest"],
+            index=["grid", "forest"].index(state["w_pool_source"]),
             key="w_pool_source",
             horizontal=True,
             format_func={"grid": "CART grid", "forest": "random forest"}.get,
         )
-        c3.number_input("Repeats", 1, 10, step=1, key="w_pool_repeats", help="How often the grid is trained.")
-        c4.number_input("Pool seed", 0, 2**31 - 1, step=1, key="w_pool_seed")
+        c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats", help="How often the grid is trained.")
+        c4.number_input("Pool seed", 0, 2**31 - 1, value=state["w_pool_seed"], step=1, key="w_pool_seed")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
 
     settings = db.PoolSettings(
@@ -86,21 +87,40 @@ with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
     b1, b2 = st.columns(2, gap="large")
     with b1:
-        bc = st.slider("Complexity budget Bc (total conditions)", 1, c_max, key="w_bc")
+        bc = st.slider("Complexity budget Bc (total conditions)", 1, c_max, value=state["w_bc"], key="w_bc")
         st.caption(
             f"Best tree: c\\* = {c_star} → default Bc = c\\* − 1 = {max(1, c_star - 1)}. "
             f"Now {bc} = {100 * bc / max(1, c_star):.0f}% of c\\*."
         )
     with b2:
-        be = st.slider("Error budget Be (misclassified rows)", 0, e_max, key="w_be")
+        be = st.slider("Error budget Be (misclassified rows)", 0, e_max, value=state["w_be"], key="w_be")
         st.caption(
             f"Best tree: e\\* = {e_star} ({100 * e_star / n_rows:.1f}% of rows) → default Be = e\\*. "
             f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}."
         )
     a1, a2, a3 = st.columns([3, 1, 1])
-    algorithm = a1.selectbox("Algorithm", choices, key="w_algorithm", format_func=db.label)
-    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, step=0.1, key="w_eps", format="%.2f")
-    seed = a3.number_input("Seed", 0, 2**31 - 1, step=1, key="w_seed")
+    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm", format_func=db.label)
+    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state["w_eps"]), step=0.1, key="w_eps", format="%.2f")
+    seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state["w_seed"]), step=1, key="w_seed")
+    defaults = db.algorithm_parameters(algorithm)
+    params = {}
+    if defaults:
+        with st.expander(f"{db.label(algorithm)} parameters"):
+            cols = st.columns(4)
+            for i, (name, default) in enumerate(defaults.items()):
+                key = f"w_param_{algorithm}_{name}"
+                state.setdefault(key, default)
+                col = cols[i % 4]
+                if isinstance(default, bool):
+                    value = col.checkbox(name, value=bool(state[key]), key=key)
+                elif isinstance(default, int):
+                    value = col.number_input(name, min_value=0, value=int(state[key]), step=1, key=key)
+                else:
+                    value = col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
+                if value != default:
+                    params[name] = value
+            if params:
+                st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))
     missing = db.missing_algorithms()
     if missing:
         st.caption("Not installed here: " + ", ".join(db.label(n) for n in missing))
@@ -114,7 +134,13 @@ with st.container(border=True):
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
     if r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch"):
         job = db.start_job(
-            state, db.KEYS["job"], [db.Task(algorithm, int(seed))], complexity_budget=bc, error_budget=be, eps=eps
+            state,
+            db.KEYS["job"],
+            [db.Task(algorithm, int(seed))],
+            complexity_budget=bc,
+            error_budget=be,
+            eps=eps,
+            algorithm_params={algorithm: params},
         )
         running = not job.done
     if not running:

@@ -57,6 +57,7 @@ if state.get("w_rule_pick") not in range(n):
 pick = st.selectbox(
     "Rule",
     list(range(n)),
+    index=state["w_rule_pick"],
     key="w_rule_pick",
     format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
 )

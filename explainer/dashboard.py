@@ -41,7 +41,7 @@ from .pipeline import Explanation, explain_pool
 from .pool import RulePool, build_pool
 from .report import RuleSetReport, evaluate_rules, rules_for_data
 from .rules import parse_rules
-from .solvers import ALGORITHMS, LABELS, available
+from .solvers import ALGORITHMS, LABELS, available, get_solver_class
 
 # --------------------------------------------------------------------------- state
 
@@ -74,7 +74,9 @@ def persist_widget_state(state=None) -> None:
     Streamlit forgets the value of a widget that is not drawn in a run.  At the
     start of every run the values of the ``w_`` widgets are copied aside, and
     any that Streamlit dropped are put back, so a page finds its settings as
-    it left them.
+    it left them.  Pages also pass the remembered value as the widget's default
+    (``value=`` / ``index=``): the browser re-creates a widget from its default,
+    and without it a number field would come back at its minimum.
     """
     state = st.session_state if state is None else state
     kept = state.setdefault("_kept_widgets", {})
@@ -107,6 +109,23 @@ def label(name: str) -> str:
 def missing_algorithms() -> list[str]:
     have = set(available())
     return [n for n in ALGORITHMS if n not in have]
+
+
+def algorithm_parameters(name: str) -> dict[str, Any]:
+    """The simple (int, float, bool) parameters of an algorithm and their defaults."""
+    import inspect
+
+    try:
+        signature = inspect.signature(get_solver_class(name).__init__)
+    except (ImportError, ValueError, TypeError):
+        return {}
+    out = {}
+    for param in signature.parameters.values():
+        if param.name == "self" or param.default is inspect.Parameter.empty:
+            continue
+        if isinstance(param.default, bool | int | float) and not isinstance(param.default, complex):
+            out[param.name] = param.default
+    return out
 
 
 def default_algorithm(choices: list[str]) -> str | None:
@@ -505,7 +524,8 @@ class Job:
         return min(1.0, (self.current + frac) / n)
 
 
-def start_job(state, key: str, tasks: list[Task], *, complexity_budget, error_budget, eps) -> Job:
+def start_job(state, key: str, tasks: list[Task], *, complexity_budget, error_budget, eps,
+              algorithm_params: dict | None = None) -> Job:
     old = state.get(key)
     if old is not None and not old.done:
         old.stop()
@@ -516,6 +536,7 @@ def start_job(state, key: str, tasks: list[Task], *, complexity_budget, error_bu
         complexity_budget=complexity_budget,
         error_budget=error_budget,
         eps=eps,
+        algorithm_params=algorithm_params,
     )
     state[key] = job
     job.start()
@@ -539,10 +560,24 @@ def collect_finished(state) -> None:
 # --------------------------------------------------------------------------- charts
 
 
+MAX_PLOT_POINTS = 300
+
+
+def thin(records, limit: int = MAX_PLOT_POINTS) -> list:
+    """At most ``limit`` records, evenly spaced, first and last kept (long runs stay light to draw)."""
+    records = list(records)
+    if len(records) <= limit:
+        return records
+    idx = np.unique(np.linspace(0, len(records) - 1, limit).round().astype(int))
+    return [records[i] for i in idx]
+
+
 def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation", height: int = 360,
                    live: bool = False) -> go.Figure:
     """min / mean / max fitness (coverage f*, % of rows) per generation, and the best feasible."""
     scale = 100.0 / n_rows if n_rows else 1.0
+    n_records = len(records)
+    records = thin(records)
     gens = [r.generation for r in records]
     fig = go.Figure()
     for name, dash in (("max", None), ("mean", None), ("min", "dot"), ("best", "dash")):
@@ -551,7 +586,7 @@ def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation
             go.Scatter(
                 x=gens,
                 y=values,
-                mode="lines+markers" if len(gens) < 40 else "lines",
+                mode="lines+markers" if n_records < 40 else "lines",
                 name="best feasible" if name == "best" else name,
                 line=dict(color=PLOT_COLORS[name], dash=dash, width=2),
                 hovertemplate="generation %{x}: %{y:.2f}%<extra>" + name + "</extra>",
@@ -567,12 +602,15 @@ def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation
         uirevision="fitness",
     )
     max_gen = records[-1].max_generations if records else None
+    span = None
     if live and max_gen:  # while running, the axis shows how far the run has come
-        fig.update_xaxes(range=[0.5, max_gen + 0.5])
+        span = max_gen
     elif records:
-        fig.update_xaxes(range=[0.5, max(len(records), 2) + 0.5])
-    if len(records) < 15:
-        fig.update_xaxes(dtick=1)
+        span = max(records[-1].generation, 2)
+    if span is not None:
+        fig.update_xaxes(range=[0.5, span + 0.5])
+        if span < 15:  # whole generations only (never a tick per generation on a long axis)
+            fig.update_xaxes(dtick=1)
     return fig
 
 
@@ -583,6 +621,7 @@ def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
     for i, (name, records) in enumerate(curves):
         if not records:
             continue
+        records = thin(records)
         fig.add_trace(
             go.Scatter(
                 x=[r.generation for r in records],

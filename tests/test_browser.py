@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import socket
 import subprocess
@@ -215,8 +216,6 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
 
         t0 = time.perf_counter()
         first_point = _run_and_time_first_point(page)
-        if page.get_by_role("button", name="Stop").count():
-            page.screenshot(path=str(SHOTS / "explain_running.png"))
         page.get_by_text("Selected rules").wait_for(timeout=300_000)
         run_total = time.perf_counter() - t0
         _idle(page)
@@ -261,6 +260,34 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
             page.get_by_text("Selected rules").wait_for(timeout=120_000)
             _idle(page)
 
+        # ---- a long run: the live chart grows, Stop ends it and keeps the best so far
+        slow = "ga" if "ga" in algorithms else None
+        stopped_cleanly = None
+        if slow is not None:
+            select = page.get_by_test_id("stSelectbox").filter(has_text="Algorithm")
+            select.click()
+            page.get_by_role("option", name=LABELS[slow], exact=True).click()
+            _idle(page)
+            page.get_by_text(f"{LABELS[slow]} parameters").click()
+            generations = page.get_by_label("n_generations")
+            generations.fill("100000")
+            generations.press("Enter")
+            page.get_by_text("Changed from the defaults").wait_for()
+            _idle(page)
+            page.get_by_role("button", name="Run").click()
+            page.locator(".st-key-live_fitness .scatterlayer .trace").first.wait_for(state="attached")
+            page.wait_for_timeout(1500)  # the chart grows
+            _shot(page, "explain_running", idle=False)
+            page.get_by_role("button", name="Stop").click()
+            page.get_by_text("Selected rules").wait_for(timeout=60_000)
+            _idle(page)
+            stopped_cleanly = page.get_by_text("status: stopped").count() == 1
+            assert stopped_cleanly, "Stop did not end the run with the best selection so far"
+            generations = page.get_by_label("n_generations")
+            generations.fill("100")
+            generations.press("Enter")
+            _idle(page)
+
         # ---- the same interactions again, once the browser holds every asset (warm)
         warm = Blocking(page)
         for title, ready in (
@@ -271,8 +298,11 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
             ("Explain", lambda: page.get_by_text("Rules in the pool (M)").wait_for()),
         ):
             warm(f"open {title}", lambda t=title: _goto(page, t), ready)
-        warm("move Bc slider", lambda: page.get_by_role("slider").nth(1).press("ArrowRight"),
-             lambda: page.get_by_text("Now 4 =").wait_for())
+        bc_slider = page.get_by_role("slider").nth(1)  # 0: max depth, 1: Bc, 2: Be
+        caption = page.get_by_text(re.compile(r"Now \d+ = \d+% of c")).inner_text()
+        bc_now = int(re.search(r"Now (\d+) =", caption).group(1))
+        warm("move Bc slider", lambda: bc_slider.press("ArrowRight"),
+             lambda: page.get_by_text(f"Now {bc_now + 1} =").wait_for())
 
         browser.close()
 
@@ -298,6 +328,8 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
           f"(target < {FIRST_POINT_TARGET_S} s; whole run {run_total:.1f} s)")
     if fast_first_point is not None:
         print(f"run -> first fitness point: {fast_first_point:.2f} s with {fast}")
+    if stopped_cleanly is not None:
+        print(f"Stop during a {slow} run: ended cleanly with the best selection so far")
     print(f"longest blocking interaction outside a run: {worst:.2f} s cold ({name}), "
           f"{warm_worst:.2f} s warm ({warm_name}); target < {BLOCKING_TARGET_S} s")
     for label_, timing in (("cold", block), ("warm", warm)):
