@@ -587,20 +587,20 @@ def synthetic_problem(n_rows: int, n_rules: int, *, n_classes: int = 3, n_featur
                       seed: int = 0, complexity_budget: int | None = None, error_budget: int | None = None):
     """A SelectionProblem that looks like a rule pool, without any tree.
 
-    Rows carry a latent score; their class is its tercile (10 % label noise).
+    Rows carry a latent score; their class is its tercile (3 % label noise).
     Each of ``n_features`` orderings of the rows sorts them by the score plus
     noise of a feature-specific strength, and a rule covers an interval of one
     ordering (a threshold rule): contiguous in that ordering, scattered in the
     others.  Supports are log-uniform in [0.05 %, 5 %] of N, lengths 1..8,
     the rule's class the majority of its rows.  The default budgets (about 25
-    rules, 2 % errors) bind.
+    rules, 5 % errors) bind.
     """
     from .problem import SelectionProblem
 
     rng = np.random.default_rng(seed)
     score = rng.random(n_rows)
     y = np.minimum((score * n_classes).astype(np.int64), n_classes - 1)
-    noisy = rng.random(n_rows) < 0.10
+    noisy = rng.random(n_rows) < 0.03
     y[noisy] = rng.integers(0, n_classes, int(noisy.sum()))
     strengths = np.linspace(0.0, 1.0, n_features)
     orders = np.empty((n_features, n_rows), dtype=np.int32)
@@ -623,7 +623,7 @@ def synthetic_problem(n_rows: int, n_rules: int, *, n_classes: int = 3, n_featur
 
     cov = sp.csc_matrix((np.ones(indices.size, dtype=np.float32), indices, indptr), shape=(n_rows, n_rules))
     bc = complexity_budget if complexity_budget is not None else 110
-    be = error_budget if error_budget is not None else max(1, int(0.02 * n_rows))
+    be = error_budget if error_budget is not None else max(1, int(0.05 * n_rows))
     return SelectionProblem(cov, rule_class, y, lengths, bc, be, n_classes=n_classes)
 
 
