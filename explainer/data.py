@@ -123,10 +123,7 @@ class Dataset:
 
     def y_codes(self) -> np.ndarray:
         """Integer codes of ``y``: the position of each label in :attr:`classes`."""
-        index = {_label_key(c): i for i, c in enumerate(self.classes)}
-        return np.fromiter(
-            (index[_label_key(v)] for v in self.y), dtype=np.int64, count=len(self.y)
-        )
+        return _label_codes(self.y, self.classes)
 
     def class_counts(self) -> dict:
         codes = self.y_codes()
@@ -172,17 +169,45 @@ def _label_key(value: Any) -> tuple[str, str]:
     return (type(value).__name__, str(value))
 
 
-def _sorted_labels(values: Iterable) -> list:
-    uniq = {}
-    for v in values:
-        v = _json_label(v)
-        uniq.setdefault(_label_key(v), v)
-    labels = list(uniq.values())
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, list]:
+    """Codes into the distinct values (first-appearance order) and those values.
+
+    Values of different types (1, 1.0, True, "1") are kept apart.
+    """
+    values = np.asarray(values, dtype=object)
+    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    type_codes, _ = pd.factorize(np.array([type(v).__name__ for v in values], dtype=object))
+    if len(values) and type_codes.max() > 0:
+        codes, _ = pd.factorize(codes.astype(np.int64) * (type_codes.max() + 1) + type_codes)
+    firsts = np.zeros(codes.max() + 1 if len(codes) else 0, dtype=np.int64)
+    seen = np.zeros(len(firsts), dtype=bool)
+    for i, c in enumerate(codes):
+        if not seen[c]:
+            seen[c] = True
+            firsts[c] = i
+            if seen.all():
+                break
+    return codes.astype(np.int64), [_json_label(values[i]) for i in firsts]
+
+
+def _sorted_labels(values: np.ndarray) -> list:
+    values = np.asarray(values)
+    if values.dtype.kind in "iuf":
+        return [v.item() for v in np.unique(values)]
+    _, labels = _distinct(values)
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels):
         return sorted(labels)
     if all(isinstance(v, str) for v in labels):
         return sorted(labels)
     return sorted(labels, key=lambda v: (str(v), type(v).__name__))
+
+
+def _label_codes(values: np.ndarray, classes: list) -> np.ndarray:
+    values = np.asarray(values)
+    index = {_label_key(c): i for i, c in enumerate(classes)}
+    codes, distinct = _distinct(values)
+    lookup = np.array([index[_label_key(v)] for v in distinct], dtype=np.int64)
+    return lookup[codes] if len(codes) else codes
 
 
 def _fingerprint(X: pd.DataFrame, y: np.ndarray) -> str:
@@ -195,7 +220,9 @@ def _fingerprint(X: pd.DataFrame, y: np.ndarray) -> str:
     h.update(str(values.shape).encode())
     h.update(values.astype("<f8").tobytes())
     h.update(np.packbits(missing).tobytes())
-    h.update(json.dumps([_label_key(v) for v in y], ensure_ascii=False).encode("utf-8"))
+    codes, distinct = _distinct(np.asarray(y))
+    h.update(json.dumps([_label_key(v) for v in distinct], ensure_ascii=False).encode("utf-8"))
+    h.update(codes.astype("<i8").tobytes())
     return h.hexdigest()
 
 
@@ -359,10 +386,13 @@ def _to_best_dtype(s: pd.Series, missing: np.ndarray) -> pd.Series:
     present = s[~missing]
     if len(present) == 0:
         return pd.Series(np.full(len(s), np.nan), index=s.index, dtype=np.float64)
-    num = pd.to_numeric(present, errors="coerce")
-    if num.notna().all():
+    try:
+        num = np.asarray(present.to_numpy(dtype=object)).astype(np.float64)
+    except (ValueError, TypeError, OverflowError):
+        num = None
+    if num is not None:
         values = np.full(len(s), np.nan)
-        values[~missing] = num.to_numpy(dtype=np.float64)
+        values[~missing] = num
         if not np.isfinite(values[~missing]).all():
             raise DataError(
                 f"Column '{s.name}' contains infinite values; replace them or mark them missing."
@@ -422,25 +452,29 @@ def read_table(
                     break
     else:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+        last_line = 0
         try:
             for fields in reader:
-                if not fields or all(not f.strip() for f in fields):
+                start_line, last_line = last_line + 1, reader.line_num
+                if not fields or not "".join(fields).strip():
                     if rows and fields and len(fields) != len(rows[0]):
                         raise DataError(
-                            f"Line {reader.line_num} has {len(fields)} fields but the header has "
+                            f"Line {start_line} has {len(fields)} fields but the header has "
                             f"{len(rows[0])}; check the delimiter and quoting."
                         )
                     continue
                 rows.append(fields)
-                line_numbers.append(reader.line_num)
+                line_numbers.append(start_line)
                 if len(rows) > max_rows + 1:
                     break
         except csv.Error as exc:
-            msg = str(exc)
-            hint = "an unclosed quote" if "end of data" in msg else "bad quoting"
+            start = last_line + 1
+            if "end of data" in str(exc):
+                raise DataError(
+                    f"Line {start} has an unclosed quote, so the rest of the file cannot be parsed."
+                ) from exc
             raise DataError(
-                f"Line {reader.line_num} could not be parsed ({hint}: {msg}); "
-                "check the quotes in that line."
+                f"Line {start} could not be parsed ({exc}); check the quotes in that line."
             ) from exc
 
     if not rows:
@@ -458,9 +492,10 @@ def read_table(
     if len(numeric_header) >= len(header) - 1 and any(
         not re.fullmatch(r"[+-]?\d+", h) for h in numeric_header
     ):
+        where = label[0].lower() + label[1:]
         raise DataError(
-            f"The first line of {label[4:] if label.startswith('The ') else label} looks like data "
-            "(numbers), but a header row with the column names is required."
+            "The first line looks like data (numbers) rather than column names; "
+            f"{where} needs a header row."
         )
     seen: dict[str, int] = {}
     for i, h in enumerate(header):

@@ -52,20 +52,20 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.default_class = default_class
         self.random_state = random_state
 
-    def _frame(self, X, reset):
-        names = list(X.columns.astype(str)) if isinstance(X, pd.DataFrame) else None
-        arr = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
-        if names is None:
-            names = getattr(self, "feature_names_in_", None)
-            names = list(names) if names is not None else [f"x{i}" for i in range(arr.shape[1])]
-        return pd.DataFrame(arr, columns=[str(n) for n in names])
+    def _names(self, X, n_columns):
+        if isinstance(X, pd.DataFrame):
+            return [str(c) for c in X.columns]
+        names = getattr(self, "feature_names_in_", None)
+        return [str(n) for n in names] if names is not None else [f"x{i}" for i in range(n_columns)]
+
+    def _frame(self, X):
+        arr = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
+        return pd.DataFrame(arr, columns=self._names(X, arr.shape[1]))
 
     def fit(self, X, y):
-        frame = self._frame(X, reset=True)
-        y = np.asarray(y)
+        arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        frame = pd.DataFrame(arr, columns=self._names(X, arr.shape[1]))
         check_classification_targets(y)
-        if y.ndim != 1 or len(y) != len(frame):
-            raise ValueError("y must be a 1-d array with one label per row of X")
         self.classes_ = np.unique(y)
         rs = np.random.RandomState(self.random_state) if not isinstance(self.random_state, np.random.RandomState) else self.random_state
         pool_seed, solve_seed = (int(s) for s in rs.randint(0, 2**31 - 1, size=2))
@@ -98,7 +98,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "default_class_")
-        frame = self._frame(X, reset=False)
+        frame = self._frame(X)
         if self.rules_ is None or len(self.rules_) == 0:
             return np.full(len(frame), self.default_class_, dtype=self.classes_.dtype)
         voted = vote(self.rules_.coverage_matrix(frame), [r.label for r in self.rules_])

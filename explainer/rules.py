@@ -235,7 +235,7 @@ class RuleSet(Sequence):
 
 
 _RULE_RE = re.compile(r"^\s*IF\s+(?P<body>.+?)\s+THEN\s+(?P<head>.+?)\s*$", re.IGNORECASE | re.DOTALL)
-_HEAD_RE = re.compile(r"^(?:CLASS\s*=\s*)?(?P<label>.+?)$", re.IGNORECASE)
+_HEAD_RE = re.compile(r"^CLASS\s*=\s*(?P<label>.*?)$", re.IGNORECASE)
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
 _COND_RE = re.compile(rf"^(?P<feature>.+?)\s*(?P<op><=|>=|<|>|==|=)\s*(?P<value>{_NUMBER})$")
 _SPLIT_AND = re.compile(r"\s+AND\s+")
@@ -284,8 +284,9 @@ def parse_rule(line: str, labels: Iterable | None = None) -> Rule:
     if match is None:
         raise RuleSyntaxError(f"expected 'IF <conditions> THEN CLASS=<label>', got {line.strip()!r}")
     body = match.group("body").strip()
-    head = _HEAD_RE.match(match.group("head").strip())
-    label_text = head.group("label").strip() if head else ""
+    head_text = match.group("head").strip()
+    head = _HEAD_RE.match(head_text)
+    label_text = head.group("label").strip() if head else head_text
     if not label_text:
         raise RuleSyntaxError(f"rule {line.strip()!r} has no class after THEN")
     conditions: list[Condition] = []

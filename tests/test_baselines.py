@@ -178,3 +178,26 @@ def test_crossover_masks_and_pairs():
         crossover_masks("three_point", 1, 9, rng)
     a, b = select_pairs(np.array([0.0, 0.0, 5.0, 1.0]), 200, rng)
     assert (a != b).all() and set(a.tolist()) <= {2, 3}
+
+
+IRIS = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "iris.csv"
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not IRIS.exists(), reason="needs the paper's data sets")
+def test_iris_pool_depth3_budgets_4_5():
+    pd = pytest.importorskip("pandas")
+    from explainer.pool import build_pool
+
+    df = pd.read_csv(IRIS)
+    p = build_pool(df.drop(columns="class"), df["class"], max_depth=3, random_state=0).problem(4, 5)
+    # optimum by enumeration: every rule has length >= 1, so at most 4 rules fit
+    assert p.lengths.min() >= 1
+    R = [np.isin(np.arange(p.n_rules), c) for k in range(1, 5) for c in itertools.combinations(range(p.n_rules), k)
+         if p.lengths[list(c)].sum() <= 4]
+    out = p.evaluate_population(np.array(R))
+    opt = float(out["coverage"][out["feasible"]].max())
+    for name in ("greedy", "rfhc", "ga", "irfre", "irfre_rfhc", "forex_trimmed"):
+        res = get_solver(name).solve(p, random_state=0)
+        assert res.feasible and res.coverage <= opt
+    assert get_solver("rfhc").solve(p, random_state=0).coverage >= 0.9 * opt

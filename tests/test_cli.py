@@ -1,0 +1,76 @@
+"""Command line: machine-readable output and clear errors."""
+
+import json
+
+import pytest
+
+from explainer.cli import main
+
+
+@pytest.fixture
+def iris_csv(tmp_path):
+    from explainer.data import sample_datasets
+
+    return str(sample_datasets()["iris"])
+
+
+def test_rules_prints_pool_and_budgets(iris_csv, capsys):
+    assert main(["rules", iris_csv, "--target", "class", "--depth", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "trees:       24" in out and "rules (M):" in out and "best tree:" in out
+
+
+def test_rules_json(iris_csv, capsys):
+    assert main(["rules", iris_csv, "--depth", "4", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["n_trees"] == 36 and d["n_rules"] > 0
+    assert d["best_tree"]["suggested_complexity_budget"] < d["best_tree"]["complexity"]
+
+
+def test_evaluate_json(iris_csv, tmp_path, capsys):
+    rules = tmp_path / "r.txt"
+    rules.write_text("IF petal_length <= 2.45 THEN CLASS=setosa\nIF petal_width > 1.75 THEN CLASS=virginica\n")
+    assert main(["evaluate", iris_csv, str(rules), "--target", "class", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for key in ("n_rows", "n_rules", "complexity", "errors", "covered", "conflicting_pairs", "coverage",
+                "coverage_score", "rules"):
+        assert key in d
+    assert d["n_rows"] == 150 and d["n_rules"] == 2 and d["complexity"] == 2
+    assert d["covered"] == 96 and d["errors"] == 1 and d["coverage"] == 96
+    assert 0 <= d["coverage_score"] <= 1
+    assert d["rules"][1] == {**d["rules"][1], "text": "IF petal_width > 1.75 THEN CLASS=virginica",
+                             "length": 1, "support": 46, "errors": 1, "conflicts": 0}
+
+
+def test_explain_json(iris_csv, capsys):
+    rc = main(["explain", iris_csv, "--depth", "3", "--complexity", "4", "--errors", "5",
+               "--algorithm", "rfhc", "--seed", "0", "--json", "--quiet"])
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["algorithm"] == "rfhc" and d["complexity"] <= 4 and d["errors"] <= 5
+    assert d["rules_text"].startswith("IF ")
+    assert {"status", "time_s", "coverage", "coverage_score"} <= set(d)
+
+
+@pytest.mark.parametrize(
+    "argv, phrase",
+    [
+        (["rules", "no_such_file.csv"], "no file"),
+        (["rules", "iris", "--target", "colour"], "colour"),
+        (["evaluate", "iris", "missing_rules.txt"], "no rule file"),
+    ],
+)
+def test_bad_input_is_one_clear_line(argv, phrase, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and phrase in err and "Traceback" not in err
+
+
+def test_bad_rule_file(iris_csv, tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("IF petal_length <= 2.45 THEN CLASS=rose\n")
+    assert main(["evaluate", iris_csv, str(bad)]) == 2
+    assert "rose" in capsys.readouterr().err
+    bad.write_text("IF sepal_colour > 1 THEN CLASS=setosa\n")
+    assert main(["evaluate", iris_csv, str(bad)]) == 2
+    assert "sepal_colour" in capsys.readouterr().err

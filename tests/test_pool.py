@@ -1,0 +1,104 @@
+"""Rule pool: grid size, determinism, per-tree random states, merging, dedup, missing values."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+
+from explainer.pool import build_pool, grid_params, pool_from_rules
+from explainer.rules import parse_rules
+
+
+@pytest.fixture(scope="module")
+def iris():
+    data = load_iris(as_frame=True)
+    X = data.data
+    X.columns = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    y = np.array(data.target_names)[data.target]
+    return X, y
+
+
+def test_grid_sizes_match_the_paper():
+    assert len(grid_params(3)) == 24
+    assert len(grid_params(5)) == 48
+    assert len(grid_params(10)) == 108
+    # repeats skip the deterministic (best, all features) trees
+    assert len(grid_params(3, n_repeats=3)) == 24 + 2 * 20
+
+
+def test_pool_is_deterministic_and_well_formed(iris):
+    X, y = iris
+    a = build_pool(X, y, 3, random_state=7)
+    b = build_pool(X, y, 3, random_state=7)
+    assert [r.text for r in a.rules] == [r.text for r in b.rules]
+    assert a.n_trees == 24
+    dense = a.coverage.toarray().astype(bool)
+    for i, rule in enumerate(a.rules):
+        assert np.array_equal(rule.covers(X), dense[:, i])  # coverage is the rule's text, evaluated
+        assert a.classes[a.rule_class[i]] == rule.label
+        features = [(c.feature, c.op in ("<=", "<")) for c in rule.conditions]
+        assert len(features) == len(set(features))  # merged: one bound per feature and direction
+    keys = {(dense[:, i].tobytes(), int(a.rule_class[i])) for i in range(a.n_rules)}
+    assert len(keys) == a.n_rules  # no two empirically equivalent rules
+
+
+def test_each_tree_gets_its_own_random_state(iris):
+    X, y = iris
+    pool = build_pool(X, y, 3, random_state=0)
+    seeds = [t.random_state for t in pool.trees]
+    assert len(set(seeds)) == len(seeds)
+    # one shared state for all trees (the pitfall) gives a much smaller pool
+    from sklearn.tree import DecisionTreeClassifier
+
+    shared = set()
+    for p in grid_params(3):
+        tree = DecisionTreeClassifier(**p, random_state=0).fit(X, y)
+        shared.add(tuple(tree.tree_.threshold.round(6)) + tuple(tree.tree_.feature))
+    assert pool.n_rules > 12
+
+
+def test_repeats_enrich_the_pool(iris):
+    X, y = iris
+    one = build_pool(X, y, 3, random_state=0)
+    five = build_pool(X, y, 3, random_state=0, n_repeats=5)
+    assert five.n_rules > one.n_rules
+
+
+def test_missing_values_follow_the_rule_text():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = np.where(X["a"] + 0.3 * X["b"] > 0, "pos", "neg")
+    X.loc[rng.choice(200, 30, replace=False), "a"] = np.nan
+    pool = build_pool(X, y, 4, random_state=1)
+    dense = pool.coverage.toarray().astype(bool)
+    for i, rule in enumerate(pool.rules):
+        assert np.array_equal(rule.covers(X), dense[:, i])
+        if "a" in rule.features:
+            assert not dense[X["a"].isna().to_numpy(), i].any()
+
+
+def test_best_tree_budgets(iris):
+    X, y = iris
+    pool = build_pool(X, y, 4, random_state=0)
+    bt = pool.best_tree()
+    assert bt.complexity_budget < bt.complexity and bt.error_budget <= bt.errors
+    assert bt.tree in pool.trees
+
+
+def test_forest_source_and_extra_rules(iris):
+    X, y = iris
+    forest = build_pool(X, y, 4, random_state=0, source="forest", n_estimators=10)
+    assert forest.n_trees == 10 and forest.n_rules > 0
+    extra = parse_rules("IF sepal_width > 3.95 AND sepal_length > 5.05 THEN CLASS=virginica")
+    pool = build_pool(X, y, 3, random_state=0, extra_rules=extra)
+    assert any(r.text == extra[0].text for r in pool.rules)
+    with pytest.raises(ValueError, match="not a class"):
+        build_pool(X, y, 3, extra_rules=parse_rules("IF petal_width > 1 THEN CLASS=rose"))
+
+
+def test_pool_from_rules(iris):
+    X, y = iris
+    pool = pool_from_rules(parse_rules("IF petal_length <= 2.45 THEN CLASS=setosa\nIF petal_width > 1.75 THEN CLASS=virginica"), X, y)
+    ev = pool.problem().evaluate(np.ones(2, bool))
+    assert ev.covered == 50 + 46
+    assert ev.errors == 1

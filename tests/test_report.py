@@ -1,0 +1,84 @@
+"""Metrics report, votes and exports, computed by hand on tiny tables."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from explainer.report import (
+    TIE,
+    UNCOVERED,
+    evaluate_rules,
+    frame_to_safe_csv,
+    neutralise_cell,
+    vote,
+)
+from explainer.rules import parse_rules
+
+X = pd.DataFrame({"a": [1, 2, 3, 4, 5, 6], "b": [0, 0, 1, 1, 0, np.nan]}, dtype=float)
+y = np.array(["p", "p", "q", "q", "p", "q"])
+RULES = parse_rules(
+    """IF a <= 3 THEN CLASS=p
+IF b > 0.5 THEN CLASS=q
+IF a > 4.5 THEN CLASS=q
+"""
+)
+
+
+def test_hand_computed_metrics():
+    # rule1 covers rows 0,1,2 (row 2 is q: 1 error); rule2 rows 2,3 (b NaN on row 5 -> not covered);
+    # rule3 rows 4,5 (row 4 is p: 1 error).  Conflict: row 2 (rule1 p vs rule2 q).
+    rep = evaluate_rules(RULES, X, y, eps=1.0, complexity_budget=3, error_budget=1)
+    assert [m.support for m in rep.per_rule] == [3, 2, 2]
+    assert [m.errors for m in rep.per_rule] == [1, 0, 1]
+    assert [m.correct for m in rep.per_rule] == [2, 2, 1]
+    assert [m.conflicts for m in rep.per_rule] == [1, 1, 0]
+    assert [m.conflicting_rules for m in rep.per_rule] == [[1], [0], []]
+    assert rep.per_rule[0].precision == 2 / 3
+    assert (rep.complexity, rep.errors, rep.covered, rep.conflicting_pairs) == (3, 2, 6, 1)
+    assert rep.coverage == 5 and rep.coverage_score == 5 / 6
+    assert rep.within_budgets is False  # 2 errors > 1
+    assert rep.conflicts_between(0, 1).tolist() == [2]
+    assert rep.uncovered_rows().tolist() == []
+    # votes: row 2 is a tie (p vs q)
+    assert rep.predictions.tolist() == ["p", "p", TIE, "q", "q", "q"]
+    assert rep.n_ties == 1 and rep.vote_accuracy == 4 / 6
+
+
+def test_eps_scales_the_conflict_penalty():
+    assert evaluate_rules(RULES, X, y, eps=0.0).coverage == 6
+    assert evaluate_rules(RULES, X, y, eps=2.0).coverage == 4
+
+
+def test_vote_uncovered_and_majority():
+    cov = np.array([[0, 0, 0], [1, 1, 0], [1, 1, 1]], dtype=bool)
+    out = vote(cov, ["a", "a", "b"])
+    assert out.tolist() == [UNCOVERED, "a", "a"]
+
+
+def test_held_out_accuracy():
+    rep = evaluate_rules(RULES[:1], X, y, X_test=X.iloc[:3], y_test=y[:3])
+    assert rep.test_rows == 3 and rep.test_accuracy == 2 / 3
+
+
+def test_json_and_csv_exports():
+    rep = evaluate_rules(RULES, X, y, fingerprint="abc", settings={"algorithm": "qga"})
+    d = json.loads(rep.to_json())
+    for key in ("n_rows", "n_rules", "complexity", "errors", "covered", "conflicting_pairs", "coverage",
+                "coverage_score", "rules", "rules_text", "data_fingerprint", "settings"):
+        assert key in d
+    assert d["rules"][0]["text"] == "IF a <= 3 THEN CLASS=p"
+    assert set(d["rules"][0]) >= {"text", "length", "support", "errors", "conflicts"}
+    csv_text = rep.to_csv()
+    assert csv_text.splitlines()[0].startswith("rule,text,class,length")
+
+
+def test_csv_neutralises_formulas():
+    assert neutralise_cell("=SUM(A1)") == "'=SUM(A1)"
+    assert neutralise_cell("+1") == "'+1"
+    assert neutralise_cell("@x") == "'@x"
+    assert neutralise_cell("IF a <= 3 THEN CLASS=p") == "IF a <= 3 THEN CLASS=p"
+    assert neutralise_cell(-3) == -3
+    frame = pd.DataFrame({"class": ["=cmd|' /C calc'!A0", "ok"], "n": [1, -2]})
+    text = frame_to_safe_csv(frame)
+    assert "'=cmd" in text and ",-2" in text

@@ -1,0 +1,88 @@
+"""Rule model: text form, parsing, merging, short thresholds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explainer.rules import (
+    Condition,
+    Rule,
+    RuleSet,
+    RuleSyntaxError,
+    format_number,
+    merge_conditions,
+    parse_rule,
+    parse_rules,
+    resolve_features,
+    shorten_threshold,
+)
+
+
+def test_renders_the_paper_form():
+    rule = Rule((Condition("petal_length", "<=", 2.45), Condition("petal_width", ">", 0.8)), "Iris-versicolor")
+    assert rule.text == "IF petal_length <= 2.45 AND petal_width > 0.8 THEN CLASS=Iris-versicolor"
+    assert rule.length == 2
+    assert RuleSet([rule]).to_text() == rule.text + "\n"
+
+
+def test_parse_round_trip_and_labels():
+    line = "IF OD280/OD315 of diluted wines <= 3.73 AND Color intensity > -3.5e-05 THEN CLASS=2"
+    rule = parse_rule(line, labels=[1, 2, 3])
+    assert rule.label == 2 and isinstance(rule.label, int)
+    assert rule.conditions[0] == Condition("OD280/OD315 of diluted wines", "<=", 3.73)
+    assert rule.conditions[1].threshold == -3.5e-05
+    assert parse_rule(rule.text, labels=[1, 2, 3]) == rule
+
+
+def test_parse_wrapped_lines_comments_and_errors():
+    text = """# a comment
+IF a <= 1 AND b > 2
+THEN CLASS=x
+
+IF c > 0.5 THEN CLASS=y
+"""
+    rules = parse_rules(text)
+    assert [r.text for r in rules] == ["IF a <= 1 AND b > 2 THEN CLASS=x", "IF c > 0.5 THEN CLASS=y"]
+    with pytest.raises(RuleSyntaxError, match="line 1"):
+        parse_rules("WHEN a < 1 THEN x")
+    with pytest.raises(RuleSyntaxError, match="not a class"):
+        parse_rules("IF a <= 1 THEN CLASS=z", labels=["x", "y"])
+    with pytest.raises(RuleSyntaxError, match="no class"):
+        parse_rules("IF a <= 1 THEN CLASS=")
+
+
+def test_onehot_and_equality_resolution():
+    names = ["Margin=5", "Margin=?", "Age", "petal width"]
+    rules = parse_rules("IF Margin = 5 AND age > 40 AND Petal_Width <= 1 THEN CLASS=1\nIF Margin=5 > 0.5 THEN CLASS=0")
+    out = resolve_features(rules, names)
+    assert out[0].text == "IF Margin=5 > 0.5 AND Age > 40 AND petal width <= 1 THEN CLASS=1"
+    assert out[1].text == "IF Margin=5 > 0.5 THEN CLASS=0"
+    with pytest.raises(KeyError, match="colour"):
+        resolve_features(parse_rules("IF colour > 1 THEN CLASS=1"), names)
+
+
+def test_merge_keeps_tightest_and_order():
+    conds = [Condition("x", "<=", 3), Condition("y", ">", 1), Condition("x", "<=", 2), Condition("y", ">", 4),
+             Condition("x", ">", 0)]
+    merged = merge_conditions(conds)
+    assert [c.text for c in merged] == ["x <= 2", "y > 4", "x > 0"]
+
+
+def test_missing_values_fail_every_condition():
+    X = pd.DataFrame({"a": [1.0, np.nan, 3.0]})
+    assert Rule((Condition("a", "<=", 5),), "k").covers(X).tolist() == [True, False, True]
+    assert Rule((Condition("a", ">", 0),), "k").covers(X).tolist() == [True, False, True]
+
+
+def test_short_thresholds_never_move_a_row():
+    rng = np.random.default_rng(0)
+    values = np.unique(np.round(rng.normal(size=300), 4))
+    for _ in range(300):
+        t = float(rng.uniform(values.min() - 1, values.max() + 1))
+        s = shorten_threshold(t, values)
+        assert np.array_equal(values <= s, values <= t)
+        assert len(format_number(s)) <= len(repr(t))
+    # a float32 midpoint prints as the tree prints it
+    assert shorten_threshold(2.450000047683716, np.array([1.9, 3.0])) == 2.45
+    assert format_number(1125.0) == "1125"
+    assert format_number(-0.5) == "-0.5"
