@@ -519,9 +519,10 @@ def provenance(command: str, extra: dict | None = None) -> dict:
 
 
 def _provenance_md(info: dict) -> str:
-    lines = [f"- command: `{info['command']}`"]
+    lines = [f"**Note:** {info['note']}", ""] if info.get("note") else []
+    lines.append(f"- command: `{info['command']}`")
     for k, v in info.items():
-        if k != "command" and v is not None:
+        if k not in ("command", "note") and v is not None:
             lines.append(f"- {k}: {v}")
     return "\n".join(lines) + "\n"
 
@@ -767,6 +768,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--scheduler", help="Dask scheduler address (tcp://host:port) instead of local workers")
     g.add_argument("--out", default="docs/benchmarks", help="output directory (default docs/benchmarks)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--note", help="a line of text for the header of the written tables")
     s = p.add_argument_group("synthetic scale benchmark")
     s.add_argument("--synthetic", action="store_true", help="time solvers on synthetic N x M problems instead")
     s.add_argument("--sizes", default="1000x500,10000x2000,100000x20000", help="N x M list (default: %(default)s)")
@@ -838,6 +840,7 @@ def main(args, argv=None) -> int:
         "exact time limit": f"{args.time_limit:g}s" if "exact" in algorithms else None,
         "solver parameters": json.dumps(params) if params else None,
         "wall time": f"{wall:.0f}s",
+        "note": args.note,
     })
     md = ["# Table 3, reproduced", "",
           "Averages over the runs of each algorithm (the exact solver and greedy are deterministic and run "
@@ -883,7 +886,7 @@ def _main_synthetic(args, out: pathlib.Path, command: str) -> int:
             if not args.quiet:
                 msg = r.get("error") or f"solve {r['solve_s']:.1f}s, peak RSS {r['peak_rss_mib']:.0f} MiB"
                 print(f"       {msg}", file=sys.stderr, flush=True)
-    info = provenance(command, {"seed": args.seed})
+    info = provenance(command, {"seed": args.seed, "note": args.note})
     out.mkdir(parents=True, exist_ok=True)
     text = scale_markdown(results, info)
     (out / "scale.md").write_text(text, encoding="utf-8")
