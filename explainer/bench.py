@@ -79,7 +79,7 @@ TABLE_COLUMNS = [
     "errors_mean", "time_median_s", "optimum_coverage", "paper_coverage", "paper_time_s",
     "label", "paper_M", "instances", "features", "classes", "depth", "trees",
     "complexity_budget", "errors_budget", "coverage_min", "coverage_max", "feasible_runs",
-    "time_mean_s", "optimum_proven", "gap_pp", "paper_coverage_std", "paper_complexity_mean",
+    "time_mean_s", "optimum_proven", "optimum_bound", "gap_pp", "paper_coverage_std", "paper_complexity_mean",
     "paper_errors_mean", "encoding",
 ]
 
@@ -218,7 +218,7 @@ def run_task(task: Task) -> dict:
         info = result.info
         rec["optimal"] = bool(info.get("optimal", result.status == "optimal"))
         bound = info.get("bound")
-        rec["bound"] = None if bound is None else 100.0 * float(bound) / n
+        rec["bound"] = None if bound is None or not np.isfinite(bound) else 100.0 * float(bound) / n
     if task.keep_history:
         rec["history"] = [
             {"generation": h.generation, "min": h.min, "mean": h.mean, "max": h.max, "best": h.best}
@@ -277,11 +277,20 @@ class Progress:
         self.width = width
         self.enabled = enabled
         self.t0 = time.perf_counter()
+        isatty = getattr(self.stream, "isatty", None)
+        self.tty = bool(isatty and isatty())
+        self._step = max(1, total // 20)  # without a terminal: a line every 5 %
 
     def update(self, last: dict | None = None) -> None:
         if last is not None:
             self.done += 1
         if not self.enabled:
+            return
+        if not self.tty:
+            if last is not None and (self.done % self._step == 0 or self.done == self.total):
+                el = int(time.perf_counter() - self.t0)
+                self.stream.write(f"bench: {self.done}/{self.total} runs  {el // 60}m{el % 60:02d}s\n")
+                self.stream.flush()
             return
         frac = self.done / self.total if self.total else 1.0
         filled = int(round(frac * self.width))
@@ -292,7 +301,7 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self.enabled and self.tty:
             self.stream.write("\n")
             self.stream.flush()
 
@@ -372,6 +381,7 @@ def summarise(records: list[dict], settings: dict[str, dict], paper_rows: list[d
         exact = groups.get((d, "exact"))
         opt = exact[0]["coverage"] if exact else None
         proven = exact[0].get("optimal") if exact else None
+        bound = exact[0].get("bound") if exact else None
         for a in algorithms:
             g = groups.get((d, a))
             if not g:
@@ -397,6 +407,7 @@ def summarise(records: list[dict], settings: dict[str, dict], paper_rows: list[d
                 "feasible_runs": sum(bool(r["feasible"]) for r in g),
                 "time_mean_s": _mean(times),
                 "optimum_proven": proven,
+                "optimum_bound": bound,
                 "gap_pp": None if opt is None else opt - mean,
                 "paper_coverage_std": p.get("coverage_std"),
                 "paper_complexity_mean": p.get("complexity_mean"),
@@ -452,7 +463,10 @@ def markdown_table(rows: list[dict]) -> str:
         first = r["dataset"] != last
         last = r["dataset"]
         opt = r["optimum_coverage"]
-        opt_s = "" if opt is None else f"{opt:.1f}" + ("" if r["optimum_proven"] else " (not proven)")
+        opt_s = "" if opt is None else f"{opt:.1f}"
+        if opt is not None and not r["optimum_proven"]:
+            b = r.get("optimum_bound")
+            opt_s += " (not proven" + ("" if b is None else f", bound {b:.1f}") + ")"
         paper_cov = r["paper_coverage"]
         lines.append("| " + " | ".join([
             r["dataset"] if first else "",

@@ -95,6 +95,10 @@ def test_summary_and_markdown():
     assert r["gap_pp"] == pytest.approx(4.0) and r["paper_coverage"] == 91.0 and r["paper_M"] == 64
     assert rows[1]["runs"] == 1 and rows[1]["gap_pp"] == 0.0
     md = bench.markdown_table(rows)
+    assert "| 96.0 | 4.0 |" in md
+    recs[-1].update(optimal=False, bound=98.0)
+    md = bench.markdown_table(bench.summarise(recs, settings, paper, algorithms=["rfhc", "exact"]))
+    assert "| 96.0 (not proven, bound 98.0) | 4.0 |" in md
     assert "| iris | 30 / 64 | RF+HC | 3 | 4.0 / 4 | 2.0 / 5 | 2.00s | 92.0 (±1.6) | 91.0 (±4.7)" in md
 
 
@@ -118,6 +122,19 @@ def test_synthetic_command(tmp_path):
     assert "| 400 | 60 |" in text and "greedy" in text and "failed" not in text
     row = _read(tmp_path / "scale.csv")[0]
     assert float(row["peak_rss_mib"]) > 0 and float(row["solve_s"]) >= 0
+
+
+def test_progress_lines_without_terminal():
+    import io
+
+    stream = io.StringIO()
+    prog = bench.Progress(40, stream=stream)
+    prog.update()
+    for k in range(40):
+        prog.update({"dataset": "iris", "algorithm": "rfhc", "run": k})
+    prog.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 20 and lines[-1].startswith("bench: 40/40 runs")
 
 
 def test_scheduler_needs_distributed(monkeypatch):
