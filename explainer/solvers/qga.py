@@ -1,0 +1,551 @@
+"""QGA: the nested ("Quadratic") genetic algorithm of section 5 of the paper.
+
+Outer loop (Algorithm 8)
+    a feasible initial population, a pre-computed set of mutations, then per
+    generation: n/2 pairs drawn with probability proportional to f*, two
+    children per pair by crossover, a *super-mutation* of every child (a
+    maximal sequence of augmenting mutations: f* strictly increases and the
+    budgets hold after every step), elitist truncation to ``n_population``, and
+    early stopping when the population's minimum and maximum fitness agree,
+    when ``n_generations`` is reached or when f* == N (100 % coverage; checked
+    after every pair of children, since nothing can beat it).
+
+Inner problem 1, feasible population (Algorithm 6)
+    for a set of targets ``0 <= beta <= b`` (``b`` itself and random fractions
+    of it), QUBOs ``||A x - beta||^2`` on random sub-spaces of ``subspace_size``
+    rules, solved by the pluggable ``sampler`` (default: the genetic QUBO
+    sampler of Algorithm 5), padded with zeros; the solutions with
+    ``A x <= b`` are kept and de-duplicated.  As in the paper's conclusion, the
+    selections of the RF+HC trials are added.
+
+Inner problem 2, approximate kernel (Algorithm 7)
+    the two-bit encoded QUBO ``||A (L + E X)||^2`` sampled on random
+    sub-spaces, decoded, restricted to ``-1 <= x <= 1``, the zero vector
+    dropped, closed under negation and de-duplicated.  A mutation ``m`` acts as
+    ``x (+) m = clip(x + m, 0, 1)``.
+
+Additions and deviations (all in the service of quality and speed; the
+structure of the algorithm is the paper's):
+
+* **Structured kernel elements.**  Besides the sampled kernel vectors, the
+  mutation set contains the sparse moves ``+e_b`` (add one rule), ``-e_a``
+  (drop one rule) and ``e_b - e_a`` (1-for-1 swap, an element of the
+  approximate kernel whenever rules a and b cost about the same).  They are
+  not stored: all of them are scored at once from the current per-row counts
+  (one sparse product ``C' [z0 z1 n c_1..c_K]`` gives every add/drop gain, a
+  rank-|S| correction from the rule-overlap (Gram) rows of the selected
+  rules gives every swap gain), so a super-mutation step costs O(nnz(C)).
+  The swap set is not filtered by ``|A m|``: every swap that keeps the
+  budgets is a candidate (feasibility is checked exactly).
+* **Best improvement.**  Each super-mutation step applies the most augmenting
+  add or drop, or, when none augments, the most augmenting swap (ties go to
+  the cheaper move); when none of these augments, the
+  *1-for-2 moves* (drop a, add b and c; scored exactly for the
+  ``max_ejections`` best (a, b) swaps with one more sparse product), then the
+  sampled kernel vectors (vectorised evaluation of all of them).  The
+  super-mutation ends when none of these augments (a maximal sequence of
+  augmenting mutations, as in the paper).
+* **Lazy adds.**  After an augmenting add, further adds are chosen lazily:
+  add gains never increase while rules are added (coverage is submodular,
+  conflicts only grow), so stale gains are upper bounds and a candidate whose
+  exact gain beats every other bound is the best add (the classic lazy
+  greedy); the same moves as best improvement, far fewer full re-scorings.
+* **Delta evaluation** with the incremental
+  :class:`~explainer.problem.SelectionState`; super-mutation results are
+  memoised per child (identical children, frequent once the population
+  converges, cost nothing).
+* **Crossover** ("uniform", "one_point" or "two_point") is retried at most
+  ``crossover_retries`` times until the child keeps the budgets; the fallback
+  repairs the last child by dropping, one at a time, the selected rule that
+  loses the least f* per unit of the exceeded budget(s).
+* **Sub-spaces** draw rules without replacement with probability
+  proportional to the RF+HC rule score (still random, but useful rules are
+  more likely); rules that exceed a budget on their own are never drawn.
+* **Initial population** is cut to the ``n_population`` fittest distinct
+  individuals before the first generation (the paper keeps every sample).
+* The default sampler is the genetic QUBO sampler with 30 individuals and 20
+  generations on sub-spaces of 20 rules (feasibility) / 10 rules = 20 bits
+  (kernel); the sampled kernel is capped at ``n_kernel`` vectors.
+* Fitness-proportional selection uses ``max(f*, 0) + 1e-9`` as weights
+  (f* can be negative when conflicts outweigh coverage).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+
+import numpy as np
+
+from ..problem import SelectionProblem
+from .base import Monitor, RunOutcome, Solver
+from .qubo import QUBO, GeneticQUBOSampler, QUBOSampler, decode_kernel, distinct_rows, draw_pairs
+from .rfhc import RFHC, rule_scores, sampling_weights
+
+TOL = 1e-9
+
+
+def _weighted_subset(weights: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+    """m indices drawn without replacement with probability proportional to weights."""
+    keys = -np.log(1.0 - rng.random(weights.shape[0])) / weights
+    return np.sort(np.argpartition(keys, m - 1)[:m]) if m < weights.shape[0] else np.arange(weights.shape[0])
+
+
+def _key(r: np.ndarray) -> bytes:
+    return np.packbits(r).tobytes()
+
+
+class MoveScorer:
+    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state."""
+
+    def __init__(self, problem: SelectionProblem, usable: np.ndarray):
+        self.p = problem
+        cov = problem.coverage_sparse
+        self.CT = cov.T.tocsr().astype(np.float32)  # M x N
+        self.C = cov.tocsr().astype(np.float32)  # N x M
+        self.k = problem.rule_class
+        self.L = problem.lengths.astype(np.float64)
+        self.E = problem.errors.astype(np.float64)
+        self.usable = usable
+        self.eps = problem.eps
+        self._gram: dict[int, np.ndarray] = {}
+        self.ctx = None
+        self.last_adds = None
+        self.products = 0
+
+    def gram_rows(self, S: np.ndarray) -> np.ndarray:
+        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule)."""
+        missing = [int(a) for a in S if int(a) not in self._gram]
+        if missing:
+            G = (self.CT[missing] @ self.C).toarray()
+            for a, row in zip(missing, G, strict=True):
+                self._gram[a] = row
+        return np.array([self._gram[int(a)] for a in S]).reshape(len(S), -1)
+
+    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+        total = st.total
+        z1 = (total == 1).astype(np.float32)
+        Z = np.column_stack([(total == 0).astype(np.float32), z1, total.astype(np.float32), st.per_class.astype(np.float32)])
+        X = np.asarray(self.CT @ Z, dtype=np.float64)
+        self.products += 1
+        own = X[np.arange(X.shape[0]), 3 + self.k]
+        others = X[:, 2] - own
+        gadd = X[:, 0] - self.eps * others
+        gdrop = -X[:, 1] + self.eps * others
+        return gadd, gdrop, z1
+
+    def best_move(self, st, swaps: bool = True):
+        """The most augmenting add/drop/swap as (gain, drop_rule or -1, add_rule or -1), or None."""
+        p = self.p
+        r = st.r
+        slack_l = p.complexity_budget - st.complexity
+        slack_e = p.error_budget - st.errors
+        gadd, gdrop, z1 = self.add_drop_gains(st)
+        self.ctx = None
+        pen_l = 1e-6 / max(p.complexity_budget, 1) if p.complexity_budget < 2**62 else 0.0
+        pen_e = 1e-6 / max(p.error_budget, 1) if p.error_budget < 2**62 else 0.0
+        cost = pen_l * self.L + pen_e * self.E
+        # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
+        best_score, best = -np.inf, None
+        add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
+        self.last_adds = None
+        if add_ok.any():
+            s = np.where(add_ok, gadd - cost, -np.inf)
+            b = int(np.argmax(s))
+            best_score, best = s[b], (gadd[b], -1, b)
+            cand = np.flatnonzero(add_ok)
+            cand = cand[cand != b]
+            self.last_adds = (dict(zip(cand.tolist(), gadd[cand].tolist(), strict=True)), cost)
+        S = np.flatnonzero(r)
+        if S.size:
+            ok = gdrop[S] > TOL
+            if ok.any():
+                s = np.where(ok, gdrop[S] + cost[S], -np.inf)
+                j = int(np.argmax(s))
+                if s[j] > best_score:
+                    best_score, best = s[j], (gdrop[S[j]], int(S[j]), -1)
+            cand = self.usable & ~r
+            if best is not None:
+                return best  # an augmenting add or drop: swaps are scored only at add/drop optima
+            if swaps and cand.any():
+                ok = (
+                    cand[None, :]
+                    & (self.L[None, :] - self.L[S, None] <= slack_l)
+                    & (self.E[None, :] - self.E[S, None] <= slack_e)
+                )
+                if ok.any():
+                    D2 = self.gram_rows(S)
+                    U = self.CT[S].multiply(z1[None, :]).tocsr()
+                    D1 = (U @ self.C).toarray()
+                    self.products += 1
+                    G = gdrop[S, None] + gadd[None, :] + D1
+                    if self.eps:
+                        G += self.eps * (self.k[S, None] != self.k[None, :]) * D2
+                    self.ctx = (st, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e)
+                    score = np.where(ok & (G > TOL), G - (cost[None, :] - cost[S, None]), -np.inf)
+                    flat = int(np.argmax(score))
+                    ia, ib = divmod(flat, score.shape[1])
+                    if score[ia, ib] > best_score:
+                        best_score, best = score[ia, ib], (G[ia, ib], int(S[ia]), ib)
+        return best
+
+    def best_one_for_two(self, st, n_pairs: int):
+        """The most augmenting 1-for-2 move (drop a, add b and c) among the ``n_pairs`` best swaps.
+
+        Uses the swap matrix of the last :meth:`best_move` on the same state:
+        after dropping a and adding b, the gain of adding c is
+        ``G[a, c] - gdrop[a] - |rows(b) & rows(c) uncovered without a| - eps [k_b != k_c] |rows(b) & rows(c)|``.
+        Returns (gain, a, b, c) or None.
+        """
+        if self.ctx is None or self.ctx[0] is not st or n_pairs <= 0:
+            return None
+        _, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e = self.ctx
+        score = np.where(ok, G, -np.inf).ravel()
+        n = min(int(n_pairs), int(np.isfinite(score).sum()))
+        if n <= 0:
+            return None
+        top = np.argpartition(-score, n - 1)[:n]
+        top = top[np.argsort(-score[top], kind="stable")]
+        ia, ib = np.divmod(top, G.shape[1])
+        a_rules, b_rules = S[ia], ib
+        z0 = (st.total == 0).astype(np.float32)
+        # rows of b left uncovered once a is dropped, one row per pair
+        Ca = self.CT[a_rules].multiply(z1[None, :])
+        V = self.CT[b_rules].multiply(Ca + z0[None, :]).tocsr()
+        W = (V @ self.C).toarray()
+        self.products += 1
+        Gb = self.gram_rows(b_rules)
+        gain = G[ia, ib][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
+        if self.eps:
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, :]) * Gb
+        free = self.usable & ~st.r
+        ok_c = (
+            free[None, :]
+            & (self.L[None, :] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None])
+            & (self.E[None, :] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None])
+        )
+        ok_c[np.arange(n), b_rules] = False
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, :], -np.inf)
+        flat = int(np.argmax(s))
+        i, c = divmod(flat, s.shape[1])
+        if not np.isfinite(s[i, c]):
+            return None
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(c)
+
+
+class QGA(Solver):
+    """Nested genetic algorithm with QUBO-sampled initial population and mutation set.
+
+    Parameters
+    ----------
+    n_population : population size kept after each generation.
+    n_generations : maximum number of generations of the outer loop.
+    subspace_size : rules per random sub-space of the feasibility QUBOs.
+    n_targets : number of targets beta (b itself and random fractions of b).
+    n_subspaces : sub-spaces sampled per target.
+    n_samples : solutions kept per sub-space QUBO.
+    n_kernel : maximum number of sampled approximate-kernel vectors (after closure under negation).
+    kernel_subspace_size : rules per sub-space of the kernel QUBO (2 bits each).
+    n_kernel_subspaces : sub-spaces on which the kernel QUBO is sampled.
+    rfhc_trials : RF+HC trials whose selections join the initial population.
+    crossover : "uniform", "one_point" or "two_point".
+    crossover_retries : attempts per child to obtain a feasible crossover before repairing.
+    sampler : a :class:`~explainer.solvers.qubo.QUBOSampler`
+        (default: ``GeneticQUBOSampler(n_population=30, n_generations=20)``).
+    max_super_mutation_steps : cap on augmenting mutations applied to one child.
+    max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves (drop a, add b and c) at a local optimum.
+    early_stopping : stop when min == max fitness in the population (or at 100 % coverage).
+    """
+
+    name = "qga"
+
+    def __init__(
+        self,
+        n_population: int = 100,
+        n_generations: int = 100,
+        subspace_size: int = 20,
+        n_targets: int = 6,
+        n_subspaces: int = 2,
+        n_samples: int = 10,
+        n_kernel: int = 64,
+        kernel_subspace_size: int = 10,
+        n_kernel_subspaces: int = 6,
+        rfhc_trials: int = 30,
+        crossover: str = "uniform",
+        crossover_retries: int = 10,
+        sampler: QUBOSampler | None = None,
+        max_super_mutation_steps: int = 1000,
+        max_ejections: int = 32,
+        early_stopping: bool = True,
+    ):
+        self.n_population = n_population
+        self.n_generations = n_generations
+        self.subspace_size = subspace_size
+        self.n_targets = n_targets
+        self.n_subspaces = n_subspaces
+        self.n_samples = n_samples
+        self.n_kernel = n_kernel
+        self.kernel_subspace_size = kernel_subspace_size
+        self.n_kernel_subspaces = n_kernel_subspaces
+        self.rfhc_trials = rfhc_trials
+        self.crossover = crossover
+        self.crossover_retries = crossover_retries
+        self.sampler = sampler
+        self.max_super_mutation_steps = max_super_mutation_steps
+        self.max_ejections = max_ejections
+        self.early_stopping = early_stopping
+
+    # ------------------------------------------------------------ inner GA 1
+    def initial_population(self, problem: SelectionProblem, rng: np.random.Generator, sampler, weights, usable):
+        """Algorithm 6 (+ RF+HC trials): distinct feasible selections, as a bool matrix."""
+        M = problem.n_rules
+        A = problem.A.astype(np.float64)
+        b = problem.b
+        found = [np.zeros(M, dtype=bool)]
+        idx_usable = np.flatnonzero(usable)
+        if idx_usable.size:
+            b_eff = np.minimum(b, A[:, usable].sum(axis=1)).astype(np.float64)  # unbounded budgets -> all rules
+            targets = [b_eff]
+            for _ in range(max(int(self.n_targets) - 1, 0)):
+                targets.append(np.floor(b_eff * rng.uniform(0.25, 1.0, 2)))
+            m = min(int(self.subspace_size), idx_usable.size)
+            for beta in targets:
+                q = QUBO.feasibility(A[:, idx_usable], beta)
+                for _ in range(int(self.n_subspaces)):
+                    sub = _weighted_subset(weights[idx_usable], m, rng)
+                    X = sampler.sample(q.subspace(sub), int(self.n_samples), rng)
+                    if len(X) == 0:
+                        continue
+                    R = np.zeros((len(X), M), dtype=bool)
+                    R[:, idx_usable[sub]] = np.asarray(X, dtype=bool)
+                    found.extend(R[problem.feasible_mask(R)])
+        if self.rfhc_trials:
+            found.extend(RFHC(n_trials=int(self.rfhc_trials)).trials(problem, rng))
+        R = np.array(found, dtype=bool).reshape(-1, M)
+        return R[distinct_rows(R)]
+
+    # ------------------------------------------------------------ inner GA 2
+    def approximate_kernel(self, problem: SelectionProblem, rng: np.random.Generator, sampler, weights, usable):
+        """Algorithm 7 on random sub-spaces: distinct nonzero kernel vectors in {-1,0,1}^M (int8 matrix)."""
+        M = problem.n_rules
+        idx_usable = np.flatnonzero(usable)
+        if idx_usable.size < 2 or int(self.n_kernel) <= 0:
+            return np.zeros((0, M), dtype=np.int8)
+        A = problem.A.astype(np.float64)[:, idx_usable]
+        m = min(int(self.kernel_subspace_size), idx_usable.size)
+        out: dict[bytes, np.ndarray] = {}
+        for _ in range(int(self.n_kernel_subspaces)):
+            sub = _weighted_subset(weights[idx_usable], m, rng)
+            X = sampler.sample(QUBO.kernel(A[:, sub]), int(self.n_samples), rng)
+            if len(X) == 0:
+                continue
+            x = decode_kernel(X)
+            x = x[(np.abs(x) <= 1).all(axis=1) & (x != 0).any(axis=1)]
+            for row in np.vstack([x, -x]):
+                full = np.zeros(M, dtype=np.int8)
+                full[idx_usable[sub]] = row
+                out.setdefault(full.tobytes(), full)
+        K = np.array(list(out.values()), dtype=np.int8).reshape(-1, M)
+        return K[: int(self.n_kernel)]
+
+    # -------------------------------------------------------------- operators
+    def _crossover(self, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        M = x.shape[0]
+        if self.crossover == "uniform":
+            mask = rng.random(M) < 0.5
+        elif self.crossover == "one_point":
+            mask = np.arange(M) < rng.integers(1, max(M, 2))
+        elif self.crossover == "two_point":
+            a, b = np.sort(rng.integers(0, M + 1, 2))
+            mask = (np.arange(M) >= a) & (np.arange(M) < b)
+        else:
+            raise ValueError("crossover must be 'uniform', 'one_point' or 'two_point'")
+        return np.where(mask, x, y), np.where(mask, y, x)
+
+    @staticmethod
+    def _repair(problem: SelectionProblem, st) -> None:
+        """Drop rules until both budgets hold: least f* lost per unit of the exceeded budget(s)."""
+        while not st.feasible:
+            over_l = st.complexity > problem.complexity_budget
+            over_e = st.errors > problem.error_budget
+            S = np.flatnonzero(st.r)
+            relief = (problem.lengths[S] / max(problem.complexity_budget, 1)) * over_l + (
+                problem.errors[S] / max(problem.error_budget, 1)
+            ) * over_e
+            loss = np.array([-st.delta_coverage(int(a)) for a in S])
+            j = int(np.argmin((loss + 1.0) / (relief + 1e-12)))
+            st.flip(int(S[j]))
+
+    def super_mutation(self, problem, st, scorer: MoveScorer, kernel: np.ndarray) -> int:
+        """Apply augmenting mutations to ``st`` until none applies; returns the number applied."""
+        steps = 0
+        limit = int(self.max_super_mutation_steps)
+        while steps < limit:
+            move = scorer.best_move(st)
+            if move is not None:
+                _, a, b = move
+                if a >= 0:
+                    st.flip(a)
+                if b >= 0:
+                    st.flip(b)
+                steps += 1
+                if a < 0 and scorer.last_adds is not None:
+                    steps += self._lazy_adds(st, scorer, limit - steps)
+                continue
+            if self._ejection_step(problem, st, scorer):
+                steps += 1
+                continue
+            if self._kernel_step(problem, st, kernel):
+                steps += 1
+                continue
+            break
+        return steps
+
+    def _kernel_step(self, problem, st, kernel: np.ndarray) -> bool:
+        """Apply the best augmenting sampled kernel mutation, if any."""
+        if kernel.shape[0] == 0:
+            return False
+        r = st.r
+        R = np.where(kernel > 0, True, np.where(kernel < 0, False, r[None, :]))
+        changed = (R != r[None, :]).any(axis=1)
+        keep = changed & problem.feasible_mask(R)
+        if not keep.any():
+            return False
+        Rk = R[keep]
+        f = problem.fitness(Rk)
+        j = int(np.argmax(f))
+        if f[j] <= st.coverage + TOL:
+            return False
+        for i in np.flatnonzero(Rk[j] != r):
+            st.flip(int(i))
+        return True
+
+    @staticmethod
+    def _lazy_adds(st, scorer: MoveScorer, limit: int) -> int:
+        """Further best adds without re-scoring everything (lazy greedy).
+
+        Adding rules never raises the gain of adding another one (coverage is
+        submodular, conflicts only grow), so the stale gains of
+        :meth:`MoveScorer.best_move` are upper bounds: the candidate whose exact
+        gain (O(its support)) is at least every other stale bound is the best add.
+        """
+        gains, cost = scorer.last_adds
+        heap = [(-(g - cost[i]), int(i)) for i, g in gains.items()]
+        heapq.heapify(heap)
+        done = 0
+        while heap and done < limit:
+            _, i = heapq.heappop(heap)
+            if st.r[i] or not st.flip_fits(i):
+                continue  # budgets only shrink while adding: it never fits again
+            g = st.delta_coverage(i)
+            if g <= TOL:
+                continue
+            key = g - cost[i]
+            if heap and key < -heap[0][0] - 1e-12:
+                heapq.heappush(heap, (-key, i))
+                continue
+            st.flip(i)
+            done += 1
+        return done
+
+    def _ejection_step(self, problem, st, scorer: MoveScorer) -> bool:
+        """The best augmenting 1-for-2 move (drop one rule, add two), if any."""
+        move = scorer.best_one_for_two(st, int(self.max_ejections))
+        if move is None:
+            return False
+        for i in move[1:]:
+            st.flip(i)
+        return True
+
+    # -------------------------------------------------------------- outer GA
+    def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
+        t0 = time.perf_counter()
+        N = problem.n_rows
+        sampler = self.sampler if self.sampler is not None else GeneticQUBOSampler(n_population=30, n_generations=20)
+        usable = (
+            (problem.support > 0)
+            & (problem.lengths <= problem.complexity_budget)
+            & (problem.errors <= problem.error_budget)
+        )
+        weights = sampling_weights(rule_scores(problem))
+        pop = self.initial_population(problem, rng, sampler, weights, usable)
+        fit = problem.fitness(pop)
+        n_initial = pop.shape[0]
+        order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+        pop, fit = pop[order], fit[order]
+        t_init = time.perf_counter() - t0
+        kernel = self.approximate_kernel(problem, rng, sampler, weights, usable)
+        t_kernel = time.perf_counter() - t0 - t_init
+
+        scorer = MoveScorer(problem, usable)
+        memo: dict[bytes, tuple[np.ndarray, float]] = {}
+        steps_total = 0
+        children_total = 0
+        retries_failed = 0
+        status_message = ""
+        generations = 0
+        for _ in range(int(self.n_generations)):
+            generations += 1
+            P = pop.shape[0]
+            children: list[np.ndarray] = []
+            child_fit: list[float] = []
+            if P >= 2:
+                w = np.maximum(fit, 0.0) + 1e-9
+                a_idx, b_idx = draw_pairs(w / w.sum(), max(P // 2, 1), rng)
+                for a, b in zip(a_idx, b_idx, strict=True):
+                    for _attempt in range(max(int(self.crossover_retries), 1)):
+                        c1, c2 = self._crossover(pop[a], pop[b], rng)
+                        feas = problem.feasible_mask(np.vstack([c1, c2]))
+                        if feas.all():
+                            break
+                    else:
+                        retries_failed += 1
+                    for c in (c1, c2):
+                        key = _key(c)
+                        hit = memo.get(key)
+                        if hit is None:
+                            st = problem.state(c)
+                            self._repair(problem, st)
+                            steps_total += self.super_mutation(problem, st, scorer, kernel)
+                            hit = (st.r.copy(), float(st.coverage))
+                            memo[key] = hit
+                            memo.setdefault(_key(hit[0]), hit)
+                        children.append(hit[0])
+                        child_fit.append(hit[1])
+                        children_total += 1
+                    if child_fit and max(child_fit) >= N - TOL:
+                        break  # 100 % coverage: nothing left to improve
+            if children:
+                pop = np.vstack([pop, np.array(children)])
+                fit = np.concatenate([fit, np.array(child_fit)])
+            order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+            pop, fit = pop[order], fit[order]
+            monitor.evaluations += len(children)
+            if monitor.generation(fit, pop):
+                break
+            if fit[0] >= N - TOL:
+                status_message = "100% coverage reached"
+                break
+            if self.early_stopping and fit[-1] == fit[0]:
+                status_message = "converged: min == max fitness"
+                break
+        best = pop[int(np.argmax(fit))].copy()
+        if monitor.best_coverage > float(fit.max()):
+            best = monitor.best_selection.copy()
+        info = {
+            "generations": generations,
+            "initial_population": n_initial,
+            "kernel_size": int(kernel.shape[0]),
+            "children": children_total,
+            "distinct_children": len(memo),
+            "super_mutation_steps": steps_total,
+            "crossover_repairs": retries_failed,
+            "time_initial_s": t_init,
+            "time_kernel_s": t_kernel,
+            "stop_reason": status_message or ("stopped on request" if monitor.stop_requested else "n_generations"),
+        }
+        return RunOutcome(best, message=status_message, info=info)
+
+
+__all__ = ["QGA", "MoveScorer"]

@@ -1,0 +1,189 @@
+"""The exact solver against brute force, by hand and under a time limit."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from explainer.problem import SelectionProblem
+from explainer.result import FEASIBLE, OPTIMAL
+from explainer.solvers import get_solver
+from explainer.solvers.exact import Exact, greedy_incumbent
+
+
+def random_problem(seed, N=None, M=None, K=None, eps=None):
+    rng = np.random.default_rng(seed)
+    N = N or int(rng.integers(10, 26))
+    M = M or int(rng.integers(6, 13))
+    K = K or int(rng.integers(2, 4))
+    eps = eps if eps is not None else float(rng.choice([0.0, 0.5, 1.0]))
+    C = rng.random((N, M)) < rng.uniform(0.15, 0.5)
+    rule_class = rng.integers(0, K, M)
+    y = rng.integers(0, K, N)
+    lengths = rng.integers(1, 6, M)
+    p0 = SelectionProblem(C, rule_class, y, lengths, eps=eps, n_classes=K)
+    bc = int(rng.integers(0, lengths.sum() + 1))
+    be = int(rng.integers(0, p0.errors.sum() + 1))
+    return SelectionProblem(C, rule_class, y, lengths, bc, be, eps=eps, n_classes=K)
+
+
+def brute_force(problem):
+    M = problem.n_rules
+    R = np.array(list(itertools.product([False, True], repeat=M)), dtype=bool)
+    m = problem.evaluate_population(R)
+    values = np.where(m["feasible"], m["coverage"], -np.inf)
+    return float(values.max())
+
+
+def _configs():
+    return [
+        {},
+        {"lazy_conflicts": False},
+        {"warm_start": None},
+        {"warm_start": None, "lazy_conflicts": False},
+    ]
+
+
+@pytest.mark.parametrize("config", _configs(), ids=["lazy", "full", "lazy-cold", "full-cold"])
+@pytest.mark.parametrize("seed", range(36))
+def test_matches_brute_force(seed, config):
+    problem = random_problem(seed)
+    result = Exact(**config).solve(problem)
+    assert result.status == OPTIMAL
+    assert result.info["optimal"] is True
+    assert result.feasible
+    assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)
+    assert result.info["bound"] >= result.coverage - 1e-6
+    assert result.info["gap"] == pytest.approx(0.0, abs=1e-9)
+    for key in ("n_variables", "n_constraints", "n_pairs"):
+        assert key in result.info
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_eps_variants_same_instance(seed):
+    for eps in (0.0, 0.5, 1.0, 2.0):
+        problem = random_problem(100 + seed, eps=eps)
+        result = Exact().solve(problem)
+        assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_greedy_incumbent_is_feasible(seed):
+    problem = random_problem(200 + seed)
+    r = greedy_incumbent(problem)
+    assert problem.is_feasible(r)
+    assert problem.evaluate(r).coverage >= 0
+
+
+def test_two_conflicting_rules_worse_than_one():
+    # rows 0..3; rule 0 (class 0) covers 0,1,2; rule 1 (class 1) covers 1,2,3.
+    # both: 4 rows covered - eps * 2 conflicts (rows 1, 2)
+    C = np.array([[1, 0], [1, 1], [1, 1], [0, 1]], dtype=bool)
+    y = np.array([0, 0, 1, 1])
+    for eps, expected, n_rules in ((1.0, 3.0, 1), (0.4, 3.2, 2), (0.0, 4.0, 2)):
+        p = SelectionProblem(C, [0, 1], y, [1, 1], complexity_budget=10, error_budget=10, eps=eps)
+        assert p.evaluate([1, 1]).coverage == pytest.approx(4 - 2 * eps)
+        res = Exact().solve(p)
+        assert res.coverage == pytest.approx(expected)
+        assert res.n_rules == n_rules
+        assert res.status == OPTIMAL
+
+
+def test_budget_excludes_rules():
+    C = np.array([[1, 0], [1, 1], [0, 1]], dtype=bool)
+    y = np.array([0, 0, 0])
+    # rule 0 is too long for the budget, rule 1 is within it
+    p = SelectionProblem(C, [0, 0], y, [5, 2], complexity_budget=3, error_budget=0)
+    res = Exact().solve(p)
+    assert res.selection.tolist() == [False, True]
+    assert res.coverage == 2
+
+
+def test_duplicate_rules_keep_shortest():
+    C = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    y = np.array([0, 0, 1])
+    p = SelectionProblem(C, [0, 0, 1], y, [3, 1, 1], complexity_budget=3, error_budget=0)
+    res = Exact().solve(p)
+    assert res.selection.tolist() == [False, True, True]
+    assert res.info["duplicates"] == 1
+
+
+def test_empty_problem_and_zero_budget():
+    C = np.array([[1, 0], [0, 1]], dtype=bool)
+    p = SelectionProblem(C, [0, 1], [0, 1], [1, 1], complexity_budget=0, error_budget=0)
+    res = Exact().solve(p)
+    assert res.n_rules == 0 and res.coverage == 0 and res.status == OPTIMAL
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_within_budgets_and_deterministic(seed):
+    problem = random_problem(300 + seed, N=60, M=40)
+    a = Exact().solve(problem, random_state=1)
+    b = Exact().solve(problem, random_state=1)
+    assert a.feasible and b.feasible
+    assert a.complexity <= problem.complexity_budget and a.errors <= problem.error_budget
+    assert np.array_equal(a.selection, b.selection)
+    assert a.coverage == b.coverage
+    # lazy and full models agree on the optimum
+    c = Exact(lazy_conflicts=False).solve(problem)
+    assert c.coverage == pytest.approx(a.coverage)
+
+
+def test_warm_start_selection_and_registry():
+    problem = random_problem(7)
+    r = greedy_incumbent(problem)
+    res = get_solver("exact", warm_start=r).solve(problem)
+    assert res.algorithm == "exact"
+    assert res.coverage >= problem.evaluate(r).coverage
+    with pytest.raises(ValueError):
+        Exact(warm_start="nope").solve(problem)
+    with pytest.raises(ValueError):
+        Exact(backend="gurobi")
+
+
+def test_time_limit_on_larger_instance():
+    rng = np.random.default_rng(5)
+    N, M, K = 300, 400, 3
+    C = rng.random((N, M)) < 0.04
+    rule_class = rng.integers(0, K, M)
+    y = rng.integers(0, K, N)
+    lengths = rng.integers(1, 6, M)
+    p = SelectionProblem(C, rule_class, y, lengths, 60, 40, eps=1.0, n_classes=K)
+    for lazy in (True, False):
+        t0 = time.perf_counter()
+        res = Exact(time_limit=1.0, lazy_conflicts=lazy).solve(p)
+        elapsed = time.perf_counter() - t0
+        assert elapsed < 6.0
+        assert res.feasible
+        assert res.status in (OPTIMAL, FEASIBLE)
+        assert np.isfinite(res.info["bound"])
+        assert res.info["bound"] >= res.coverage - 1e-6
+        assert res.coverage >= problem_greedy_value(p) - 1e-9
+
+
+def problem_greedy_value(p):
+    return p.evaluate(greedy_incumbent(p)).coverage
+
+
+def test_stop_request_returns_incumbent():
+    from explainer.callbacks import Callback
+
+    class StopNow(Callback):
+        def on_generation(self, record):
+            return True
+
+    problem = random_problem(11, N=60, M=40, eps=1.0)
+    res = Exact().solve(problem, callback=StopNow())
+    assert res.feasible
+
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cpsat_matches_brute_force(seed):
+    pytest.importorskip("ortools")
+    problem = random_problem(400 + seed)
+    res = Exact(backend="cpsat", workers=1).solve(problem)
+    assert res.status == OPTIMAL
+    assert res.coverage == pytest.approx(brute_force(problem), abs=1e-9)
+    assert res.info["bound"] >= res.coverage - 1e-6

@@ -1,0 +1,235 @@
+"""The nested genetic algorithm QGA: contract, determinism, early stopping, optimality on small problems."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from explainer.callbacks import Callback
+from explainer.problem import SelectionProblem
+from explainer.result import STOPPED
+from explainer.solvers import get_solver
+from explainer.solvers.qga import QGA, MoveScorer
+from explainer.solvers.qubo import GeneticQUBOSampler
+
+FAST = dict(n_population=20, n_generations=15, rfhc_trials=5)
+
+
+def random_problem(seed, N=None, M=None, K=3):
+    rng = np.random.default_rng(seed)
+    N = N or int(rng.integers(30, 61))
+    M = M or int(rng.integers(10, 41))
+    C = rng.random((N, M)) < rng.uniform(0.05, 0.3)
+    rule_class = rng.integers(0, K, M)
+    y = rng.integers(0, K, N)
+    # make most rules mostly right
+    for i in range(M):
+        rows = np.flatnonzero(C[:, i])
+        y[rows[rng.random(rows.size) < 0.6]] = rule_class[i]
+    lengths = rng.integers(1, 6, M)
+    p0 = SelectionProblem(C, rule_class, y, lengths)
+    bc = max(int(lengths.sum() * rng.uniform(0.1, 0.3)), 1)
+    be = max(int(p0.errors.sum() * rng.uniform(0.05, 0.3)), 0)
+    return SelectionProblem(C, rule_class, y, lengths, bc, be, n_classes=K)
+
+
+def brute_force(problem):
+    R = np.array(list(itertools.product([0, 1], repeat=problem.n_rules)), dtype=bool)
+    R = R[problem.feasible_mask(R)]
+    return float(problem.fitness(R).max())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_contract_on_random_problems(seed):
+    p = random_problem(seed)
+    res = QGA(**FAST).solve(p, random_state=seed)
+    ev = p.evaluate(res.selection)
+    assert res.feasible and ev.feasible
+    assert ev.complexity <= p.complexity_budget and ev.errors <= p.error_budget
+    assert res.coverage == ev.coverage
+    assert res.history, "one record per generation"
+    assert [h.generation for h in res.history] == list(range(1, len(res.history) + 1))
+    for h in res.history:
+        assert h.min <= h.mean <= h.max
+    assert len(res.history) <= FAST["n_generations"]
+    assert res.coverage >= res.history[-1].max - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_same_seed_same_selection(seed):
+    p = random_problem(100 + seed)
+    a = QGA(**FAST).solve(p, random_state=7)
+    b = QGA(**FAST).solve(p, random_state=7)
+    np.testing.assert_array_equal(a.selection, b.selection)
+    assert [h.max for h in a.history] == [h.max for h in b.history]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_never_beats_brute_force_and_usually_equals_it(seed):
+    p = random_problem(200 + seed, M=int(np.random.default_rng(seed).integers(6, 13)))
+    opt = brute_force(p)
+    res = QGA(**FAST).solve(p, random_state=seed)
+    assert res.coverage <= opt + 1e-9
+
+
+def test_matches_brute_force_on_most_small_problems():
+    hits = 0
+    for seed in range(12):
+        p = random_problem(300 + seed, M=int(np.random.default_rng(seed).integers(6, 13)))
+        hits += QGA(**FAST).solve(p, random_state=seed).coverage == brute_force(p)
+    assert hits >= 10
+
+
+def test_early_stopping_on_convergence_or_full_coverage():
+    p = random_problem(5)
+    res = QGA(n_population=10, n_generations=200, rfhc_trials=3).solve(p, random_state=0)
+    last = res.history[-1]
+    assert len(res.history) < 200
+    assert last.min == last.max or last.max >= p.n_rows
+    # full coverage is reached at once on a trivially easy problem
+    C = np.eye(6, dtype=bool)
+    easy = SelectionProblem(C, np.zeros(6, int), np.zeros(6, int), np.ones(6, int), 6, 0)
+    res = QGA(**FAST).solve(easy, random_state=0)
+    assert res.coverage == 6 and len(res.history) == 1
+    assert "100%" in res.info["stop_reason"]
+
+
+def test_early_stopping_can_be_turned_off():
+    p = random_problem(5)
+    res = QGA(n_population=10, n_generations=12, rfhc_trials=3, early_stopping=False).solve(p, random_state=0)
+    assert len(res.history) == 12 or res.coverage >= p.n_rows
+
+
+class StopAt(Callback):
+    def __init__(self, n):
+        self.n = n
+
+    def on_generation(self, record):
+        return record.generation >= self.n
+
+
+def test_stop_request_returns_feasible_best_so_far():
+    p = random_problem(11, N=60, M=40)
+    res = QGA(n_population=20, n_generations=50, rfhc_trials=3, early_stopping=False).solve(
+        p, random_state=1, callback=StopAt(2)
+    )
+    assert res.status == STOPPED
+    assert len(res.history) == 2
+    assert res.feasible and p.is_feasible(res.selection)
+    assert res.coverage == p.evaluate(res.selection).coverage
+
+
+class CountingSampler(GeneticQUBOSampler):
+    def __init__(self):
+        super().__init__(n_population=10, n_generations=5)
+        self.calls = 0
+
+    def sample(self, qubo, n, rng):
+        self.calls += 1
+        return super().sample(qubo, n, rng)
+
+
+class OnesSampler:
+    """Not a subclass: anything with ``sample`` will do."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def sample(self, qubo, n, rng):
+        self.calls += 1
+        return np.ones((1, qubo.n_vars), dtype=bool)
+
+
+def test_custom_sampler_is_used():
+    p = random_problem(3)
+    s = CountingSampler()
+    res = QGA(**FAST, sampler=s).solve(p, random_state=0)
+    assert s.calls > 0 and res.feasible
+    o = OnesSampler()
+    res = QGA(**FAST, sampler=o).solve(p, random_state=0)
+    assert o.calls > 0 and res.feasible
+
+
+def test_registry_and_params():
+    solver = get_solver("qga", n_population=7)
+    assert isinstance(solver, QGA)
+    assert solver.get_params()["n_population"] == 7
+    assert solver.n_generations == 100
+
+
+@pytest.mark.parametrize("crossover", ["uniform", "one_point", "two_point"])
+def test_crossovers(crossover):
+    p = random_problem(21)
+    res = QGA(**FAST, crossover=crossover).solve(p, random_state=0)
+    assert res.feasible
+    with pytest.raises(ValueError):
+        QGA(**FAST, crossover="three_point").solve(p, random_state=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_move_gains_are_exact(seed):
+    """Every add/drop/swap/1-for-2 gain equals the change of f* computed from scratch."""
+    p = random_problem(400 + seed, N=50, M=30)
+    rng = np.random.default_rng(seed)
+    usable = np.ones(p.n_rules, dtype=bool)
+    scorer = MoveScorer(p, usable)
+    r = rng.random(p.n_rules) < 0.2
+    st = p.state(r)
+    f0 = st.coverage
+    gadd, gdrop, _ = scorer.add_drop_gains(st)
+    for i in range(p.n_rules):
+        x = r.copy()
+        x[i] = not x[i]
+        expect = p.evaluate(x).coverage - f0
+        assert (gdrop[i] if r[i] else gadd[i]) == pytest.approx(expect)
+    # swap matrix and 1-for-2 moves via an unconstrained copy of the problem
+    free = SelectionProblem(p.coverage_dense, p.rule_class, p.y, p.lengths, None, None, n_classes=p.n_classes)
+    scorer = MoveScorer(free, usable)
+    st = free.state(r)
+    move = scorer.best_move(st)
+    if move is not None and move[1] >= 0 and move[2] >= 0:
+        x = r.copy()
+        x[move[1]] = False
+        x[move[2]] = True
+        assert move[0] == pytest.approx(free.evaluate(x).coverage - f0)
+    # force the swap branch: a state where no add or drop improves
+    st = free.state(r)
+    while (m := scorer.best_move(st)) is not None and (m[1] < 0 or m[2] < 0):
+        for i in m[1:]:
+            if i >= 0:
+                st.flip(i)
+    if scorer.ctx is not None:
+        _, S, G, ok, *_ = scorer.ctx
+        base = st.r.copy()
+        f = st.coverage
+        for ia, a in enumerate(S):
+            for b in np.flatnonzero(~base)[:10]:
+                x = base.copy()
+                x[a] = False
+                x[b] = True
+                assert G[ia, b] == pytest.approx(free.evaluate(x).coverage - f)
+        three = scorer.best_one_for_two(st, 50)
+        if three is not None:
+            x = base.copy()
+            x[three[1]] = False
+            x[three[2]] = True
+            x[three[3]] = True
+            assert three[0] == pytest.approx(free.evaluate(x).coverage - f)
+
+
+def test_super_mutation_strictly_increases_and_stays_feasible():
+    p = random_problem(77, N=60, M=40)
+    q = QGA(**FAST)
+    usable = (p.lengths <= p.complexity_budget) & (p.errors <= p.error_budget)
+    scorer = MoveScorer(p, usable)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        st = p.state(np.zeros(p.n_rules, dtype=bool))
+        for i in rng.permutation(p.n_rules):
+            if st.flip_fits(int(i)) and rng.random() < 0.5:
+                st.flip(int(i))
+        before = st.coverage
+        q.super_mutation(p, st, scorer, np.zeros((0, p.n_rules), dtype=np.int8))
+        assert st.feasible and st.coverage >= before
+        assert st.coverage == p.evaluate(st.r).coverage
+        assert scorer.best_move(st) is None  # a local optimum of the structured mutations
