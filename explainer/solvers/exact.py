@@ -432,6 +432,10 @@ class Exact(Solver):
         else:
             pa = pb = pq = np.zeros(0, dtype=np.int64)
         in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
+        if inc_value >= bound - _TOL:
+            # the incumbent covers every coverable row without conflicts: nothing to solve
+            monitor.generation(np.array([inc_value]), incumbent[None, :])
+            return self._outcome(incumbent, inc_value, bound, True, "", 0, 0, pa, K, 0, None, stats)
 
         def on_solution(sel_k):
             nonlocal incumbent, inc_value
@@ -509,6 +513,15 @@ class Exact(Solver):
             in_model.update(zip(missing[0].tolist(), missing[1].tolist(), strict=True))
             hint = to_kept(incumbent)
 
+        return self._outcome(
+            incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
+            last_model_value, stats,
+        )
+
+    def _outcome(
+        self, incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
+        last_model_value, stats,
+    ) -> RunOutcome:
         gap = max(0.0, (bound - inc_value) / max(1.0, abs(bound))) if np.isfinite(bound) else np.inf
         optimal = bool(proven_model and gap <= self.mip_rel_gap + 1e-9)
         status = OPTIMAL if optimal else FEASIBLE
