@@ -352,8 +352,8 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
         bound = solver.BestObjectiveBound() / grid
         proven = status == cp_model.OPTIMAL
         return _SubResult(sel, value, bound, proven, "" if proven else "CP-SAT: time limit", nv, nc)
-    bound = solver.BestObjectiveBound() / grid if status == cp_model.UNKNOWN else np.inf
-    return _SubResult(None, None, bound, False, f"CP-SAT: {solver.StatusName(status)}", nv, nc)
+    # without a solution CP-SAT's bound may be a placeholder (0): do not trust it
+    return _SubResult(None, None, np.inf, False, f"CP-SAT: {solver.StatusName(status)}", nv, nc)
 
 
 # ------------------------------------------------------------------ solver
@@ -476,7 +476,9 @@ class Exact(Solver):
                     red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.workers, seed, on_solution
                 )
             n_vars, n_cons = sub.n_variables, sub.n_constraints
-            bound = min(bound, _round_bound(sub.bound, grid))
+            sub_bound = _round_bound(sub.bound, grid)
+            if sub_bound >= inc_value - _TOL:  # a bound below a known solution is no bound
+                bound = min(bound, sub_bound)
             missing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
             if sub.selection is not None:
                 r = full(sub.selection)
