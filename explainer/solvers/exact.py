@@ -364,8 +364,9 @@ class Exact(Solver):
     ----------
     time_limit : seconds for the whole run (model building included).
     mip_rel_gap : stop once (bound - f*) / max(1, |bound|) <= this; 0 = prove optimality.
-    warm_start : ``"greedy"`` (a quick heuristic selection), ``None``, or an explicit
-        boolean selection (must be feasible).  It is the incumbent returned when the
+    warm_start : ``"qga"`` (default: the nested GA's selection, or greedy's if better),
+        ``"greedy"`` (a quick heuristic), another registered algorithm's name, ``None``,
+        or an explicit boolean selection (must be feasible).  It is the incumbent returned when the
         solver finds nothing better in time; CP-SAT also uses it as a solution hint.
     lazy_conflicts : add conflict pairs only when a solution violates them (exact;
         see the module docstring).  ``False`` builds every pair up front.
@@ -380,7 +381,7 @@ class Exact(Solver):
         self,
         time_limit: float = 60.0,
         mip_rel_gap: float = 0.0,
-        warm_start="greedy",
+        warm_start="qga",
         lazy_conflicts: bool = True,
         backend: str = "highs",
         workers: int = 8,
@@ -395,14 +396,23 @@ class Exact(Solver):
         self.workers = workers
 
     # ------------------------------------------------------------ incumbent
-    def _warm_start(self, problem: SelectionProblem) -> np.ndarray:
+    def _warm_start(self, problem: SelectionProblem, seed: int = 0) -> np.ndarray:
         ws = self.warm_start
         if ws is None or ws is False:
             return np.zeros(problem.n_rules, dtype=bool)
         if isinstance(ws, str):
-            if ws != "greedy":
-                raise ValueError(f"warm_start must be 'greedy', None or a selection, got {ws!r}")
-            return greedy_incumbent(problem)
+            if ws == "greedy":
+                return greedy_incumbent(problem)
+            from . import ALGORITHMS, get_solver
+
+            if ws not in ALGORITHMS or ws == self.name:
+                raise ValueError(
+                    f"warm_start must be 'greedy', another algorithm's name, None or a selection, got {ws!r}"
+                )
+            heuristic = get_solver(ws).solve(problem, random_state=seed)
+            greedy = greedy_incumbent(problem)
+            better = heuristic.coverage >= problem.evaluate(greedy).coverage
+            return heuristic.selection if better else greedy
         r = np.asarray(ws, dtype=bool).ravel()
         if r.shape != (problem.n_rules,):
             raise ValueError("warm_start selection needs one entry per rule")
@@ -418,7 +428,7 @@ class Exact(Solver):
         grid = _eps_grid(eps)
         seed = int(rng.integers(0, 2**31 - 1))
 
-        incumbent = self._warm_start(problem)
+        incumbent = self._warm_start(problem, seed)
         inc_value = problem.evaluate(incumbent).coverage
         red, stats = _reduce(problem)
         K = red.n_kept
