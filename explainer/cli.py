@@ -189,6 +189,31 @@ def cmd_datasets(args) -> int:
     return 0
 
 
+def cmd_pools(args) -> int:
+    """Pool sizes of the paper's data sets at the paper's depths, beside the paper's M."""
+    from .bench import encoding_kwargs, paper_settings
+    from .data import load_paper_dataset
+    from .pool import build_pool
+
+    settings = paper_settings()
+    rows = []
+    for name, st in settings.items():
+        ds = load_paper_dataset(name, args.data_dir, **encoding_kwargs(name, args.encoding))
+        pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=args.pool_seed,
+                          n_repeats=args.repeats, classes=ds.classes)
+        rows.append({"dataset": name, "depth": int(st["depth"]), "features": ds.n_features,
+                     "trees": pool.n_trees, "paper_trees": int(st["trees"]),
+                     "paths": pool.n_candidate_rules, "M": pool.n_rules, "paper_M": int(st["rules"])})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'dataset':26s} {'D':>3s} {'features':>8s} {'trees':>6s} {'paper':>6s} {'paths':>6s} {'M':>6s} {'paper M':>8s}")
+    for r in rows:
+        print(f"{r['dataset']:26s} {r['depth']:3d} {r['features']:8d} {r['trees']:6d} {r['paper_trees']:6d} "
+              f"{r['paths']:6d} {r['M']:6d} {r['paper_M']:8d}")
+    return 0
+
+
 def cmd_bench(args) -> int:
     from .bench import main as bench_main
 
@@ -232,6 +257,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("pools", help="pool sizes of the paper's data sets beside the paper's M")
+    p.add_argument("--data-dir")
+    p.add_argument("--encoding", choices=["paper", "plain"], default="paper")
+    p.add_argument("--pool-seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_pools)
 
     p = sub.add_parser("datasets", help="list bundled samples and the paper's data sets")
     p.add_argument("--data-dir")

@@ -74,3 +74,13 @@ def test_bad_rule_file(iris_csv, tmp_path, capsys):
     bad.write_text("IF sepal_colour > 1 THEN CLASS=setosa\n")
     assert main(["evaluate", iris_csv, str(bad)]) == 2
     assert "sepal_colour" in capsys.readouterr().err
+
+
+def test_pools_table_lists_every_paper_data_set(shared_datasets_dir, capsys):
+    assert main(["pools", "--json", "--data-dir", str(shared_datasets_dir)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 10
+    by = {r["dataset"]: r for r in rows}
+    assert by["iris"]["trees"] == 24 and by["tic_tac_toe"]["trees"] == 108
+    assert by["iris"]["paper_M"] == 64
+    assert all(0 < r["M"] <= r["paths"] for r in rows)

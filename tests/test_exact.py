@@ -38,8 +38,8 @@ def brute_force(problem):
 
 def _configs():
     return [
-        {},
-        {"lazy_conflicts": False},
+        {"warm_start": "greedy"},
+        {"lazy_conflicts": False, "warm_start": "greedy"},
         {"warm_start": None},
         {"warm_start": None, "lazy_conflicts": False},
     ]
@@ -64,7 +64,7 @@ def test_matches_brute_force(seed, config):
 def test_eps_variants_same_instance(seed):
     for eps in (0.0, 0.5, 1.0, 2.0):
         problem = random_problem(100 + seed, eps=eps)
-        result = Exact().solve(problem)
+        result = Exact(warm_start="greedy").solve(problem)
         assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)
 
 
@@ -84,7 +84,7 @@ def test_two_conflicting_rules_worse_than_one():
     for eps, expected, n_rules in ((1.0, 3.0, 1), (0.4, 3.2, 2), (0.0, 4.0, 2)):
         p = SelectionProblem(C, [0, 1], y, [1, 1], complexity_budget=10, error_budget=10, eps=eps)
         assert p.evaluate([1, 1]).coverage == pytest.approx(4 - 2 * eps)
-        res = Exact().solve(p)
+        res = Exact(warm_start="greedy").solve(p)
         assert res.coverage == pytest.approx(expected)
         assert res.n_rules == n_rules
         assert res.status == OPTIMAL
@@ -95,7 +95,7 @@ def test_budget_excludes_rules():
     y = np.array([0, 0, 0])
     # rule 0 is too long for the budget, rule 1 is within it
     p = SelectionProblem(C, [0, 0], y, [5, 2], complexity_budget=3, error_budget=0)
-    res = Exact().solve(p)
+    res = Exact(warm_start="greedy").solve(p)
     assert res.selection.tolist() == [False, True]
     assert res.coverage == 2
 
@@ -104,7 +104,7 @@ def test_duplicate_rules_keep_shortest():
     C = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
     y = np.array([0, 0, 1])
     p = SelectionProblem(C, [0, 0, 1], y, [3, 1, 1], complexity_budget=3, error_budget=0)
-    res = Exact().solve(p)
+    res = Exact(warm_start="greedy").solve(p)
     assert res.selection.tolist() == [False, True, True]
     assert res.info["duplicates"] == 1
 
@@ -112,21 +112,21 @@ def test_duplicate_rules_keep_shortest():
 def test_empty_problem_and_zero_budget():
     C = np.array([[1, 0], [0, 1]], dtype=bool)
     p = SelectionProblem(C, [0, 1], [0, 1], [1, 1], complexity_budget=0, error_budget=0)
-    res = Exact().solve(p)
+    res = Exact(warm_start="greedy").solve(p)
     assert res.n_rules == 0 and res.coverage == 0 and res.status == OPTIMAL
 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_within_budgets_and_deterministic(seed):
     problem = random_problem(300 + seed, N=60, M=40)
-    a = Exact().solve(problem, random_state=1)
-    b = Exact().solve(problem, random_state=1)
+    a = Exact(warm_start="greedy").solve(problem, random_state=1)
+    b = Exact(warm_start="greedy").solve(problem, random_state=1)
     assert a.feasible and b.feasible
     assert a.complexity <= problem.complexity_budget and a.errors <= problem.error_budget
     assert np.array_equal(a.selection, b.selection)
     assert a.coverage == b.coverage
     # lazy and full models agree on the optimum
-    c = Exact(lazy_conflicts=False).solve(problem)
+    c = Exact(lazy_conflicts=False, warm_start="greedy").solve(problem)
     assert c.coverage == pytest.approx(a.coverage)
 
 
@@ -152,7 +152,7 @@ def test_time_limit_on_larger_instance():
     p = SelectionProblem(C, rule_class, y, lengths, 60, 40, eps=1.0, n_classes=K)
     for lazy in (True, False):
         t0 = time.perf_counter()
-        res = Exact(time_limit=1.0, lazy_conflicts=lazy).solve(p)
+        res = Exact(time_limit=1.0, lazy_conflicts=lazy, warm_start="greedy").solve(p)
         elapsed = time.perf_counter() - t0
         assert elapsed < 6.0
         assert res.feasible
@@ -174,7 +174,7 @@ def test_stop_request_returns_incumbent():
             return True
 
     problem = random_problem(11, N=60, M=40, eps=1.0)
-    res = Exact().solve(problem, callback=StopNow())
+    res = Exact(warm_start="greedy").solve(problem, callback=StopNow())
     assert res.feasible
 
 
@@ -187,3 +187,11 @@ def test_cpsat_matches_brute_force(seed):
     assert res.status == OPTIMAL
     assert res.coverage == pytest.approx(brute_force(problem), abs=1e-9)
     assert res.info["bound"] >= res.coverage - 1e-6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_default_warm_start_from_qga_stays_exact(seed):
+    problem = random_problem(100 + seed)
+    result = Exact().solve(problem, random_state=seed)
+    assert result.status == OPTIMAL
+    assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)

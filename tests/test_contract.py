@@ -1,0 +1,102 @@
+"""Every registered algorithm keeps the same contract.
+
+Never over a budget (ForEx++ untrimmed excepted, and then flagged), same seed
+same selection, a well-formed history, metrics that match the problem's own
+evaluation; on brute-forceable instances the exact solver equals the optimum
+and no heuristic beats it.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from explainer.bench import paper_settings
+from explainer.data import load_paper_dataset
+from explainer.problem import SelectionProblem
+from explainer.result import OVER_BUDGET
+from explainer.solvers import ALGORITHMS, solve
+
+FAST = {
+    "irfre": {"n_generations": 15, "n_population": 30},
+    "irfre_rfhc": {"n_generations": 15, "n_population": 30, "n_trials": 10},
+    "ga": {"n_generations": 15, "n_population": 30},
+    "qga": {"n_generations": 20},
+    "rfhc": {"n_trials": 10},
+    "exact": {"time_limit": 20, "warm_start": "greedy"},
+}
+
+
+def random_problem(seed, N=40, M=14, K=3):
+    rng = np.random.default_rng(seed)
+    C = rng.random((N, M)) < rng.uniform(0.1, 0.4)
+    rule_class = rng.integers(0, K, M)
+    y = rng.integers(0, K, N)
+    lengths = rng.integers(1, 5, M)
+    eps = float(rng.choice([0.0, 1.0]))
+    base = SelectionProblem(C, rule_class, y, lengths, eps=eps, n_classes=K)
+    bc = int(rng.integers(1, max(2, lengths.sum() // 2)))
+    be = int(rng.integers(0, max(1, base.errors.sum() // 3)))
+    return SelectionProblem(C, rule_class, y, lengths, bc, be, eps=eps, n_classes=K)
+
+
+def brute_force(problem):
+    R = np.array(list(itertools.product([False, True], repeat=problem.n_rules)), dtype=bool)
+    m = problem.evaluate_population(R)
+    return float(np.where(m["feasible"], m["coverage"], -np.inf).max())
+
+
+def check_contract(problem, name, seed):
+    res = solve(problem, name, random_state=seed, **FAST.get(name, {}))
+    again = solve(problem, name, random_state=seed, **FAST.get(name, {}))
+    assert np.array_equal(res.selection, again.selection), f"{name} is not deterministic"
+    ev = problem.evaluate(res.selection)
+    assert res.coverage == pytest.approx(ev.coverage)
+    assert (res.complexity, res.errors, res.covered) == (ev.complexity, ev.errors, ev.covered)
+    if name == "forex":
+        assert ev.feasible or res.status == OVER_BUDGET
+    else:
+        assert ev.feasible, f"{name} went over budget"
+        assert res.complexity <= problem.complexity_budget and res.errors <= problem.error_budget
+    assert res.history, f"{name} reported no progress"
+    assert [h.generation for h in res.history] == list(range(1, len(res.history) + 1))
+    for h in res.history:
+        assert h.min <= h.mean + 1e-9 <= h.max + 2e-9
+    return res
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_contract_on_random_problems(name, seed):
+    problem = random_problem(seed)
+    res = check_contract(problem, name, seed)
+    optimum = brute_force(problem)
+    if name != "forex":
+        assert res.coverage <= optimum + 1e-9, f"{name} beat the brute-force optimum"
+    if name == "exact":
+        assert res.coverage == pytest.approx(optimum)
+        assert res.info["optimal"]
+
+
+@pytest.fixture(scope="module")
+def shared_pools(shared_datasets_dir):
+    from explainer.pool import build_pool
+
+    pools = {}
+    settings = paper_settings()
+    for name in ("iris", "wine", "zoo"):
+        st = settings[name]
+        ds = load_paper_dataset(name, shared_datasets_dir)
+        pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
+        pools[name] = pool.problem(int(st["complexity_budget"]), int(st["errors_budget"]))
+    return pools
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("dataset", ["iris", "wine", "zoo"])
+def test_contract_on_shared_data(name, dataset, shared_pools):
+    problem = shared_pools[dataset]
+    res = check_contract(problem, name, 0)
+    exact = solve(problem, "exact", time_limit=30)
+    if name != "forex":
+        assert res.coverage <= exact.info["bound"] + 1e-9
