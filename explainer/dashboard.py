@@ -603,8 +603,8 @@ def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation
     )
     max_gen = records[-1].max_generations if records else None
     span = None
-    if live and max_gen:  # while running, the axis shows how far the run has come
-        span = max_gen
+    if live and max_gen:  # while running the axis runs ahead of the curve, up to the last generation
+        span = min(max_gen, max(2 * records[-1].generation, 10))
     elif records:
         span = max(records[-1].generation, 2)
     if span is not None:
