@@ -139,7 +139,7 @@ with right:
         c2.metric("Features", dataset.n_features)
         c3.metric("Classes", len(dataset.classes))
         c4.metric(
-            "Rows with missing values",
+            "Incomplete rows",
             dataset.n_rows_with_missing,
             help="Rows with at least one missing feature value (kept; 'is missing' indicator features are added).",
         )

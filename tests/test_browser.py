@@ -304,6 +304,16 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
         warm("move Bc slider", lambda: bc_slider.press("ArrowRight"),
              lambda: page.get_by_text(f"Now {bc_now + 1} =").wait_for())
 
+        # ---- a bad upload shows a readable error and the Iris data stays loaded
+        _goto(page, "Data")
+        page.get_by_text("Upload a CSV").click()
+        page.locator("input[type='file']").set_input_files(str(ROOT / "tests" / "bad_inputs" / "binary_nul.csv"))
+        page.get_by_test_id("stAlertContentError").first.wait_for()
+        error_text = page.get_by_test_id("stAlertContentError").first.inner_text()
+        assert "Traceback" not in error_text
+        assert page.get_by_test_id("stSidebar").get_by_text("iris (bundled sample)").count() == 1
+        _shot(page, "data_bad_upload")
+
         browser.close()
 
     # the download is exactly the library's rendering of the selected rules
