@@ -34,7 +34,9 @@ pytestmark = pytest.mark.browser
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM") or (
+    "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else (shutil.which("chromium") or "/usr/bin/chromium")
+)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -91,7 +93,7 @@ def playwright_api():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("playwright is not installed (pip install -e '.[dev]')")
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    if not os.path.exists(CHROMIUM):
         _unavailable(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
     return sync_playwright
 
