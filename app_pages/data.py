@@ -8,6 +8,8 @@ from explainer.data import DataError
 state = st.session_state
 
 st.title("Data")
+if state.pop("data_toast", False):
+    st.toast("Data loaded", icon=":material/check_circle:")
 st.caption(
     "Pick a bundled sample, one of the paper's data sets or your own CSV. "
     "The last column is the target unless you choose another one."
@@ -113,7 +115,8 @@ with left:
                 keep=[c for c in keep if c in others],
             )
             if ok:
-                st.toast("Data loaded", icon=":material/check_circle:")
+                state["data_toast"] = True
+                st.rerun()  # the sidebar, drawn before this page, shows the new data
             else:
                 state["data_error"] = message
         error = state.pop("data_error", None)

@@ -143,6 +143,8 @@ with st.container(border=True):
             algorithm_params={algorithm: params},
         )
         running = not job.done
+        if not running:
+            st.rerun()  # finished already: show it everywhere, the sidebar included
     if not running:
         r2.caption(f"Runs {db.label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
