@@ -96,44 +96,144 @@ def _key(r: np.ndarray) -> bytes:
 
 
 class MoveScorer:
-    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state."""
+    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
+
+    The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
+    between calls and updated from the rows whose counts changed since the
+    last call (any state, any flips in between: the update only compares
+    per-row counts), so a step after a few flips costs O(rows touched x rules
+    per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
+    are gathered from the CSR/CSC index arrays with ``np.bincount``.
+    """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
         cov = problem.coverage_sparse
         self.CT = cov.T.tocsr().astype(np.float32)  # M x N
-        self.C = cov.tocsr().astype(np.float32)  # N x M
+        C = cov.tocsr()
+        self.r_ptr = C.indptr.astype(np.int64)  # rules of row j: r_idx[r_ptr[j]:r_ptr[j+1]]
+        self.r_idx = C.indices.astype(np.int64)
+        self.M = problem.n_rules
         self.k = problem.rule_class
         self.L = problem.lengths.astype(np.float64)
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
         self.eps = problem.eps
         self._gram: dict[int, np.ndarray] = {}
+        self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
         self.ctx = None
         self.last_adds = None
-        self.products = 0
+        self.products = 0  # full O(nnz) products
+        self.updates = 0  # incremental updates
+
+    # ------------------------------------------------------------ gathering
+    def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
+        starts = self.r_ptr[rows]
+        lens = self.r_ptr[rows + 1] - starts
+        pos = np.repeat(np.arange(rows.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, self.r_idx[starts[pos] + offs]
+
+    def _rows_of_rules(self, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rules``, row) for every row each rule covers."""
+        p = self.p
+        starts = p.indptr[rules]
+        lens = p.indptr[rules + 1] - starts
+        pos = np.repeat(np.arange(rules.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, p.indices[starts[pos] + offs]
+
+    def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
+        pos, rules = self._rules_of_rows(rows)
+        return np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M).reshape(n_sets, self.M).astype(
+            np.float64
+        )
+
+    def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
+        pos, rows = self._rows_of_rules(cols)
+        o = owner[rows]
+        keep = o >= 0
+        return (
+            np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            .reshape(n_sets, cols.size)
+            .astype(np.float64)
+        )
+
+    def swap_gains(self) -> np.ndarray:
+        """The full |S| x M swap-gain matrix G of the last :meth:`best_move` that scored swaps."""
+        st, S, G, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf = self.ctx
+        if G is None:
+            rows = np.flatnonzero(owner >= 0)
+            G = gdrop[S, None] + gadd[None, :] + self._row_sums(owner[rows], rows, S.size)
+            if conf is not None:
+                G += conf
+            self.ctx = (st, S, G, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf)
+        return G
 
     def gram_rows(self, S: np.ndarray) -> np.ndarray:
         """|S| x M overlaps |rows(a) & rows(b)| (cached per rule)."""
-        missing = [int(a) for a in S if int(a) not in self._gram]
-        if missing:
-            G = (self.CT[missing] @ self.C).toarray()
-            for a, row in zip(missing, G, strict=True):
+        S = np.asarray(S, dtype=np.int64)
+        missing = np.array(sorted({int(a) for a in S if int(a) not in self._gram}), dtype=np.int64)
+        if missing.size:
+            pos, rows = self._rows_of_rules(missing)
+            G = self._row_sums(pos, rows, missing.size)
+            for a, row in zip(missing.tolist(), G, strict=True):
                 self._gram[a] = row
-        return np.array([self._gram[int(a)] for a in S]).reshape(len(S), -1)
+        out = np.empty((S.size, self.M))
+        for i, a in enumerate(S.tolist()):
+            out[i] = self._gram[a]
+        return out
 
-    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+    # ------------------------------------------------------------ add / drop
+    def _full_sums(self, st):
         total = st.total
-        z1 = (total == 1).astype(np.float32)
-        Z = np.column_stack([(total == 0).astype(np.float32), z1, total.astype(np.float32), st.per_class.astype(np.float32)])
+        Z = np.column_stack(
+            [(total == 0).astype(np.float32), (total == 1).astype(np.float32), total.astype(np.float32), st.per_class.astype(np.float32)]
+        )
         X = np.asarray(self.CT @ Z, dtype=np.float64)
         self.products += 1
         own = X[np.arange(X.shape[0]), 3 + self.k]
-        others = X[:, 2] - own
-        gadd = X[:, 0] - self.eps * others
-        gdrop = -X[:, 1] + self.eps * others
-        return gadd, gdrop, z1
+        return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
+
+    def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed."""
+        cache = self._sums
+        if cache is not None:
+            tot0, pc0, X0, X1, Xt, Xo = cache
+            rows = np.flatnonzero((st.per_class != pc0).any(axis=1))
+            if rows.size == 0:
+                return X0, X1, Xt, Xo
+            if 3 * rows.size < st.total.shape[0]:
+                t_new = st.total[rows]
+                t_old = tot0[rows]
+                pos, rules = self._rules_of_rows(rows)
+                M = self.M
+                d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
+                d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
+                dt = (t_new - t_old).astype(np.float64)[pos]
+                dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
+                do = dpc[pos, self.k[rules]]
+                X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
+                X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
+                Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
+                Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                self.updates += 1
+                self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+                return X0, X1, Xt, Xo
+        X0, X1, Xt, Xo = self._full_sums(st)
+        self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+        return X0, X1, Xt, Xo
+
+    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+        X0, X1, Xt, Xo = self._update_sums(st)
+        others = Xt - Xo
+        gadd = X0 - self.eps * others
+        gdrop = -X1 + self.eps * others
+        return gadd, gdrop, (st.total == 1).astype(np.float32)
 
     def best_move(self, st, swaps: bool = True):
         """The most augmenting add/drop/swap as (gain, drop_rule or -1, add_rule or -1), or None."""
@@ -141,7 +241,7 @@ class MoveScorer:
         r = st.r
         slack_l = p.complexity_budget - st.complexity
         slack_e = p.error_budget - st.errors
-        gadd, gdrop, z1 = self.add_drop_gains(st)
+        gadd, gdrop, _ = self.add_drop_gains(st)
         self.ctx = None
         pen_l = 1e-6 / max(p.complexity_budget, 1) if p.complexity_budget < 2**62 else 0.0
         pen_e = 1e-6 / max(p.error_budget, 1) if p.error_budget < 2**62 else 0.0
@@ -176,18 +276,30 @@ class MoveScorer:
                 )
                 if ok.any():
                     D2 = self.gram_rows(S)
-                    U = self.CT[S].multiply(z1[None, :]).tocsr()
-                    D1 = (U @ self.C).toarray()
-                    self.products += 1
-                    G = gdrop[S, None] + gadd[None, :] + D1
-                    if self.eps:
-                        G += self.eps * (self.k[S, None] != self.k[None, :]) * D2
-                    self.ctx = (st, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e)
-                    score = np.where(ok & (G > TOL), G - (cost[None, :] - cost[S, None]), -np.inf)
-                    flat = int(np.argmax(score))
-                    ia, ib = divmod(flat, score.shape[1])
-                    if score[ia, ib] > best_score:
-                        best_score, best = score[ia, ib], (G[ia, ib], int(S[ia]), ib)
+                    conf = self.eps * (self.k[S, None] != self.k[None, :]) * D2 if self.eps else None
+                    # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
+                    pos, rows = self._rows_of_rules(S)
+                    once = st.total[rows] == 1
+                    owner = np.full(st.total.shape[0], -1, dtype=np.int64)
+                    owner[rows[once]] = pos[once]
+                    self.ctx = (st, S, None, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf)
+                    # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
+                    # D1 is gathered only for the columns with a pair that may augment
+                    X1 = self._sums[3]
+                    bound = gdrop[S, None] + gadd[None, :] + np.minimum(D2, np.minimum(X1[S, None], X1[None, :]))
+                    if conf is not None:
+                        bound += conf
+                    live = ok & (bound > 0.0)
+                    cols = np.flatnonzero(live.any(axis=0))
+                    if cols.size:
+                        G = gdrop[S, None] + gadd[None, cols] + self._owner_overlaps(owner, cols, S.size)
+                        if conf is not None:
+                            G += conf[:, cols]
+                        score = np.where(live[:, cols] & (G > TOL), G - (cost[None, cols] - cost[S, None]), -np.inf)
+                        flat = int(np.argmax(score))
+                        ia, jb = divmod(flat, score.shape[1])
+                        if score[ia, jb] > best_score:
+                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cols[jb]))
         return best
 
     def best_one_for_two(self, st, n_pairs: int):
@@ -200,7 +312,8 @@ class MoveScorer:
         """
         if self.ctx is None or self.ctx[0] is not st or n_pairs <= 0:
             return None
-        _, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e = self.ctx
+        G = self.swap_gains()
+        _, S, _, ok, gadd, gdrop, owner, cost, slack_l, slack_e, _, _ = self.ctx
         score = np.where(ok, G, -np.inf).ravel()
         n = min(int(n_pairs), int(np.isfinite(score).sum()))
         if n <= 0:
@@ -209,12 +322,10 @@ class MoveScorer:
         top = top[np.argsort(-score[top], kind="stable")]
         ia, ib = np.divmod(top, G.shape[1])
         a_rules, b_rules = S[ia], ib
-        z0 = (st.total == 0).astype(np.float32)
-        # rows of b left uncovered once a is dropped, one row per pair
-        Ca = self.CT[a_rules].multiply(z1[None, :])
-        V = self.CT[b_rules].multiply(Ca + z0[None, :]).tocsr()
-        W = (V @ self.C).toarray()
-        self.products += 1
+        # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
+        pos, rows = self._rows_of_rules(b_rules)
+        left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
+        W = self._row_sums(pos[left], rows[left], n)
         Gb = self.gram_rows(b_rules)
         gain = G[ia, ib][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
         if self.eps:
