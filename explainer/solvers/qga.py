@@ -256,7 +256,7 @@ class MoveScorer:
             best_score, best = s[b], (gadd[b], -1, b)
             cand = np.flatnonzero(add_ok)
             cand = cand[cand != b]
-            self.last_adds = (dict(zip(cand.tolist(), gadd[cand].tolist(), strict=True)), cost)
+            self.last_adds = (cand, gadd[cand], cost)
         S = np.flatnonzero(r)
         if S.size:
             ok = gdrop[S] > TOL
@@ -475,7 +475,7 @@ class QGA(Solver):
         return np.where(mask, x, y), np.where(mask, y, x)
 
     @staticmethod
-    def _repair(problem: SelectionProblem, st) -> None:
+    def _repair(problem: SelectionProblem, st, scorer: MoveScorer | None = None) -> None:
         """Drop rules until both budgets hold: least f* lost per unit of the exceeded budget(s)."""
         while not st.feasible:
             over_l = st.complexity > problem.complexity_budget
@@ -484,7 +484,10 @@ class QGA(Solver):
             relief = (problem.lengths[S] / max(problem.complexity_budget, 1)) * over_l + (
                 problem.errors[S] / max(problem.error_budget, 1)
             ) * over_e
-            loss = np.array([-st.delta_coverage(int(a)) for a in S])
+            if scorer is not None:
+                loss = -scorer.add_drop_gains(st)[1][S]
+            else:
+                loss = np.array([-st.delta_coverage(int(a)) for a in S])
             j = int(np.argmin((loss + 1.0) / (relief + 1e-12)))
             st.flip(int(S[j]))
 
@@ -541,8 +544,10 @@ class QGA(Solver):
         :meth:`MoveScorer.best_move` are upper bounds: the candidate whose exact
         gain (O(its support)) is at least every other stale bound is the best add.
         """
-        gains, cost = scorer.last_adds
-        heap = [(-(g - cost[i]), int(i)) for i, g in gains.items()]
+        cand, gains, cost = scorer.last_adds
+        p = st.problem
+        fits = (p.lengths[cand] <= p.complexity_budget - st.complexity) & (p.errors[cand] <= p.error_budget - st.errors)
+        heap = list(zip((-(gains[fits] - cost[cand[fits]])).tolist(), cand[fits].tolist(), strict=True))
         heapq.heapify(heap)
         done = 0
         while heap and done < limit:
@@ -553,7 +558,8 @@ class QGA(Solver):
             if g <= TOL:
                 continue
             key = g - cost[i]
-            if heap and key < -heap[0][0] - 1e-12:
+            # another candidate may still be better (ties go to the smaller index, as in best_move)
+            if heap and (key < -heap[0][0] - 1e-12 or (key <= -heap[0][0] + 1e-12 and heap[0][1] < i)):
                 heapq.heappush(heap, (-key, i))
                 continue
             st.flip(i)
@@ -617,7 +623,7 @@ class QGA(Solver):
                         hit = memo.get(key)
                         if hit is None:
                             st = problem.state(c)
-                            self._repair(problem, st)
+                            self._repair(problem, st, scorer)
                             steps_total += self.super_mutation(problem, st, scorer, kernel)
                             hit = (st.r.copy(), float(st.coverage))
                             memo[key] = hit
