@@ -119,12 +119,15 @@ class MoveScorer:
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
         self.eps = problem.eps
-        self._gram: dict[int, np.ndarray] = {}
+        self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
+        self._gmat = np.zeros((0, problem.n_rules))
+        self._n_gram = 0
         self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
         self.ctx = None
         self.last_adds = None
         self.products = 0  # full O(nnz) products
         self.updates = 0  # incremental updates
+        self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
 
     # ------------------------------------------------------------ gathering
     def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -162,30 +165,46 @@ class MoveScorer:
             .astype(np.float64)
         )
 
-    def swap_gains(self) -> np.ndarray:
-        """The full |S| x M swap-gain matrix G of the last :meth:`best_move` that scored swaps."""
-        st, S, G, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf = self.ctx
-        if G is None:
+    def _swap_gains_cols(self) -> np.ndarray:
+        """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
+        c = self.ctx
+        if c["G"] is None:
+            S, cols, owner = c["S"], c["cols"], c["owner"]
             rows = np.flatnonzero(owner >= 0)
-            G = gdrop[S, None] + gadd[None, :] + self._row_sums(owner[rows], rows, S.size)
-            if conf is not None:
-                G += conf
-            self.ctx = (st, S, G, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf)
-        return G
+            D1 = self._row_sums(owner[rows], rows, S.size)[:, cols]
+            G = c["gdrop"][S, None] + c["gadd"][None, cols] + D1
+            if c["conf"] is not None:
+                G += c["conf"]
+            c["G"] = G
+        return c["G"]
 
-    def gram_rows(self, S: np.ndarray) -> np.ndarray:
-        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule)."""
-        S = np.asarray(S, dtype=np.int64)
-        missing = np.array(sorted({int(a) for a in S if int(a) not in self._gram}), dtype=np.int64)
-        if missing.size:
-            pos, rows = self._rows_of_rules(missing)
-            G = self._row_sums(pos, rows, missing.size)
-            for a, row in zip(missing.tolist(), G, strict=True):
-                self._gram[a] = row
-        out = np.empty((S.size, self.M))
-        for i, a in enumerate(S.tolist()):
-            out[i] = self._gram[a]
+    def swap_gains(self) -> np.ndarray:
+        """The |S| x M swap-gain matrix G (drop S[i], add b) of the last :meth:`best_move` that scored swaps.
+
+        Columns that cannot be added in any swap (selected, unusable or over a budget) hold -inf.
+        """
+        c = self.ctx
+        out = np.full((c["S"].size, self.M), -np.inf)
+        out[:, c["cols"]] = self._swap_gains_cols()
         return out
+
+    def gram_rows(self, S: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule), or only the columns ``cols``."""
+        S = np.asarray(S, dtype=np.int64)
+        missing = np.unique(S[self._slot[S] < 0])
+        if missing.size:
+            need = self._n_gram + missing.size
+            if need > self._gmat.shape[0]:
+                grown = np.zeros((max(2 * self._gmat.shape[0], need, 16), self.M))
+                grown[: self._n_gram] = self._gmat[: self._n_gram]
+                self._gmat = grown
+            pos, rows = self._rows_of_rules(missing)
+            self._gmat[self._n_gram : need] = self._row_sums(pos, rows, missing.size)
+            self._slot[missing] = np.arange(self._n_gram, need)
+            self._n_gram = need
+        if cols is None:
+            return self._gmat[self._slot[S]]
+        return self._gmat[np.ix_(self._slot[S], cols)]
 
     # ------------------------------------------------------------ add / drop
     def _full_sums(self, st):
@@ -269,37 +288,39 @@ class MoveScorer:
             if best is not None:
                 return best  # an augmenting add or drop: swaps are scored only at add/drop optima
             if swaps and cand.any():
-                ok = (
-                    cand[None, :]
-                    & (self.L[None, :] - self.L[S, None] <= slack_l)
-                    & (self.E[None, :] - self.E[S, None] <= slack_e)
-                )
+                # columns that fit the budgets after dropping at least one selected rule
+                cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
+                ok = (self.L[None, cols] - self.L[S, None] <= slack_l) & (self.E[None, cols] - self.E[S, None] <= slack_e)
                 if ok.any():
-                    D2 = self.gram_rows(S)
-                    conf = self.eps * (self.k[S, None] != self.k[None, :]) * D2 if self.eps else None
+                    D2 = self.gram_rows(S, cols)
+                    conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
                     # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
                     pos, rows = self._rows_of_rules(S)
                     once = st.total[rows] == 1
                     owner = np.full(st.total.shape[0], -1, dtype=np.int64)
                     owner[rows[once]] = pos[once]
-                    self.ctx = (st, S, None, ok, gadd, gdrop, owner, cost, slack_l, slack_e, D2, conf)
                     # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
                     # D1 is gathered only for the columns with a pair that may augment
                     X1 = self._sums[3]
-                    bound = gdrop[S, None] + gadd[None, :] + np.minimum(D2, np.minimum(X1[S, None], X1[None, :]))
+                    bound = gdrop[S, None] + gadd[None, cols] + np.minimum(D2, np.minimum(X1[S, None], X1[None, cols]))
                     if conf is not None:
                         bound += conf
+                    self.ctx = dict(
+                        st=st, S=S, cols=cols, ok=ok, bound=bound, conf=conf, owner=owner, G=None,
+                        gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e,
+                    )  # fmt: skip
                     live = ok & (bound > 0.0)
-                    cols = np.flatnonzero(live.any(axis=0))
-                    if cols.size:
-                        G = gdrop[S, None] + gadd[None, cols] + self._owner_overlaps(owner, cols, S.size)
+                    lc = np.flatnonzero(live.any(axis=0))
+                    if lc.size:
+                        cl = cols[lc]
+                        G = gdrop[S, None] + gadd[None, cl] + self._owner_overlaps(owner, cl, S.size)
                         if conf is not None:
-                            G += conf[:, cols]
-                        score = np.where(live[:, cols] & (G > TOL), G - (cost[None, cols] - cost[S, None]), -np.inf)
+                            G += conf[:, lc]
+                        score = np.where(live[:, lc] & (G > TOL), G - (cost[None, cl] - cost[S, None]), -np.inf)
                         flat = int(np.argmax(score))
                         ia, jb = divmod(flat, score.shape[1])
                         if score[ia, jb] > best_score:
-                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cols[jb]))
+                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
         return best
 
     def best_one_for_two(self, st, n_pairs: int):
@@ -310,39 +331,55 @@ class MoveScorer:
         ``G[a, c] - gdrop[a] - |rows(b) & rows(c) uncovered without a| - eps [k_b != k_c] |rows(b) & rows(c)|``.
         Returns (gain, a, b, c) or None.
         """
-        if self.ctx is None or self.ctx[0] is not st or n_pairs <= 0:
+        ctx = self.ctx
+        if ctx is None or ctx["st"] is not st or n_pairs <= 0:
             return None
-        G = self.swap_gains()
-        _, S, _, ok, gadd, gdrop, owner, cost, slack_l, slack_e, _, _ = self.ctx
-        score = np.where(ok, G, -np.inf).ravel()
-        n = min(int(n_pairs), int(np.isfinite(score).sum()))
-        if n <= 0:
+        S, cols, ok, bound, gdrop = ctx["S"], ctx["cols"], ctx["ok"], ctx["bound"], ctx["gdrop"]
+        if cols.size < 2:
             return None
-        top = np.argpartition(-score, n - 1)[:n]
-        top = top[np.argsort(-score[top], kind="stable")]
-        ia, ib = np.divmod(top, G.shape[1])
-        a_rules, b_rules = S[ia], ib
+        # gain(a, b, c) <= G[a, b] + G[a, c] - gdrop[a] <= bound[a, b] + bound[a, c] - gdrop[a]: nothing
+        # to find when the two largest bounds of every row cannot augment
+        top2 = np.partition(bound, bound.shape[1] - 2, axis=1)[:, -2:].sum(axis=1)
+        if float((top2 - gdrop[S]).max()) <= 0.0:
+            self.pruned_ejections += 1
+            return None
+        G = self._swap_gains_cols()
+        owner, cost = ctx["owner"], ctx["cost"]
+        slack_l, slack_e = ctx["slack_l"], ctx["slack_e"]
+        # a pair (a, b) can only lead to an augmenting move when
+        # ub = G[a, b] + max_{c != b} bound[a, c] - gdrop[a] > 0; among those, the n best by G
+        # (ties: larger ub first, then (a, b) order)
+        m = bound.shape[1]
+        part = np.argpartition(bound, m - 2, axis=1)
+        j1 = part[:, -1]
+        b1 = bound[np.arange(S.size), j1]
+        b2 = bound[np.arange(S.size), part[:, -2]]
+        other = np.where(np.arange(m)[None, :] == j1[:, None], b2[:, None], b1[:, None])
+        ub = G + other - gdrop[S, None]
+        top = np.flatnonzero((ok & (ub > 0.0)).ravel())
+        if top.size == 0:
+            return None
+        top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
+        n = top.size
+        ia, jb = np.divmod(top, G.shape[1])
+        a_rules, b_rules = S[ia], cols[jb]
         # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
         pos, rows = self._rows_of_rules(b_rules)
         left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
-        W = self._row_sums(pos[left], rows[left], n)
-        Gb = self.gram_rows(b_rules)
-        gain = G[ia, ib][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
+        W = self._row_sums(pos[left], rows[left], n)[:, cols]
+        gain = G[ia, jb][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
         if self.eps:
-            gain -= self.eps * (self.k[b_rules, None] != self.k[None, :]) * Gb
-        free = self.usable & ~st.r
-        ok_c = (
-            free[None, :]
-            & (self.L[None, :] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None])
-            & (self.E[None, :] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None])
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
+        ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
+            self.E[None, cols] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
         )
-        ok_c[np.arange(n), b_rules] = False
-        s = np.where(ok_c & (gain > TOL), gain - cost[None, :], -np.inf)
+        ok_c[np.arange(n), jb] = False
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, cols], -np.inf)
         flat = int(np.argmax(s))
         i, c = divmod(flat, s.shape[1])
         if not np.isfinite(s[i, c]):
             return None
-        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(c)
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cols[c])
 
 
 class QGA(Solver):
