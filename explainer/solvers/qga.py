@@ -32,16 +32,26 @@ structure of the algorithm is the paper's):
   (drop one rule) and ``e_b - e_a`` (1-for-1 swap, an element of the
   approximate kernel whenever rules a and b cost about the same).  They are
   not stored: all of them are scored at once from the current per-row counts
-  (one sparse product ``C' [z0 z1 n c_1..c_K]`` gives every add/drop gain, a
+  (the per-rule sums ``C' [z0 z1 n c_own]`` give every add/drop gain, a
   rank-|S| correction from the rule-overlap (Gram) rows of the selected
-  rules gives every swap gain), so a super-mutation step costs O(nnz(C)).
+  rules gives every swap gain).  The sums are kept between scorings and
+  updated from the rows whose counts changed (a full sparse product only
+  when a third of the rows or more changed), so a step after a flip costs
+  O(rows touched x rules per row) rather than O(nnz(C)).  Swaps are scored
+  on the columns that fit the budgets after some drop, and the overlap term
+  ``D1[a, b]`` (rows covered by a alone that b covers) is gathered only for
+  columns whose upper bound (``D1 <= min(D2, X1[a], X1[b])``) can augment:
+  the chosen swap is the same as with the full matrix.
   The swap set is not filtered by ``|A m|``: every swap that keeps the
   budgets is a candidate (feasibility is checked exactly).
 * **Best improvement.**  Each super-mutation step applies the most augmenting
   add or drop, or, when none augments, the most augmenting swap (ties go to
   the cheaper move); when none of these augments, the
   *1-for-2 moves* (drop a, add b and c; scored exactly for the
-  ``max_ejections`` best (a, b) swaps with one more sparse product), then the
+  ``max_ejections`` best (a, b) swaps among those whose upper bound
+  ``G[a, b] + max_{c != b} bound[a, c] - gdrop[a]`` can still augment, ties
+  broken by that bound, then by (a, b); skipped outright when no row of the
+  swap bounds can augment), then the
   sampled kernel vectors (vectorised evaluation of all of them).  The
   super-mutation ends when none of these augments (a maximal sequence of
   augmenting mutations, as in the paper).
@@ -49,7 +59,8 @@ structure of the algorithm is the paper's):
   add gains never increase while rules are added (coverage is submodular,
   conflicts only grow), so stale gains are upper bounds and a candidate whose
   exact gain beats every other bound is the best add (the classic lazy
-  greedy); the same moves as best improvement, far fewer full re-scorings.
+  greedy, ties to the smaller rule index); the same moves as best
+  improvement, far fewer full re-scorings.
 * **Delta evaluation** with the incremental
   :class:`~explainer.problem.SelectionState`; super-mutation results are
   memoised per child (identical children, frequent once the population
@@ -57,7 +68,8 @@ structure of the algorithm is the paper's):
 * **Crossover** ("uniform", "one_point" or "two_point") is retried at most
   ``crossover_retries`` times until the child keeps the budgets; the fallback
   repairs the last child by dropping, one at a time, the selected rule that
-  loses the least f* per unit of the exceeded budget(s).
+  loses the least f* per unit of the exceeded budget(s) (losses from the
+  scorer's drop gains).
 * **Sub-spaces** draw rules without replacement with probability
   proportional to the RF+HC rule score (still random, but useful rules are
   more likely); rules that exceed a budget on their own are never drawn.
