@@ -131,6 +131,10 @@ class MoveScorer:
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
         self.eps = problem.eps
+        # tiny per-rule costs: ties between equal gains go to the cheaper move
+        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < 2**62 else 0.0
+        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < 2**62 else 0.0
+        self.cost = pen_l * self.L + pen_e * self.E
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))
         self._n_gram = 0
@@ -274,9 +278,7 @@ class MoveScorer:
         slack_e = p.error_budget - st.errors
         gadd, gdrop, _ = self.add_drop_gains(st)
         self.ctx = None
-        pen_l = 1e-6 / max(p.complexity_budget, 1) if p.complexity_budget < 2**62 else 0.0
-        pen_e = 1e-6 / max(p.error_budget, 1) if p.error_budget < 2**62 else 0.0
-        cost = pen_l * self.L + pen_e * self.E
+        cost = self.cost
         # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
         best_score, best = -np.inf, None
         add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
