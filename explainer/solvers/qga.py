@@ -194,6 +194,24 @@ class MoveScorer:
             c["G"] = G
         return c["G"]
 
+    def _swap_gain_rows(self, rows_a: np.ndarray) -> np.ndarray:
+        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached."""
+        c = self.ctx
+        if c["G"] is not None:
+            return c["G"][rows_a]
+        S, cols, owner = c["S"], c["cols"], c["owner"]
+        amap = np.full(S.size, -1, dtype=np.int64)
+        amap[rows_a] = np.arange(rows_a.size)
+        rows = np.flatnonzero(owner >= 0)
+        o = amap[owner[rows]]
+        keep = o >= 0
+        D1 = self._row_sums(o[keep], rows[keep], rows_a.size)[:, cols]
+        Sa = S[rows_a]
+        G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
+        if c["conf"] is not None:
+            G += c["conf"][rows_a]
+        return G
+
     def swap_gains(self) -> np.ndarray:
         """The |S| x M swap-gain matrix G (drop S[i], add b) of the last :meth:`best_move` that scored swaps.
 
@@ -357,31 +375,37 @@ class MoveScorer:
         if float((top2 - gdrop[S]).max()) <= 0.0:
             self.pruned_ejections += 1
             return None
-        G = self._swap_gains_cols()
         owner, cost = ctx["owner"], ctx["cost"]
         slack_l, slack_e = ctx["slack_l"], ctx["slack_e"]
         # a pair (a, b) can only lead to an augmenting move when
         # ub = G[a, b] + max_{c != b} bound[a, c] - gdrop[a] > 0; among those, the n best by G
-        # (ties: larger ub first, then (a, b) order)
+        # (ties: larger ub first, then (a, b) order).  G is computed only for the rows a
+        # with a pair that passes the test with bound[a, b] >= G[a, b] in place of G.
         m = bound.shape[1]
         part = np.argpartition(bound, m - 2, axis=1)
         j1 = part[:, -1]
         b1 = bound[np.arange(S.size), j1]
         b2 = bound[np.arange(S.size), part[:, -2]]
-        other = np.where(np.arange(m)[None, :] == j1[:, None], b2[:, None], b1[:, None])
-        ub = G + other - gdrop[S, None]
-        top = np.flatnonzero((ok & (ub > 0.0)).ravel())
+        other = np.where(np.arange(m)[None, :] == j1[:, None], b2[:, None], b1[:, None]) - gdrop[S, None]
+        rows_a = np.flatnonzero((ok & (bound + other > 0.0)).any(axis=1))
+        if rows_a.size == 0:
+            self.pruned_ejections += 1
+            return None
+        G = self._swap_gain_rows(rows_a)
+        ub = G + other[rows_a]
+        top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
         if top.size == 0:
             return None
         top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
         n = top.size
-        ia, jb = np.divmod(top, G.shape[1])
+        ir, jb = np.divmod(top, m)  # ir indexes rows_a; rows_a is sorted, so (ir, jb) keeps (a, b) order
+        ia = rows_a[ir]
         a_rules, b_rules = S[ia], cols[jb]
         # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
         pos, rows = self._rows_of_rules(b_rules)
         left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
         W = self._row_sums(pos[left], rows[left], n)[:, cols]
-        gain = G[ia, jb][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
+        gain = G[ir, jb][:, None] + (G[ir] - gdrop[a_rules][:, None]) - W
         if self.eps:
             gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
         ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
