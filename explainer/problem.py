@@ -226,8 +226,28 @@ class SelectionState:
         self.complexity = 0
         self.errors = 0
         if r is not None:
-            for i in np.flatnonzero(np.asarray(r, dtype=bool)):
-                self.flip(int(i))
+            idx = np.flatnonzero(np.asarray(r, dtype=bool))
+            if idx.size:
+                self._load(idx)
+
+    def _load(self, idx: np.ndarray) -> None:
+        """Counts of the selection ``idx`` from scratch (vectorised; equals flipping each rule in turn)."""
+        p = self.problem
+        N, K = p.n_rows, p.n_classes
+        starts = p.indptr[idx]
+        lens = p.indptr[idx + 1] - starts
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = p.indices[np.repeat(starts, lens) + offs]
+        cls = np.repeat(p.rule_class[idx], lens)
+        total = np.bincount(rows, minlength=N)
+        per_class = np.bincount(rows * K + cls, minlength=N * K).reshape(N, K)
+        self.r[idx] = True
+        self.total = total.astype(np.int32)
+        self.per_class = per_class.astype(np.int32)
+        self.covered = int(np.count_nonzero(total))
+        self.pairs = int((total * total - (per_class * per_class).sum(axis=1)).sum()) // 2
+        self.complexity = int(p.lengths[idx].sum())
+        self.errors = int(p.errors[idx].sum())
 
     @property
     def coverage(self) -> float:

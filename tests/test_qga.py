@@ -199,7 +199,8 @@ def test_move_gains_are_exact(seed):
             if i >= 0:
                 st.flip(i)
     if scorer.ctx is not None:
-        _, S, G, ok, *_ = scorer.ctx
+        S = scorer.ctx["S"]
+        G = scorer.swap_gains()
         base = st.r.copy()
         f = st.coverage
         for ia, a in enumerate(S):
@@ -233,3 +234,37 @@ def test_super_mutation_strictly_increases_and_stays_feasible():
         assert st.feasible and st.coverage >= before
         assert st.coverage == p.evaluate(st.r).coverage
         assert scorer.best_move(st) is None  # a local optimum of the structured mutations
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_incremental_gains_match_fresh_scoring(seed):
+    """The scorer's sums updated across flips (and across unrelated states) equal a fresh scoring."""
+    p = random_problem(500 + seed, N=80, M=40)
+    rng = np.random.default_rng(seed)
+    usable = np.ones(p.n_rules, dtype=bool)
+    scorer = MoveScorer(p, usable)
+    st = p.state(rng.random(p.n_rules) < 0.3)
+    for step in range(30):
+        if step % 10 == 9:
+            st = p.state(rng.random(p.n_rules) < 0.3)  # a new child: large change, full product
+        else:
+            for i in rng.choice(p.n_rules, size=int(rng.integers(1, 3)), replace=False):
+                st.flip(int(i))
+        got = scorer.add_drop_gains(st)
+        want = MoveScorer(p, usable).add_drop_gains(st)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+    assert scorer.updates > 0 and scorer.products >= 3
+
+
+def test_state_construction_equals_flips():
+    p = random_problem(9, N=70, M=35)
+    r = np.random.default_rng(1).random(p.n_rules) < 0.4
+    a = p.state(r)
+    b = p.state()
+    for i in np.flatnonzero(r):
+        b.flip(int(i))
+    np.testing.assert_array_equal(a.total, b.total)
+    np.testing.assert_array_equal(a.per_class, b.per_class)
+    assert (a.covered, a.pairs, a.complexity, a.errors) == (b.covered, b.pairs, b.complexity, b.errors)
+    assert a.coverage == p.evaluate(r).coverage

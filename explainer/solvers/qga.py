@@ -32,16 +32,26 @@ structure of the algorithm is the paper's):
   (drop one rule) and ``e_b - e_a`` (1-for-1 swap, an element of the
   approximate kernel whenever rules a and b cost about the same).  They are
   not stored: all of them are scored at once from the current per-row counts
-  (one sparse product ``C' [z0 z1 n c_1..c_K]`` gives every add/drop gain, a
+  (the per-rule sums ``C' [z0 z1 n c_own]`` give every add/drop gain, a
   rank-|S| correction from the rule-overlap (Gram) rows of the selected
-  rules gives every swap gain), so a super-mutation step costs O(nnz(C)).
+  rules gives every swap gain).  The sums are kept between scorings and
+  updated from the rows whose counts changed (a full sparse product only
+  when a third of the rows or more changed), so a step after a flip costs
+  O(rows touched x rules per row) rather than O(nnz(C)).  Swaps are scored
+  on the columns that fit the budgets after some drop, and the overlap term
+  ``D1[a, b]`` (rows covered by a alone that b covers) is gathered only for
+  columns whose upper bound (``D1 <= min(D2, X1[a], X1[b])``) can augment:
+  the chosen swap is the same as with the full matrix.
   The swap set is not filtered by ``|A m|``: every swap that keeps the
   budgets is a candidate (feasibility is checked exactly).
 * **Best improvement.**  Each super-mutation step applies the most augmenting
   add or drop, or, when none augments, the most augmenting swap (ties go to
   the cheaper move); when none of these augments, the
   *1-for-2 moves* (drop a, add b and c; scored exactly for the
-  ``max_ejections`` best (a, b) swaps with one more sparse product), then the
+  ``max_ejections`` best (a, b) swaps among those whose upper bound
+  ``G[a, b] + max_{c != b} bound[a, c] - gdrop[a]`` can still augment, ties
+  broken by that bound, then by (a, b); skipped outright when no row of the
+  swap bounds can augment), then the
   sampled kernel vectors (vectorised evaluation of all of them).  The
   super-mutation ends when none of these augments (a maximal sequence of
   augmenting mutations, as in the paper).
@@ -49,7 +59,8 @@ structure of the algorithm is the paper's):
   add gains never increase while rules are added (coverage is submodular,
   conflicts only grow), so stale gains are upper bounds and a candidate whose
   exact gain beats every other bound is the best add (the classic lazy
-  greedy); the same moves as best improvement, far fewer full re-scorings.
+  greedy, ties to the smaller rule index); the same moves as best
+  improvement, far fewer full re-scorings.
 * **Delta evaluation** with the incremental
   :class:`~explainer.problem.SelectionState`; super-mutation results are
   memoised per child (identical children, frequent once the population
@@ -57,7 +68,8 @@ structure of the algorithm is the paper's):
 * **Crossover** ("uniform", "one_point" or "two_point") is retried at most
   ``crossover_retries`` times until the child keeps the budgets; the fallback
   repairs the last child by dropping, one at a time, the selected rule that
-  loses the least f* per unit of the exceeded budget(s).
+  loses the least f* per unit of the exceeded budget(s) (losses from the
+  scorer's drop gains).
 * **Sub-spaces** draw rules without replacement with probability
   proportional to the RF+HC rule score (still random, but useful rules are
   more likely); rules that exceed a budget on their own are never drawn.
@@ -96,44 +108,185 @@ def _key(r: np.ndarray) -> bytes:
 
 
 class MoveScorer:
-    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state."""
+    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
+
+    The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
+    between calls and updated from the rows whose counts changed since the
+    last call (any state, any flips in between: the update only compares
+    per-row counts), so a step after a few flips costs O(rows touched x rules
+    per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
+    are gathered from the CSR/CSC index arrays with ``np.bincount``.
+    """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
         cov = problem.coverage_sparse
         self.CT = cov.T.tocsr().astype(np.float32)  # M x N
-        self.C = cov.tocsr().astype(np.float32)  # N x M
+        C = cov.tocsr()
+        self.r_ptr = C.indptr.astype(np.int64)  # rules of row j: r_idx[r_ptr[j]:r_ptr[j+1]]
+        self.r_idx = C.indices.astype(np.int64)
+        self.M = problem.n_rules
         self.k = problem.rule_class
         self.L = problem.lengths.astype(np.float64)
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
         self.eps = problem.eps
-        self._gram: dict[int, np.ndarray] = {}
+        # tiny per-rule costs: ties between equal gains go to the cheaper move
+        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < 2**62 else 0.0
+        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < 2**62 else 0.0
+        self.cost = pen_l * self.L + pen_e * self.E
+        self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
+        self._gmat = np.zeros((0, problem.n_rules))
+        self._n_gram = 0
+        self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
         self.ctx = None
         self.last_adds = None
-        self.products = 0
+        self.products = 0  # full O(nnz) products
+        self.updates = 0  # incremental updates
+        self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
 
-    def gram_rows(self, S: np.ndarray) -> np.ndarray:
-        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule)."""
-        missing = [int(a) for a in S if int(a) not in self._gram]
-        if missing:
-            G = (self.CT[missing] @ self.C).toarray()
-            for a, row in zip(missing, G, strict=True):
-                self._gram[a] = row
-        return np.array([self._gram[int(a)] for a in S]).reshape(len(S), -1)
+    # ------------------------------------------------------------ gathering
+    def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
+        starts = self.r_ptr[rows]
+        lens = self.r_ptr[rows + 1] - starts
+        pos = np.repeat(np.arange(rows.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, self.r_idx[starts[pos] + offs]
 
-    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+    def _rows_of_rules(self, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rules``, row) for every row each rule covers."""
+        p = self.p
+        starts = p.indptr[rules]
+        lens = p.indptr[rules + 1] - starts
+        pos = np.repeat(np.arange(rules.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, p.indices[starts[pos] + offs]
+
+    def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
+        pos, rules = self._rules_of_rows(rows)
+        return np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M).reshape(n_sets, self.M).astype(
+            np.float64
+        )
+
+    def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
+        pos, rows = self._rows_of_rules(cols)
+        o = owner[rows]
+        keep = o >= 0
+        return (
+            np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            .reshape(n_sets, cols.size)
+            .astype(np.float64)
+        )
+
+    def _swap_gains_cols(self) -> np.ndarray:
+        """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
+        c = self.ctx
+        if c["G"] is None:
+            S, cols, owner = c["S"], c["cols"], c["owner"]
+            rows = np.flatnonzero(owner >= 0)
+            D1 = self._row_sums(owner[rows], rows, S.size)[:, cols]
+            G = c["gdrop"][S, None] + c["gadd"][None, cols] + D1
+            if c["conf"] is not None:
+                G += c["conf"]
+            c["G"] = G
+        return c["G"]
+
+    def _swap_gain_rows(self, rows_a: np.ndarray) -> np.ndarray:
+        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached."""
+        c = self.ctx
+        if c["G"] is not None:
+            return c["G"][rows_a]
+        S, cols, owner = c["S"], c["cols"], c["owner"]
+        amap = np.full(S.size, -1, dtype=np.int64)
+        amap[rows_a] = np.arange(rows_a.size)
+        rows = np.flatnonzero(owner >= 0)
+        o = amap[owner[rows]]
+        keep = o >= 0
+        D1 = self._row_sums(o[keep], rows[keep], rows_a.size)[:, cols]
+        Sa = S[rows_a]
+        G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
+        if c["conf"] is not None:
+            G += c["conf"][rows_a]
+        return G
+
+    def swap_gains(self) -> np.ndarray:
+        """The |S| x M swap-gain matrix G (drop S[i], add b) of the last :meth:`best_move` that scored swaps.
+
+        Columns that cannot be added in any swap (selected, unusable or over a budget) hold -inf.
+        """
+        c = self.ctx
+        out = np.full((c["S"].size, self.M), -np.inf)
+        out[:, c["cols"]] = self._swap_gains_cols()
+        return out
+
+    def gram_rows(self, S: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule), or only the columns ``cols``."""
+        S = np.asarray(S, dtype=np.int64)
+        missing = np.unique(S[self._slot[S] < 0])
+        if missing.size:
+            need = self._n_gram + missing.size
+            if need > self._gmat.shape[0]:
+                grown = np.zeros((max(2 * self._gmat.shape[0], need, 16), self.M))
+                grown[: self._n_gram] = self._gmat[: self._n_gram]
+                self._gmat = grown
+            pos, rows = self._rows_of_rules(missing)
+            self._gmat[self._n_gram : need] = self._row_sums(pos, rows, missing.size)
+            self._slot[missing] = np.arange(self._n_gram, need)
+            self._n_gram = need
+        if cols is None:
+            return self._gmat[self._slot[S]]
+        return self._gmat[np.ix_(self._slot[S], cols)]
+
+    # ------------------------------------------------------------ add / drop
+    def _full_sums(self, st):
         total = st.total
-        z1 = (total == 1).astype(np.float32)
-        Z = np.column_stack([(total == 0).astype(np.float32), z1, total.astype(np.float32), st.per_class.astype(np.float32)])
+        Z = np.column_stack(
+            [(total == 0).astype(np.float32), (total == 1).astype(np.float32), total.astype(np.float32), st.per_class.astype(np.float32)]
+        )
         X = np.asarray(self.CT @ Z, dtype=np.float64)
         self.products += 1
         own = X[np.arange(X.shape[0]), 3 + self.k]
-        others = X[:, 2] - own
-        gadd = X[:, 0] - self.eps * others
-        gdrop = -X[:, 1] + self.eps * others
-        return gadd, gdrop, z1
+        return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
+
+    def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed."""
+        cache = self._sums
+        if cache is not None:
+            tot0, pc0, X0, X1, Xt, Xo = cache
+            rows = np.flatnonzero((st.per_class != pc0).any(axis=1))
+            if rows.size == 0:
+                return X0, X1, Xt, Xo
+            if 3 * rows.size < st.total.shape[0]:
+                t_new = st.total[rows]
+                t_old = tot0[rows]
+                pos, rules = self._rules_of_rows(rows)
+                M = self.M
+                d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
+                d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
+                dt = (t_new - t_old).astype(np.float64)[pos]
+                dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
+                do = dpc[pos, self.k[rules]]
+                X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
+                X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
+                Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
+                Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                self.updates += 1
+                self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+                return X0, X1, Xt, Xo
+        X0, X1, Xt, Xo = self._full_sums(st)
+        self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+        return X0, X1, Xt, Xo
+
+    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+        X0, X1, Xt, Xo = self._update_sums(st)
+        others = Xt - Xo
+        gadd = X0 - self.eps * others
+        gdrop = -X1 + self.eps * others
+        return gadd, gdrop, (st.total == 1).astype(np.float32)
 
     def best_move(self, st, swaps: bool = True):
         """The most augmenting add/drop/swap as (gain, drop_rule or -1, add_rule or -1), or None."""
@@ -141,11 +294,9 @@ class MoveScorer:
         r = st.r
         slack_l = p.complexity_budget - st.complexity
         slack_e = p.error_budget - st.errors
-        gadd, gdrop, z1 = self.add_drop_gains(st)
+        gadd, gdrop, _ = self.add_drop_gains(st)
         self.ctx = None
-        pen_l = 1e-6 / max(p.complexity_budget, 1) if p.complexity_budget < 2**62 else 0.0
-        pen_e = 1e-6 / max(p.error_budget, 1) if p.error_budget < 2**62 else 0.0
-        cost = pen_l * self.L + pen_e * self.E
+        cost = self.cost
         # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
         best_score, best = -np.inf, None
         add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
@@ -156,7 +307,7 @@ class MoveScorer:
             best_score, best = s[b], (gadd[b], -1, b)
             cand = np.flatnonzero(add_ok)
             cand = cand[cand != b]
-            self.last_adds = (dict(zip(cand.tolist(), gadd[cand].tolist(), strict=True)), cost)
+            self.last_adds = (cand, gadd[cand], cost)
         S = np.flatnonzero(r)
         if S.size:
             ok = gdrop[S] > TOL
@@ -169,25 +320,39 @@ class MoveScorer:
             if best is not None:
                 return best  # an augmenting add or drop: swaps are scored only at add/drop optima
             if swaps and cand.any():
-                ok = (
-                    cand[None, :]
-                    & (self.L[None, :] - self.L[S, None] <= slack_l)
-                    & (self.E[None, :] - self.E[S, None] <= slack_e)
-                )
+                # columns that fit the budgets after dropping at least one selected rule
+                cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
+                ok = (self.L[None, cols] - self.L[S, None] <= slack_l) & (self.E[None, cols] - self.E[S, None] <= slack_e)
                 if ok.any():
-                    D2 = self.gram_rows(S)
-                    U = self.CT[S].multiply(z1[None, :]).tocsr()
-                    D1 = (U @ self.C).toarray()
-                    self.products += 1
-                    G = gdrop[S, None] + gadd[None, :] + D1
-                    if self.eps:
-                        G += self.eps * (self.k[S, None] != self.k[None, :]) * D2
-                    self.ctx = (st, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e)
-                    score = np.where(ok & (G > TOL), G - (cost[None, :] - cost[S, None]), -np.inf)
-                    flat = int(np.argmax(score))
-                    ia, ib = divmod(flat, score.shape[1])
-                    if score[ia, ib] > best_score:
-                        best_score, best = score[ia, ib], (G[ia, ib], int(S[ia]), ib)
+                    D2 = self.gram_rows(S, cols)
+                    conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
+                    # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
+                    pos, rows = self._rows_of_rules(S)
+                    once = st.total[rows] == 1
+                    owner = np.full(st.total.shape[0], -1, dtype=np.int64)
+                    owner[rows[once]] = pos[once]
+                    # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
+                    # D1 is gathered only for the columns with a pair that may augment
+                    X1 = self._sums[3]
+                    bound = gdrop[S, None] + gadd[None, cols] + np.minimum(D2, np.minimum(X1[S, None], X1[None, cols]))
+                    if conf is not None:
+                        bound += conf
+                    self.ctx = dict(
+                        st=st, S=S, cols=cols, ok=ok, bound=bound, conf=conf, owner=owner, G=None,
+                        gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e,
+                    )  # fmt: skip
+                    live = ok & (bound > 0.0)
+                    lc = np.flatnonzero(live.any(axis=0))
+                    if lc.size:
+                        cl = cols[lc]
+                        G = gdrop[S, None] + gadd[None, cl] + self._owner_overlaps(owner, cl, S.size)
+                        if conf is not None:
+                            G += conf[:, lc]
+                        score = np.where(live[:, lc] & (G > TOL), G - (cost[None, cl] - cost[S, None]), -np.inf)
+                        flat = int(np.argmax(score))
+                        ia, jb = divmod(flat, score.shape[1])
+                        if score[ia, jb] > best_score:
+                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
         return best
 
     def best_one_for_two(self, st, n_pairs: int):
@@ -198,40 +363,61 @@ class MoveScorer:
         ``G[a, c] - gdrop[a] - |rows(b) & rows(c) uncovered without a| - eps [k_b != k_c] |rows(b) & rows(c)|``.
         Returns (gain, a, b, c) or None.
         """
-        if self.ctx is None or self.ctx[0] is not st or n_pairs <= 0:
+        ctx = self.ctx
+        if ctx is None or ctx["st"] is not st or n_pairs <= 0:
             return None
-        _, S, G, ok, gadd, gdrop, z1, cost, slack_l, slack_e = self.ctx
-        score = np.where(ok, G, -np.inf).ravel()
-        n = min(int(n_pairs), int(np.isfinite(score).sum()))
-        if n <= 0:
+        S, cols, ok, bound, gdrop = ctx["S"], ctx["cols"], ctx["ok"], ctx["bound"], ctx["gdrop"]
+        if cols.size < 2:
             return None
-        top = np.argpartition(-score, n - 1)[:n]
-        top = top[np.argsort(-score[top], kind="stable")]
-        ia, ib = np.divmod(top, G.shape[1])
-        a_rules, b_rules = S[ia], ib
-        z0 = (st.total == 0).astype(np.float32)
-        # rows of b left uncovered once a is dropped, one row per pair
-        Ca = self.CT[a_rules].multiply(z1[None, :])
-        V = self.CT[b_rules].multiply(Ca + z0[None, :]).tocsr()
-        W = (V @ self.C).toarray()
-        self.products += 1
-        Gb = self.gram_rows(b_rules)
-        gain = G[ia, ib][:, None] + (G[ia] - gdrop[a_rules][:, None]) - W
+        # gain(a, b, c) <= G[a, b] + G[a, c] - gdrop[a] <= bound[a, b] + bound[a, c] - gdrop[a]: nothing
+        # to find when the two largest bounds of every row cannot augment
+        top2 = np.partition(bound, bound.shape[1] - 2, axis=1)[:, -2:].sum(axis=1)
+        if float((top2 - gdrop[S]).max()) <= 0.0:
+            self.pruned_ejections += 1
+            return None
+        owner, cost = ctx["owner"], ctx["cost"]
+        slack_l, slack_e = ctx["slack_l"], ctx["slack_e"]
+        # a pair (a, b) can only lead to an augmenting move when
+        # ub = G[a, b] + max_{c != b} bound[a, c] - gdrop[a] > 0; among those, the n best by G
+        # (ties: larger ub first, then (a, b) order).  G is computed only for the rows a
+        # with a pair that passes the test with bound[a, b] >= G[a, b] in place of G.
+        m = bound.shape[1]
+        part = np.argpartition(bound, m - 2, axis=1)
+        j1 = part[:, -1]
+        b1 = bound[np.arange(S.size), j1]
+        b2 = bound[np.arange(S.size), part[:, -2]]
+        other = np.where(np.arange(m)[None, :] == j1[:, None], b2[:, None], b1[:, None]) - gdrop[S, None]
+        rows_a = np.flatnonzero((ok & (bound + other > 0.0)).any(axis=1))
+        if rows_a.size == 0:
+            self.pruned_ejections += 1
+            return None
+        G = self._swap_gain_rows(rows_a)
+        ub = G + other[rows_a]
+        top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
+        if top.size == 0:
+            return None
+        top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
+        n = top.size
+        ir, jb = np.divmod(top, m)  # ir indexes rows_a; rows_a is sorted, so (ir, jb) keeps (a, b) order
+        ia = rows_a[ir]
+        a_rules, b_rules = S[ia], cols[jb]
+        # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
+        pos, rows = self._rows_of_rules(b_rules)
+        left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
+        W = self._row_sums(pos[left], rows[left], n)[:, cols]
+        gain = G[ir, jb][:, None] + (G[ir] - gdrop[a_rules][:, None]) - W
         if self.eps:
-            gain -= self.eps * (self.k[b_rules, None] != self.k[None, :]) * Gb
-        free = self.usable & ~st.r
-        ok_c = (
-            free[None, :]
-            & (self.L[None, :] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None])
-            & (self.E[None, :] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None])
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
+        ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
+            self.E[None, cols] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
         )
-        ok_c[np.arange(n), b_rules] = False
-        s = np.where(ok_c & (gain > TOL), gain - cost[None, :], -np.inf)
+        ok_c[np.arange(n), jb] = False
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, cols], -np.inf)
         flat = int(np.argmax(s))
         i, c = divmod(flat, s.shape[1])
         if not np.isfinite(s[i, c]):
             return None
-        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(c)
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cols[c])
 
 
 class QGA(Solver):
@@ -364,7 +550,7 @@ class QGA(Solver):
         return np.where(mask, x, y), np.where(mask, y, x)
 
     @staticmethod
-    def _repair(problem: SelectionProblem, st) -> None:
+    def _repair(problem: SelectionProblem, st, scorer: MoveScorer | None = None) -> None:
         """Drop rules until both budgets hold: least f* lost per unit of the exceeded budget(s)."""
         while not st.feasible:
             over_l = st.complexity > problem.complexity_budget
@@ -373,7 +559,10 @@ class QGA(Solver):
             relief = (problem.lengths[S] / max(problem.complexity_budget, 1)) * over_l + (
                 problem.errors[S] / max(problem.error_budget, 1)
             ) * over_e
-            loss = np.array([-st.delta_coverage(int(a)) for a in S])
+            if scorer is not None:
+                loss = -scorer.add_drop_gains(st)[1][S]
+            else:
+                loss = np.array([-st.delta_coverage(int(a)) for a in S])
             j = int(np.argmin((loss + 1.0) / (relief + 1e-12)))
             st.flip(int(S[j]))
 
@@ -430,8 +619,10 @@ class QGA(Solver):
         :meth:`MoveScorer.best_move` are upper bounds: the candidate whose exact
         gain (O(its support)) is at least every other stale bound is the best add.
         """
-        gains, cost = scorer.last_adds
-        heap = [(-(g - cost[i]), int(i)) for i, g in gains.items()]
+        cand, gains, cost = scorer.last_adds
+        p = st.problem
+        fits = (p.lengths[cand] <= p.complexity_budget - st.complexity) & (p.errors[cand] <= p.error_budget - st.errors)
+        heap = list(zip((-(gains[fits] - cost[cand[fits]])).tolist(), cand[fits].tolist(), strict=True))
         heapq.heapify(heap)
         done = 0
         while heap and done < limit:
@@ -442,7 +633,8 @@ class QGA(Solver):
             if g <= TOL:
                 continue
             key = g - cost[i]
-            if heap and key < -heap[0][0] - 1e-12:
+            # another candidate may still be better (ties go to the smaller index, as in best_move)
+            if heap and (key < -heap[0][0] - 1e-12 or (key <= -heap[0][0] + 1e-12 and heap[0][1] < i)):
                 heapq.heappush(heap, (-key, i))
                 continue
             st.flip(i)
@@ -506,7 +698,7 @@ class QGA(Solver):
                         hit = memo.get(key)
                         if hit is None:
                             st = problem.state(c)
-                            self._repair(problem, st)
+                            self._repair(problem, st, scorer)
                             steps_total += self.super_mutation(problem, st, scorer, kernel)
                             hit = (st.r.copy(), float(st.coverage))
                             memo[key] = hit
