@@ -48,10 +48,11 @@ def test_contract_on_random_problems(seed):
     assert ev.complexity <= p.complexity_budget and ev.errors <= p.error_budget
     assert res.coverage == ev.coverage
     assert res.history, "one record per generation"
-    assert [h.generation for h in res.history] == list(range(1, len(res.history) + 1))
+    # generation 0 is the initial population
+    assert [h.generation for h in res.history] == list(range(len(res.history)))
     for h in res.history:
         assert h.min <= h.mean <= h.max
-    assert len(res.history) <= FAST["n_generations"]
+    assert len(res.history) <= FAST["n_generations"] + 1
     assert res.coverage >= res.history[-1].max - 1e-9
 
 
@@ -84,7 +85,7 @@ def test_early_stopping_on_convergence_or_full_coverage():
     p = random_problem(5)
     res = QGA(n_population=10, n_generations=200, rfhc_trials=3).solve(p, random_state=0)
     last = res.history[-1]
-    assert len(res.history) < 200
+    assert len(res.history) < 201
     assert last.min == last.max or last.max >= p.n_rows
     # full coverage is reached at once on a trivially easy problem
     C = np.eye(6, dtype=bool)
@@ -97,7 +98,7 @@ def test_early_stopping_on_convergence_or_full_coverage():
 def test_early_stopping_can_be_turned_off():
     p = random_problem(5)
     res = QGA(n_population=10, n_generations=12, rfhc_trials=3, early_stopping=False).solve(p, random_state=0)
-    assert len(res.history) == 12 or res.coverage >= p.n_rows
+    assert len(res.history) == 13 or res.coverage >= p.n_rows
 
 
 class StopAt(Callback):
@@ -114,7 +115,7 @@ def test_stop_request_returns_feasible_best_so_far():
         p, random_state=1, callback=StopAt(2)
     )
     assert res.status == STOPPED
-    assert len(res.history) == 2
+    assert [h.generation for h in res.history] == [0, 1, 2]
     assert res.feasible and p.is_feasible(res.selection)
     assert res.coverage == p.evaluate(res.selection).coverage
 

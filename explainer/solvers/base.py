@@ -52,8 +52,12 @@ class Monitor:
             self.best_coverage = float(coverage)
             self.best_selection = np.asarray(selection, dtype=bool).copy()
 
-    def generation(self, fitness, population=None, *, diversity: int | None = None) -> bool:
-        """Report one generation; returns True when the run should stop."""
+    def generation(self, fitness, population=None, *, diversity: int | None = None, initial: bool = False) -> bool:
+        """Report one generation; returns True when the run should stop.
+
+        ``initial=True`` reports the starting population as generation 0 (only
+        as the first record); later records count 1, 2, ...
+        """
         fitness = np.asarray(fitness, dtype=float)
         if population is not None:
             population = np.asarray(population, dtype=bool)
@@ -64,7 +68,7 @@ class Monitor:
             if diversity is None:
                 diversity = len(np.unique(np.packbits(population, axis=1), axis=0))
         record = GenerationRecord(
-            generation=len(self.history) + 1,
+            generation=0 if initial else (self.history[-1].generation + 1 if self.history else 1),
             min=float(fitness.min()) if fitness.size else 0.0,
             mean=float(fitness.mean()) if fitness.size else 0.0,
             max=float(fitness.max()) if fitness.size else 0.0,

@@ -667,6 +667,12 @@ class QGA(Solver):
         order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
         pop, fit = pop[order], fit[order]
         t_init = time.perf_counter() - t0
+        if monitor.generation(fit, pop, initial=True):
+            # stopped before the first generation: the best initial individual is the answer
+            return RunOutcome(pop[int(np.argmax(fit))].copy(), info={"generations": 0, "initial_population": n_initial})
+        if fit[0] >= N - TOL:
+            info = {"generations": 0, "initial_population": n_initial, "stop_reason": "100% coverage reached"}
+            return RunOutcome(pop[0].copy(), message="100% coverage reached", info=info)
         kernel = self.approximate_kernel(problem, rng, sampler, weights, usable)
         t_kernel = time.perf_counter() - t0 - t_init
 
