@@ -198,3 +198,20 @@ def test_paper_encoding_features(shared_datasets_dir):
     assert "Age=42" in ds.feature_names and "Margin is missing" in ds.feature_names
     ds = load_paper_dataset("hayes_roth", shared_datasets_dir, **bench.encoding_kwargs("hayes_roth"))
     assert "name" in ds.feature_names
+
+
+def test_budget_scale(shared_datasets_dir, tmp_path, fake_paper):
+    settings = bench.paper_settings(fake_paper)
+    half = bench.scale_budgets(settings, 0.5)
+    for name, s in settings.items():
+        assert half[name]["complexity_budget"] == max(1, s["complexity_budget"] // 2)
+        assert half[name]["errors_budget"] == s["errors_budget"] // 2
+    out = tmp_path / "half"
+    rc = cli.main(["bench", "--data-dir", str(shared_datasets_dir), "--paper-csv", str(fake_paper),
+                   "--datasets", "iris", "--runs", "1", "--algorithms", "greedy", "--budget-scale", "0.5",
+                   "--no-png", "--quiet", "--out", str(out)])
+    assert rc == 0
+    (row,) = _read(out / "table3.csv")
+    assert row["paper_coverage"] == ""  # no paper cell at other budgets
+    assert int(row["complexity_budget"]) == half["iris"]["complexity_budget"]
+    assert "x 0.5" in (out / "table3.md").read_text(encoding="utf-8")
