@@ -12,7 +12,7 @@ without this router and its shared state handling.
 
 import streamlit as st
 
-from explainer.dashboard import collect_finished, persist_widget_state, warm_up
+from explainer.dashboard import collect_finished, load_default_sample, persist_widget_state, warm_up
 
 st.set_page_config(
     page_title="Rule explainer",
@@ -23,6 +23,7 @@ st.set_page_config(
 
 warm_up()
 persist_widget_state()
+load_default_sample(st.session_state)
 collect_finished(st.session_state)
 
 PAGES = [

@@ -253,6 +253,16 @@ def try_load(state, source: Source, **options) -> tuple[bool, str]:
     return True, ""
 
 
+def load_default_sample(state, name: str = "iris") -> bool:
+    """On a session's first run, load a bundled sample so the dashboard opens on real data."""
+    if state.get("_default_sample_tried") or state.get(KEYS["dataset"]) is not None:
+        return False
+    state["_default_sample_tried"] = True
+    samples = {s.name: s for s in sample_sources()}
+    source = samples.get(name) or next(iter(samples.values()), None)
+    return source is not None and try_load(state, source)[0]
+
+
 def columns_frame(dataset: Dataset) -> pd.DataFrame:
     rows = []
     for c in dataset.columns:

@@ -282,3 +282,9 @@ def test_export_evaluates_uploaded_rules(explained):
         assert at.error, bad
         assert not at.exception
     assert at.session_state["explanation"] is not None
+
+
+def test_opens_on_a_bundled_sample():
+    at = new_app()
+    dataset = at.session_state["dataset"]
+    assert dataset.name == "iris" and dataset.n_rows == 150
