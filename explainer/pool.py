@@ -21,7 +21,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from .problem import SelectionProblem
-from .rules import Condition, Rule, RuleSet, merge_conditions, resolve_features, shorten_threshold
+from .rules import Condition, Rule, RuleSet, merge_conditions, rules_for_data, shorten_threshold
 
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
@@ -363,13 +363,11 @@ def build_pool(
             )
         )
 
-    for rule in resolve_features(extra_rules or [], names):
+    index = {n: i for i, n in enumerate(names)}
+    code_of = {str(c): i for i, c in enumerate(classes)}
+    for rule in rules_for_data(extra_rules or [], names, classes):
         n_candidates += 1
-        label_code = {str(c): i for i, c in enumerate(classes)}.get(str(rule.label))
-        if label_code is None:
-            raise ValueError(f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data")
-        rows = np.flatnonzero(rule.covers(Xv, {n: i for i, n in enumerate(names)}))
-        add(Rule(rule.conditions, classes[label_code]), label_code, rows)
+        add(rule, code_of[str(rule.label)], np.flatnonzero(rule.covers(Xv, index)))
 
     coverage = _csc_from_rows(row_lists, Xv.shape[0])
     settings = {
@@ -408,16 +406,10 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None) -> RulePool:
     names = [str(c) for c in frame.columns]
     Xv = frame.to_numpy(dtype=float)
     index = {n: i for i, n in enumerate(names)}
-    by_label = {str(c): i for i, c in enumerate(classes)}
-    resolved = resolve_features(rules, names)
-    out, rule_class, rows = [], [], []
-    for rule in resolved:
-        code = by_label.get(str(rule.label))
-        if code is None:
-            raise ValueError(f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data")
-        out.append(Rule(rule.conditions, classes[code]))
-        rule_class.append(code)
-        rows.append(np.flatnonzero(rule.covers(Xv, index)))
+    code_of = {str(c): i for i, c in enumerate(classes)}
+    out = list(rules_for_data(rules, names, classes))
+    rule_class = [code_of[str(r.label)] for r in out]
+    rows = [np.flatnonzero(r.covers(Xv, index)) for r in out]
     return RulePool(
         rules=out,
         feature_names=names,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .problem import SelectionProblem
-from .rules import Rule, RuleSet
+from .rules import RuleSet, rules_for_data  # noqa: F401 - re-exported for callers of the report
 
 UNCOVERED = "(uncovered)"
 TIE = "(tie)"
@@ -339,20 +339,3 @@ def evaluate_rules(
         report.test_accuracy = float(np.mean(pred.astype(str) == yt)) if len(yt) else 0.0
         report.test_rows = len(yt)
     return report
-
-
-def rules_for_data(rules: list[Rule], feature_names, classes) -> RuleSet:
-    """Resolve a parsed rule file against the data: feature names and class labels (as strings)."""
-    from .rules import resolve_features
-
-    by_str = {str(c): c for c in classes}
-    out = []
-    for rule in resolve_features(rules, feature_names):
-        label = by_str.get(str(rule.label))
-        if label is None:
-            raise ValueError(
-                f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data "
-                f"(classes: {', '.join(map(str, classes))})"
-            )
-        out.append(Rule(rule.conditions, label))
-    return RuleSet(out)

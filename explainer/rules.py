@@ -381,5 +381,23 @@ def _onehot_name(feature: str, value: float, exact: set, loose: dict) -> str | N
     return None
 
 
+def rules_for_data(rules: Iterable[Rule], feature_names: Sequence[str], classes: Iterable) -> RuleSet:
+    """Bind parsed rules to a data set: its feature names and its class labels (matched as strings).
+
+    Raises ``KeyError`` for an unknown feature and ``ValueError`` for an unknown class.
+    """
+    by_str = {str(c): c for c in classes}
+    out = []
+    for rule in resolve_features(rules, feature_names):
+        label = by_str.get(str(rule.label))
+        if label is None:
+            raise ValueError(
+                f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data "
+                f"(classes: {', '.join(map(str, by_str.values()))})"
+            )
+        out.append(Rule(rule.conditions, label))
+    return RuleSet(out)
+
+
 def negate(cond: Condition) -> Condition:
     return Condition(cond.feature, _NEGATE[cond.op], cond.threshold)
