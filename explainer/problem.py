@@ -119,17 +119,6 @@ class SelectionProblem:
         return self._cov
 
     @cached_property
-    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
-        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
-        blocks = []
-        cov_t = self._cov.T.tocsr()
-        for k in range(self.n_classes):
-            idx = np.flatnonzero(self.rule_class == k)
-            if idx.size:
-                blocks.append((idx, cov_t[idx]))
-        return blocks
-
-    @cached_property
     def conflict_matrix(self) -> sp.csr_matrix:
         """Q: symmetric M x M, Q[i,i'] = rows covered by both with different classes (zero diagonal)."""
         cov = self._cov
@@ -149,29 +138,60 @@ class SelectionProblem:
         return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
 
     # ------------------------------------------------------------- evaluation
+    #: individuals per block of :meth:`evaluate_population` are chosen so that a
+    #: block's per-row count arrays hold at most this many entries (bounded memory)
+    EVAL_BLOCK_ENTRIES = 1 << 22
+
+    def _block_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(total, per_class) firing counts, shapes (P, N) and (P, N, K), of a block of selections.
+
+        Gathered from the rows of the selected rules only: O(selected nonzeros + P N K).
+        """
+        P = R.shape[0]
+        N, K = self.n_rows, self.n_classes
+        ind, idx = np.nonzero(R)
+        starts = self.indptr[idx]
+        lens = self.indptr[idx + 1] - starts
+        n = int(lens.sum())
+        offs = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = self.indices[np.repeat(starts, lens) + offs]
+        key = np.repeat(ind.astype(np.int64) * N, lens) + rows
+        per_class = np.bincount(key * K + np.repeat(self.rule_class[idx], lens), minlength=P * N * K)
+        per_class = per_class.reshape(P, N, K)
+        return per_class.sum(axis=2), per_class
+
+    def _blocks(self, P: int):
+        step = max(1, self.EVAL_BLOCK_ENTRIES // max(self.n_rows * self.n_classes, 1))
+        for lo in range(0, P, step):
+            yield slice(lo, min(lo + step, P))
+
     def row_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For a population R (P x M bool): total firing counts (P x N) and sum_k c_k^2 (P x N)."""
         R = np.atleast_2d(np.asarray(R, dtype=bool))
         P = R.shape[0]
         total = np.zeros((P, self.n_rows), dtype=np.float64)
         squares = np.zeros((P, self.n_rows), dtype=np.float64)
-        for idx, block in self._class_blocks:
-            sub = R[:, idx]
-            if not sub.any():
-                continue
-            # (M_k x N)^T @ (M_k x P) -> N x P; sparse @ dense keeps it O(nnz * P)
-            counts = (block.T @ sub.T.astype(np.float32)).T
-            counts = np.asarray(counts, dtype=np.float64)
-            total += counts
-            squares += counts * counts
+        for blk in self._blocks(P):
+            t, pc = self._block_counts(R[blk])
+            total[blk] = t
+            squares[blk] = (pc * pc).sum(axis=2)
         return total, squares
 
     def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
-        """Vectorised metrics for a P x M selection matrix."""
+        """Vectorised metrics for a P x M selection matrix.
+
+        Counts are gathered from the rows of the selected rules, a block of
+        individuals at a time (at most ``EVAL_BLOCK_ENTRIES`` per-row counts
+        in memory), so the cost is O(selected nonzeros + P N K), never P x nnz.
+        """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
-        total, squares = self.row_counts(R)
-        covered = (total > 0).sum(axis=1).astype(np.int64)
-        pairs = np.rint((total * total - squares).sum(axis=1) / 2).astype(np.int64)
+        P = R.shape[0]
+        covered = np.zeros(P, dtype=np.int64)
+        pairs = np.zeros(P, dtype=np.int64)
+        for blk in self._blocks(P):
+            total, pc = self._block_counts(R[blk])
+            covered[blk] = np.count_nonzero(total, axis=1)
+            pairs[blk] = ((total * total).sum(axis=1) - (pc * pc).sum(axis=(1, 2))) // 2
         complexity = R @ self.lengths
         errors = R @ self.errors
         return {
