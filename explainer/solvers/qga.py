@@ -88,6 +88,7 @@ import heapq
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..problem import SelectionProblem
 from .base import Monitor, RunOutcome, Solver
@@ -95,6 +96,8 @@ from .qubo import QUBO, GeneticQUBOSampler, QUBOSampler, decode_kernel, distinct
 from .rfhc import RFHC, rule_scores, sampling_weights
 
 TOL = 1e-9
+#: gathers of more nonzeros than this go through scipy's sparse products (numpy index arrays below it)
+GATHER_LIMIT = 50_000
 
 
 def _weighted_subset(weights: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -120,11 +123,12 @@ class MoveScorer:
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
-        cov = problem.coverage_sparse
-        self.CT = cov.T.tocsr().astype(np.float32)  # M x N
-        C = cov.tocsr()
-        self.r_ptr = C.indptr.astype(np.int64)  # rules of row j: r_idx[r_ptr[j]:r_ptr[j+1]]
-        self.r_idx = C.indices.astype(np.int64)
+        cov = problem.coverage_sparse  # N x M CSC (float32 ones)
+        self.cov = cov
+        self.CT = cov.T  # M x N CSR: a view, no copy
+        self.C = cov.tocsr()  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
+        self.r_ptr = self.C.indptr
+        self.r_idx = self.C.indices
         self.M = problem.n_rules
         self.k = problem.rule_class
         self.L = problem.lengths.astype(np.float64)
@@ -148,11 +152,14 @@ class MoveScorer:
     # ------------------------------------------------------------ gathering
     def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
-        starts = self.r_ptr[rows]
+        starts = self.r_ptr[rows].astype(np.int64)
         lens = self.r_ptr[rows + 1] - starts
         pos = np.repeat(np.arange(rows.size), lens)
         offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
         return pos, self.r_idx[starts[pos] + offs]
+
+    def _row_nnz(self, rows: np.ndarray) -> int:
+        return int((self.r_ptr[rows + 1] - self.r_ptr[rows]).sum())
 
     def _rows_of_rules(self, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(position in ``rules``, row) for every row each rule covers."""
@@ -163,23 +170,35 @@ class MoveScorer:
         offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
         return pos, p.indices[starts[pos] + offs]
 
+    def _indicator(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> sp.csr_matrix:
+        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i])."""
+        ones = np.ones(rows.size, dtype=np.float32)
+        return sp.csr_matrix((ones, (row_sets, rows)), shape=(n_sets, self.p.n_rows))
+
     def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
-        pos, rules = self._rules_of_rows(rows)
-        return np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M).reshape(n_sets, self.M).astype(
-            np.float64
-        )
+        if rows.size == 0:
+            return np.zeros((n_sets, self.M))
+        if self._row_nnz(rows) <= GATHER_LIMIT:
+            pos, rules = self._rules_of_rows(rows)
+            flat = np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M)
+            return flat.reshape(n_sets, self.M).astype(np.float64)
+        return (self._indicator(row_sets, rows, n_sets) @ self.C).toarray().astype(np.float64)
 
     def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
-        pos, rows = self._rows_of_rules(cols)
-        o = owner[rows]
-        keep = o >= 0
-        return (
-            np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
-            .reshape(n_sets, cols.size)
-            .astype(np.float64)
-        )
+        rows = np.flatnonzero(owner >= 0)
+        if rows.size == 0 or cols.size == 0:
+            return np.zeros((n_sets, cols.size))
+        p = self.p
+        if int((p.indptr[cols + 1] - p.indptr[cols]).sum()) <= GATHER_LIMIT:
+            pos, rows = self._rows_of_rules(cols)
+            o = owner[rows]
+            keep = o >= 0
+            flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            return flat.reshape(n_sets, cols.size).astype(np.float64)
+        sub_t = self.cov[:, cols].T  # |cols| x N CSR (a view of the column slice)
+        return (sub_t @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
@@ -262,17 +281,33 @@ class MoveScorer:
             if 3 * rows.size < st.total.shape[0]:
                 t_new = st.total[rows]
                 t_old = tot0[rows]
-                pos, rules = self._rules_of_rows(rows)
-                M = self.M
-                d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
-                d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
-                dt = (t_new - t_old).astype(np.float64)[pos]
-                dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
-                do = dpc[pos, self.k[rules]]
-                X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
-                X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
-                Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
-                Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                if self._row_nnz(rows) <= GATHER_LIMIT:
+                    pos, rules = self._rules_of_rows(rows)
+                    M = self.M
+                    d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
+                    d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
+                    dt = (t_new - t_old).astype(np.float64)[pos]
+                    dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
+                    do = dpc[pos, self.k[rules]]
+                    X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
+                    X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
+                    Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
+                    Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                else:
+                    # C[rows]' [d(z0) d(z1) d(n) d(c_k) for every class k]: one sparse product
+                    D = np.column_stack(
+                        [
+                            (t_new == 0).astype(np.float32) - (t_old == 0),
+                            (t_new == 1).astype(np.float32) - (t_old == 1),
+                            (t_new - t_old).astype(np.float32),
+                            (st.per_class[rows] - pc0[rows]).astype(np.float32),
+                        ]
+                    )
+                    dX = np.asarray(self.C[rows].T @ D, dtype=np.float64)
+                    X0 = X0 + dX[:, 0]
+                    X1 = X1 + dX[:, 1]
+                    Xt = Xt + dX[:, 2]
+                    Xo = Xo + dX[np.arange(self.M), 3 + self.k]
                 self.updates += 1
                 self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
                 return X0, X1, Xt, Xo
