@@ -91,6 +91,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..problem import SelectionProblem
+from ..result import STOPPED
 from .base import Monitor, RunOutcome, Solver
 from .qubo import QUBO, GeneticQUBOSampler, QUBOSampler, decode_kernel, distinct_rows, draw_pairs
 from .rfhc import RFHC, rule_scores, sampling_weights
@@ -98,6 +99,8 @@ from .rfhc import RFHC, rule_scores, sampling_weights
 TOL = 1e-9
 #: gathers of more nonzeros than this go through scipy's sparse products (numpy index arrays below it)
 GATHER_LIMIT = 50_000
+#: above this many nonzeros in the coverage matrix, the "auto" population shrinks in proportion
+AUTO_NNZ = 2_000_000
 
 
 def _weighted_subset(weights: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -460,7 +463,9 @@ class QGA(Solver):
 
     Parameters
     ----------
-    n_population : population size kept after each generation.
+    n_population : population size kept after each generation, or "auto" (the default): 100, and
+        ``max(10, round(100 * AUTO_NNZ / nnz))`` on instances whose coverage matrix has more than
+        ``AUTO_NNZ`` nonzeros (a deterministic function of the instance).
     n_generations : maximum number of generations of the outer loop.
     subspace_size : rules per random sub-space of the feasibility QUBOs.
     n_targets : number of targets beta (b itself and random fractions of b).
@@ -477,13 +482,16 @@ class QGA(Solver):
     max_super_mutation_steps : cap on augmenting mutations applied to one child.
     max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves (drop a, add b and c) at a local optimum.
     early_stopping : stop when min == max fitness in the population (or at 100 % coverage).
+    time_limit : seconds (None: no limit).  When reached, the run ends with the best selection so far
+        (status "stopped", message "time limit"); checked between super-mutation steps.  Runs that hit
+        it depend on the machine's speed, so they are not reproducible.
     """
 
     name = "qga"
 
     def __init__(
         self,
-        n_population: int = 100,
+        n_population: int | str = "auto",
         n_generations: int = 100,
         subspace_size: int = 20,
         n_targets: int = 6,
@@ -499,6 +507,7 @@ class QGA(Solver):
         max_super_mutation_steps: int = 1000,
         max_ejections: int = 32,
         early_stopping: bool = True,
+        time_limit: float | None = None,
     ):
         self.n_population = n_population
         self.n_generations = n_generations
@@ -516,6 +525,20 @@ class QGA(Solver):
         self.max_super_mutation_steps = max_super_mutation_steps
         self.max_ejections = max_ejections
         self.early_stopping = early_stopping
+        self.time_limit = time_limit
+        self._deadline = None
+
+    def population_size(self, problem: SelectionProblem) -> int:
+        """``n_population``, with "auto" resolved for ``problem``."""
+        if self.n_population != "auto":
+            return int(self.n_population)
+        nnz = int(problem.indices.size)
+        if nnz <= AUTO_NNZ:
+            return 100
+        return max(10, int(round(100 * AUTO_NNZ / nnz)))
+
+    def _out_of_time(self) -> bool:
+        return self._deadline is not None and time.perf_counter() >= self._deadline
 
     # ------------------------------------------------------------ inner GA 1
     def initial_population(self, problem: SelectionProblem, rng: np.random.Generator, sampler, weights, usable):
@@ -605,7 +628,7 @@ class QGA(Solver):
         """Apply augmenting mutations to ``st`` until none applies; returns the number applied."""
         steps = 0
         limit = int(self.max_super_mutation_steps)
-        while steps < limit:
+        while steps < limit and not self._out_of_time():
             move = scorer.best_move(st)
             if move is not None:
                 _, a, b = move
@@ -688,7 +711,9 @@ class QGA(Solver):
     # -------------------------------------------------------------- outer GA
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         t0 = time.perf_counter()
+        self._deadline = None if self.time_limit is None else t0 + float(self.time_limit)
         N = problem.n_rows
+        n_pop = self.population_size(problem)
         sampler = self.sampler if self.sampler is not None else GeneticQUBOSampler(n_population=30, n_generations=20)
         usable = (
             (problem.support > 0)
@@ -699,7 +724,7 @@ class QGA(Solver):
         pop = self.initial_population(problem, rng, sampler, weights, usable)
         fit = problem.fitness(pop)
         n_initial = pop.shape[0]
-        order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+        order = np.argsort(-fit, kind="stable")[:n_pop]
         pop, fit = pop[order], fit[order]
         t_init = time.perf_counter() - t0
         if monitor.generation(fit, pop, initial=True):
@@ -718,7 +743,8 @@ class QGA(Solver):
         retries_failed = 0
         status_message = ""
         generations = 0
-        for _ in range(int(self.n_generations)):
+        timed_out = self._out_of_time()
+        for _ in range(0 if timed_out else int(self.n_generations)):
             generations += 1
             P = pop.shape[0]
             children: list[np.ndarray] = []
@@ -749,16 +775,21 @@ class QGA(Solver):
                         children_total += 1
                     if child_fit and max(child_fit) >= N - TOL:
                         break  # 100 % coverage: nothing left to improve
+                    if self._out_of_time():
+                        timed_out = True
+                        break
             if children:
                 pop = np.vstack([pop, np.array(children)])
                 fit = np.concatenate([fit, np.array(child_fit)])
-            order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+            order = np.argsort(-fit, kind="stable")[:n_pop]
             pop, fit = pop[order], fit[order]
             monitor.evaluations += len(children)
             if monitor.generation(fit, pop):
                 break
             if fit[0] >= N - TOL:
                 status_message = "100% coverage reached"
+                break
+            if timed_out:
                 break
             if self.early_stopping and fit[-1] == fit[0]:
                 status_message = "converged: min == max fitness"
@@ -776,8 +807,13 @@ class QGA(Solver):
             "crossover_repairs": retries_failed,
             "time_initial_s": t_init,
             "time_kernel_s": t_kernel,
-            "stop_reason": status_message or ("stopped on request" if monitor.stop_requested else "n_generations"),
+            "population": n_pop,
+            "stop_reason": status_message
+            or ("stopped on request" if monitor.stop_requested else "time limit" if timed_out else "n_generations"),
         }
+        self._deadline = None
+        if timed_out and not status_message and not monitor.stop_requested:
+            return RunOutcome(best, status=STOPPED, message="time limit", info=info)
         return RunOutcome(best, message=status_message, info=info)
 
 
