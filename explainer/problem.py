@@ -21,6 +21,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+#: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
+SMALL_NNZ = 1 << 20
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -142,10 +145,23 @@ class SelectionProblem:
     #: block's per-row count arrays hold at most this many entries (bounded memory)
     EVAL_BLOCK_ENTRIES = 1 << 22
 
-    def _block_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(total, per_class) firing counts, shapes (P, N) and (P, N, K), of a block of selections.
+    @cached_property
+    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
+        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
+        blocks = []
+        cov_t = self._cov.T.tocsr()
+        for k in range(self.n_classes):
+            idx = np.flatnonzero(self.rule_class == k)
+            if idx.size:
+                blocks.append((idx, cov_t[idx]))
+        return blocks
 
-        Gathered from the rows of the selected rules only: O(selected nonzeros + P N K).
+    def _block_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(total, sum_k c_k^2) firing counts, both (P, N) int64, of a block of selections.
+
+        Gathered from the rows of the selected rules, O(selected nonzeros + P N K);
+        on small instances (at most ``SMALL_NNZ`` nonzeros) or when it is
+        dearer, by sparse products with the whole coverage matrix (per class of rule).
         """
         P = R.shape[0]
         N, K = self.n_rows, self.n_classes
@@ -153,12 +169,23 @@ class SelectionProblem:
         starts = self.indptr[idx]
         lens = self.indptr[idx + 1] - starts
         n = int(lens.sum())
+        if self.indices.size <= SMALL_NNZ or self.indices.size * P <= 32 * (n + P * N * K):
+            total = np.zeros((P, N), dtype=np.int64)
+            squares = np.zeros((P, N), dtype=np.int64)
+            for cls_idx, block in self._class_blocks:
+                sub = R[:, cls_idx]
+                if not sub.any():
+                    continue
+                counts = np.rint(np.asarray((block.T @ sub.T.astype(np.float32)).T)).astype(np.int64)
+                total += counts
+                squares += counts * counts
+            return total, squares
         offs = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
         rows = self.indices[np.repeat(starts, lens) + offs]
         key = np.repeat(ind.astype(np.int64) * N, lens) + rows
         per_class = np.bincount(key * K + np.repeat(self.rule_class[idx], lens), minlength=P * N * K)
         per_class = per_class.reshape(P, N, K)
-        return per_class.sum(axis=2), per_class
+        return per_class.sum(axis=2), (per_class * per_class).sum(axis=2)
 
     def _blocks(self, P: int):
         step = max(1, self.EVAL_BLOCK_ENTRIES // max(self.n_rows * self.n_classes, 1))
@@ -172,26 +199,24 @@ class SelectionProblem:
         total = np.zeros((P, self.n_rows), dtype=np.float64)
         squares = np.zeros((P, self.n_rows), dtype=np.float64)
         for blk in self._blocks(P):
-            t, pc = self._block_counts(R[blk])
-            total[blk] = t
-            squares[blk] = (pc * pc).sum(axis=2)
+            total[blk], squares[blk] = self._block_counts(R[blk])
         return total, squares
 
     def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
         """Vectorised metrics for a P x M selection matrix.
 
-        Counts are gathered from the rows of the selected rules, a block of
-        individuals at a time (at most ``EVAL_BLOCK_ENTRIES`` per-row counts
-        in memory), so the cost is O(selected nonzeros + P N K), never P x nnz.
+        A block of individuals at a time (at most ``EVAL_BLOCK_ENTRIES``
+        per-row counts in memory); counts gathered from the rows of the
+        selected rules, O(selected nonzeros + P N K), unless P x nnz is cheaper.
         """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
         P = R.shape[0]
         covered = np.zeros(P, dtype=np.int64)
         pairs = np.zeros(P, dtype=np.int64)
         for blk in self._blocks(P):
-            total, pc = self._block_counts(R[blk])
+            total, squares = self._block_counts(R[blk])
             covered[blk] = np.count_nonzero(total, axis=1)
-            pairs[blk] = ((total * total).sum(axis=1) - (pc * pc).sum(axis=(1, 2))) // 2
+            pairs[blk] = (total * total - squares).sum(axis=1) // 2
         complexity = R @ self.lengths
         errors = R @ self.errors
         return {

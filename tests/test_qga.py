@@ -302,3 +302,18 @@ def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
     b = QGA(n_generations=5).solve(p, random_state=1)
     assert a.info["population"] == QGA().population_size(p)
     assert np.array_equal(a.selection, b.selection)
+
+
+def test_population_evaluation_paths_agree(monkeypatch):
+    import explainer.problem as problem_module
+
+    p = random_problem(14, N=300, M=50)
+    rng = np.random.default_rng(0)
+    R = rng.random((40, p.n_rules)) < 0.2
+    small = p.evaluate_population(R)
+    monkeypatch.setattr(problem_module, "SMALL_NNZ", -1)
+    monkeypatch.setattr(SelectionProblem, "EVAL_BLOCK_ENTRIES", 3 * p.n_rows * p.n_classes)
+    big = p.evaluate_population(R)
+    for key in ("coverage", "covered", "conflicting_pairs", "feasible"):
+        assert np.array_equal(small[key], big[key]), key
+    assert np.array_equal(small["coverage"], [p.state(r).coverage for r in R])
