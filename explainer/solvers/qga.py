@@ -80,6 +80,21 @@ structure of the algorithm is the paper's):
   (kernel); the sampled kernel is capped at ``n_kernel`` vectors.
 * Fitness-proportional selection uses ``max(f*, 0) + 1e-9`` as weights
   (f* can be negative when conflicts outweigh coverage).
+
+Scale (large N and M):
+
+* ``n_population="auto"`` (the default) keeps 100 individuals up to
+  ``AUTO_NNZ`` nonzeros in the coverage matrix and shrinks in proportion above
+  (at least 10): fewer children per generation on huge instances.  It depends
+  only on the instance, so the same seed still gives the same result.
+* ``time_limit`` (seconds, default None = off) ends the run with the best
+  selection so far (status "stopped", message "time limit"); it is checked
+  before every super-mutation step, so a child stopped half-way is still
+  feasible.  A run that hits it depends on the machine's speed.
+* The scorer's gathers switch from numpy index arrays to scipy sparse
+  products above ``GATHER_LIMIT`` nonzeros; the transposed coverage matrix is
+  a view (no copy).  Population fitness never forms P x nnz products on large
+  instances (see :meth:`~explainer.problem.SelectionProblem.evaluate_population`).
 """
 
 from __future__ import annotations
@@ -121,7 +136,9 @@ class MoveScorer:
     last call (any state, any flips in between: the update only compares
     per-row counts), so a step after a few flips costs O(rows touched x rules
     per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
-    are gathered from the CSR/CSC index arrays with ``np.bincount``.
+    are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
+    ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
+    (same integer counts).
     """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
