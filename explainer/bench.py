@@ -758,7 +758,8 @@ def _growth_md(results: list[dict]) -> list[str]:
             rows.append(
                 f"| {alg} | {a['n_rows']:,} x {a['n_rules']:,} -> {b['n_rows']:,} x {b['n_rules']:,} "
                 f"| {b['n_rows'] / a['n_rows']:.0f}x | {b['n_rules'] / a['n_rules']:.0f}x "
-                f"| {b['nnz'] / max(a['nnz'], 1):.0f}x | {b['solve_s'] / max(a['solve_s'], 1e-9):.1f}x "
+                f"| {b['nnz'] / max(a['nnz'], 1):.0f}x | {b['solve_s'] / max(a['solve_s'], 1e-9):.1f}x"
+                f"{' (time limit)' if b.get('status') == 'stopped' else ''} "
                 f"| {b['peak_rss_mib'] - b['rss_start_mib']:.0f} MiB |")
     if not rows:
         return []
