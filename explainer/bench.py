@@ -18,7 +18,10 @@ the QGA fitness-evolution figure.
 
 ``explainer bench --synthetic`` times QGA and greedy on synthetic selection
 problems of growing size (N rows x M rules), each in a fresh subprocess that
-reports its wall time and peak memory.
+reports its wall time and peak memory.  QGA runs there with a time limit of
+``SYNTHETIC_PARAMS["qga"]["time_limit"]`` seconds (its "auto" population
+already shrinks on huge instances; the limit ends the largest run with the best
+selection so far, status "stopped"); ``--param qga.time_limit=null`` lifts it.
 """
 
 from __future__ import annotations
@@ -676,6 +679,10 @@ def _rss_mib() -> float:
     return kib / 1024.0 if sys.platform != "darwin" else kib / 2**20
 
 
+#: solver parameters of the synthetic scale test (``--param`` overrides them)
+SYNTHETIC_PARAMS: dict[str, dict] = {"qga": {"time_limit": 50.0}}
+
+
 def synthetic_child(spec: dict) -> dict:
     """Body of one scale measurement (run in a fresh process): build, solve, time, peak RSS."""
     from .solvers import solve
@@ -728,7 +735,9 @@ def scale_markdown(results: list[dict], info: dict) -> str:
            "Each row is one run in a fresh Python process: build the synthetic problem "
            "(`explainer.bench.synthetic_problem`), then solve it once.  *Solve* is the solver's wall time, "
            "*peak RSS* the process's maximum resident memory (interpreter and libraries included; "
-           "*RSS at start* is that baseline).  Target: N = 100,000, M = 20,000 within 60 s and under 2 GB.", "",
+           "*RSS at start* is that baseline).  Target: N = 100,000, M = 20,000 within 60 s and under 2 GB.  "
+           "Solver parameters other than the defaults are listed under *params* (status *stopped*: "
+           "the time limit ended the run with the best selection so far).", "",
            _provenance_md(info),
            "| N | M | nnz | algorithm | build | solve | coverage % | complexity | errors | generations "
            "| peak RSS (MiB) | RSS at start (MiB) | status |",
@@ -743,7 +752,31 @@ def scale_markdown(results: list[dict], info: dict) -> str:
             f"| {r['solve_s']:.1f}s | {r['coverage']:.1f} | {r['complexity']} / {r['complexity_budget']} "
             f"| {r['errors']} / {r['error_budget']} | {r['generations']} | {r['peak_rss_mib']:.0f} "
             f"| {r['rss_start_mib']:.0f} | {r['status']} |")
+    params = {r["algorithm"]: r.get("params") for r in results if r.get("params")}
+    if params:
+        out += ["", "params: " + "; ".join(f"{a}: " + ", ".join(f"{k}={v}" for k, v in p.items())
+                                          for a, p in sorted(params.items()))]
+    out += _growth_md(results)
     return "\n".join(out) + "\n"
+
+
+def _growth_md(results: list[dict]) -> list[str]:
+    """How solve time and peak memory grow from one size to the next, per algorithm."""
+    rows = []
+    for alg in dict.fromkeys(r["algorithm"] for r in results):
+        ok = [r for r in results if r["algorithm"] == alg and "error" not in r]
+        for a, b in zip(ok, ok[1:], strict=False):
+            rows.append(
+                f"| {alg} | {a['n_rows']:,} x {a['n_rules']:,} -> {b['n_rows']:,} x {b['n_rules']:,} "
+                f"| {b['n_rows'] / a['n_rows']:.0f}x | {b['n_rules'] / a['n_rules']:.0f}x "
+                f"| {b['nnz'] / max(a['nnz'], 1):.0f}x | {b['solve_s'] / max(a['solve_s'], 1e-9):.1f}x"
+                f"{' (time limit)' if b.get('status') == 'stopped' else ''} "
+                f"| {b['peak_rss_mib'] - b['rss_start_mib']:.0f} MiB |")
+    if not rows:
+        return []
+    return ["", "## Growth", "",
+            "| algorithm | sizes | N | M | nnz | solve time | memory above start (larger size) |",
+            "|---|---|---|---|---|---|---|", *rows]
 
 
 # ------------------------------------------------------------------ command line
@@ -913,7 +946,8 @@ def _main_synthetic(args, out: pathlib.Path, command: str) -> int:
             except ImportError as exc:
                 results.append({"n_rows": n, "n_rules": m, "algorithm": a, "error": f"not available ({exc})"})
                 continue
-            spec = {"n_rows": n, "n_rules": m, "algorithm": a, "seed": args.seed, "params": params.get(a, {})}
+            run_params = {**SYNTHETIC_PARAMS.get(a, {}), **params.get(a, {})}
+            spec = {"n_rows": n, "n_rules": m, "algorithm": a, "seed": args.seed, "params": run_params}
             if not args.quiet:
                 print(f"scale: N={n:,} M={m:,} {a} ...", file=sys.stderr, flush=True)
             r = run_synthetic_size(spec, timeout=args.size_timeout)

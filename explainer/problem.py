@@ -21,6 +21,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+#: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
+SMALL_NNZ = 1 << 20
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -119,17 +122,6 @@ class SelectionProblem:
         return self._cov
 
     @cached_property
-    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
-        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
-        blocks = []
-        cov_t = self._cov.T.tocsr()
-        for k in range(self.n_classes):
-            idx = np.flatnonzero(self.rule_class == k)
-            if idx.size:
-                blocks.append((idx, cov_t[idx]))
-        return blocks
-
-    @cached_property
     def conflict_matrix(self) -> sp.csr_matrix:
         """Q: symmetric M x M, Q[i,i'] = rows covered by both with different classes (zero diagonal)."""
         cov = self._cov
@@ -149,29 +141,82 @@ class SelectionProblem:
         return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
 
     # ------------------------------------------------------------- evaluation
+    #: individuals per block of :meth:`evaluate_population` are chosen so that a
+    #: block's per-row count arrays hold at most this many entries (bounded memory)
+    EVAL_BLOCK_ENTRIES = 1 << 22
+
+    @cached_property
+    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
+        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
+        blocks = []
+        cov_t = self._cov.T.tocsr()
+        for k in range(self.n_classes):
+            idx = np.flatnonzero(self.rule_class == k)
+            if idx.size:
+                blocks.append((idx, cov_t[idx]))
+        return blocks
+
+    def _block_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(total, sum_k c_k^2) firing counts, both (P, N) int64, of a block of selections.
+
+        Gathered from the rows of the selected rules, O(selected nonzeros + P N K);
+        on small instances (at most ``SMALL_NNZ`` nonzeros) or when it is
+        dearer, by sparse products with the whole coverage matrix (per class of rule).
+        """
+        P = R.shape[0]
+        N, K = self.n_rows, self.n_classes
+        ind, idx = np.nonzero(R)
+        starts = self.indptr[idx]
+        lens = self.indptr[idx + 1] - starts
+        n = int(lens.sum())
+        if self.indices.size <= SMALL_NNZ or self.indices.size * P <= 32 * (n + P * N * K):
+            total = np.zeros((P, N), dtype=np.int64)
+            squares = np.zeros((P, N), dtype=np.int64)
+            for cls_idx, block in self._class_blocks:
+                sub = R[:, cls_idx]
+                if not sub.any():
+                    continue
+                counts = np.rint(np.asarray((block.T @ sub.T.astype(np.float32)).T)).astype(np.int64)
+                total += counts
+                squares += counts * counts
+            return total, squares
+        offs = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = self.indices[np.repeat(starts, lens) + offs]
+        key = np.repeat(ind.astype(np.int64) * N, lens) + rows
+        per_class = np.bincount(key * K + np.repeat(self.rule_class[idx], lens), minlength=P * N * K)
+        per_class = per_class.reshape(P, N, K)
+        return per_class.sum(axis=2), (per_class * per_class).sum(axis=2)
+
+    def _blocks(self, P: int):
+        step = max(1, self.EVAL_BLOCK_ENTRIES // max(self.n_rows * self.n_classes, 1))
+        for lo in range(0, P, step):
+            yield slice(lo, min(lo + step, P))
+
     def row_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For a population R (P x M bool): total firing counts (P x N) and sum_k c_k^2 (P x N)."""
         R = np.atleast_2d(np.asarray(R, dtype=bool))
         P = R.shape[0]
         total = np.zeros((P, self.n_rows), dtype=np.float64)
         squares = np.zeros((P, self.n_rows), dtype=np.float64)
-        for idx, block in self._class_blocks:
-            sub = R[:, idx]
-            if not sub.any():
-                continue
-            # (M_k x N)^T @ (M_k x P) -> N x P; sparse @ dense keeps it O(nnz * P)
-            counts = (block.T @ sub.T.astype(np.float32)).T
-            counts = np.asarray(counts, dtype=np.float64)
-            total += counts
-            squares += counts * counts
+        for blk in self._blocks(P):
+            total[blk], squares[blk] = self._block_counts(R[blk])
         return total, squares
 
     def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
-        """Vectorised metrics for a P x M selection matrix."""
+        """Vectorised metrics for a P x M selection matrix.
+
+        A block of individuals at a time (at most ``EVAL_BLOCK_ENTRIES``
+        per-row counts in memory); counts gathered from the rows of the
+        selected rules, O(selected nonzeros + P N K), unless P x nnz is cheaper.
+        """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
-        total, squares = self.row_counts(R)
-        covered = (total > 0).sum(axis=1).astype(np.int64)
-        pairs = np.rint((total * total - squares).sum(axis=1) / 2).astype(np.int64)
+        P = R.shape[0]
+        covered = np.zeros(P, dtype=np.int64)
+        pairs = np.zeros(P, dtype=np.int64)
+        for blk in self._blocks(P):
+            total, squares = self._block_counts(R[blk])
+            covered[blk] = np.count_nonzero(total, axis=1)
+            pairs[blk] = (total * total - squares).sum(axis=1) // 2
         complexity = R @ self.lengths
         errors = R @ self.errors
         return {

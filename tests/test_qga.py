@@ -269,3 +269,51 @@ def test_state_construction_equals_flips():
     np.testing.assert_array_equal(a.per_class, b.per_class)
     assert (a.covered, a.pairs, a.complexity, a.errors) == (b.covered, b.pairs, b.complexity, b.errors)
     assert a.coverage == p.evaluate(r).coverage
+
+
+def test_time_limit_stops_early_with_a_feasible_selection():
+    p = random_problem(11, N=200, M=60)
+    res = QGA(n_generations=1000, early_stopping=False, time_limit=0.0).solve(p, random_state=0)
+    assert res.status == STOPPED and res.message == "time limit"
+    assert res.feasible and p.is_feasible(res.selection)
+    assert res.info["stop_reason"] == "time limit"
+    assert res.info["generations"] <= 1
+
+
+def test_generous_time_limit_changes_nothing():
+    p = random_problem(12)
+    a = QGA(**FAST).solve(p, random_state=3)
+    b = QGA(**FAST, time_limit=3600.0).solve(p, random_state=3)
+    assert b.status != STOPPED
+    assert np.array_equal(a.selection, b.selection) and a.coverage == b.coverage
+
+
+def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
+    import explainer.solvers.qga as qga_module
+
+    p = random_problem(13, N=60, M=40)
+    assert QGA().population_size(p) == 100
+    assert QGA(n_population=7).population_size(p) == 7
+    nnz = p.indices.size
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz // 4)
+    assert QGA().population_size(p) == max(10, round(100 * (nnz // 4) / nnz))
+    assert QGA().population_size(p) == QGA().population_size(p)
+    a = QGA(n_generations=5).solve(p, random_state=1)
+    b = QGA(n_generations=5).solve(p, random_state=1)
+    assert a.info["population"] == QGA().population_size(p)
+    assert np.array_equal(a.selection, b.selection)
+
+
+def test_population_evaluation_paths_agree(monkeypatch):
+    import explainer.problem as problem_module
+
+    p = random_problem(14, N=300, M=50)
+    rng = np.random.default_rng(0)
+    R = rng.random((40, p.n_rules)) < 0.2
+    small = p.evaluate_population(R)
+    monkeypatch.setattr(problem_module, "SMALL_NNZ", -1)
+    monkeypatch.setattr(SelectionProblem, "EVAL_BLOCK_ENTRIES", 3 * p.n_rows * p.n_classes)
+    big = p.evaluate_population(R)
+    for key in ("coverage", "covered", "conflicting_pairs", "feasible"):
+        assert np.array_equal(small[key], big[key]), key
+    assert np.array_equal(small["coverage"], [p.state(r).coverage for r in R])

@@ -80,6 +80,21 @@ structure of the algorithm is the paper's):
   (kernel); the sampled kernel is capped at ``n_kernel`` vectors.
 * Fitness-proportional selection uses ``max(f*, 0) + 1e-9`` as weights
   (f* can be negative when conflicts outweigh coverage).
+
+Scale (large N and M):
+
+* ``n_population="auto"`` (the default) keeps 100 individuals up to
+  ``AUTO_NNZ`` nonzeros in the coverage matrix and shrinks in proportion above
+  (at least 10): fewer children per generation on huge instances.  It depends
+  only on the instance, so the same seed still gives the same result.
+* ``time_limit`` (seconds, default None = off) ends the run with the best
+  selection so far (status "stopped", message "time limit"); it is checked
+  before every super-mutation step, so a child stopped half-way is still
+  feasible.  A run that hits it depends on the machine's speed.
+* The scorer's gathers switch from numpy index arrays to scipy sparse
+  products above ``GATHER_LIMIT`` nonzeros; the transposed coverage matrix is
+  a view (no copy).  Population fitness never forms P x nnz products on large
+  instances (see :meth:`~explainer.problem.SelectionProblem.evaluate_population`).
 """
 
 from __future__ import annotations
@@ -88,13 +103,19 @@ import heapq
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..problem import SelectionProblem
+from ..result import STOPPED
 from .base import Monitor, RunOutcome, Solver
 from .qubo import QUBO, GeneticQUBOSampler, QUBOSampler, decode_kernel, distinct_rows, draw_pairs
 from .rfhc import RFHC, rule_scores, sampling_weights
 
 TOL = 1e-9
+#: gathers of more nonzeros than this go through scipy's sparse products (numpy index arrays below it)
+GATHER_LIMIT = 50_000
+#: above this many nonzeros in the coverage matrix, the "auto" population shrinks in proportion
+AUTO_NNZ = 2_000_000
 
 
 def _weighted_subset(weights: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -115,16 +136,19 @@ class MoveScorer:
     last call (any state, any flips in between: the update only compares
     per-row counts), so a step after a few flips costs O(rows touched x rules
     per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
-    are gathered from the CSR/CSC index arrays with ``np.bincount``.
+    are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
+    ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
+    (same integer counts).
     """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
-        cov = problem.coverage_sparse
-        self.CT = cov.T.tocsr().astype(np.float32)  # M x N
-        C = cov.tocsr()
-        self.r_ptr = C.indptr.astype(np.int64)  # rules of row j: r_idx[r_ptr[j]:r_ptr[j+1]]
-        self.r_idx = C.indices.astype(np.int64)
+        cov = problem.coverage_sparse  # N x M CSC (float32 ones)
+        self.cov = cov
+        self.CT = cov.T  # M x N CSR: a view, no copy
+        self.C = cov.tocsr()  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
+        self.r_ptr = self.C.indptr
+        self.r_idx = self.C.indices
         self.M = problem.n_rules
         self.k = problem.rule_class
         self.L = problem.lengths.astype(np.float64)
@@ -148,11 +172,14 @@ class MoveScorer:
     # ------------------------------------------------------------ gathering
     def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
-        starts = self.r_ptr[rows]
+        starts = self.r_ptr[rows].astype(np.int64)
         lens = self.r_ptr[rows + 1] - starts
         pos = np.repeat(np.arange(rows.size), lens)
         offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
         return pos, self.r_idx[starts[pos] + offs]
+
+    def _row_nnz(self, rows: np.ndarray) -> int:
+        return int((self.r_ptr[rows + 1] - self.r_ptr[rows]).sum())
 
     def _rows_of_rules(self, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(position in ``rules``, row) for every row each rule covers."""
@@ -163,23 +190,35 @@ class MoveScorer:
         offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
         return pos, p.indices[starts[pos] + offs]
 
+    def _indicator(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> sp.csr_matrix:
+        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i])."""
+        ones = np.ones(rows.size, dtype=np.float32)
+        return sp.csr_matrix((ones, (row_sets, rows)), shape=(n_sets, self.p.n_rows))
+
     def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
-        pos, rules = self._rules_of_rows(rows)
-        return np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M).reshape(n_sets, self.M).astype(
-            np.float64
-        )
+        if rows.size == 0:
+            return np.zeros((n_sets, self.M))
+        if self._row_nnz(rows) <= GATHER_LIMIT:
+            pos, rules = self._rules_of_rows(rows)
+            flat = np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M)
+            return flat.reshape(n_sets, self.M).astype(np.float64)
+        return (self._indicator(row_sets, rows, n_sets) @ self.C).toarray().astype(np.float64)
 
     def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
-        pos, rows = self._rows_of_rules(cols)
-        o = owner[rows]
-        keep = o >= 0
-        return (
-            np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
-            .reshape(n_sets, cols.size)
-            .astype(np.float64)
-        )
+        rows = np.flatnonzero(owner >= 0)
+        if rows.size == 0 or cols.size == 0:
+            return np.zeros((n_sets, cols.size))
+        p = self.p
+        if int((p.indptr[cols + 1] - p.indptr[cols]).sum()) <= GATHER_LIMIT:
+            pos, rows = self._rows_of_rules(cols)
+            o = owner[rows]
+            keep = o >= 0
+            flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            return flat.reshape(n_sets, cols.size).astype(np.float64)
+        sub_t = self.cov[:, cols].T  # |cols| x N CSR (a view of the column slice)
+        return (sub_t @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
@@ -262,17 +301,33 @@ class MoveScorer:
             if 3 * rows.size < st.total.shape[0]:
                 t_new = st.total[rows]
                 t_old = tot0[rows]
-                pos, rules = self._rules_of_rows(rows)
-                M = self.M
-                d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
-                d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
-                dt = (t_new - t_old).astype(np.float64)[pos]
-                dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
-                do = dpc[pos, self.k[rules]]
-                X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
-                X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
-                Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
-                Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                if self._row_nnz(rows) <= GATHER_LIMIT:
+                    pos, rules = self._rules_of_rows(rows)
+                    M = self.M
+                    d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
+                    d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
+                    dt = (t_new - t_old).astype(np.float64)[pos]
+                    dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
+                    do = dpc[pos, self.k[rules]]
+                    X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
+                    X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
+                    Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
+                    Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                else:
+                    # C[rows]' [d(z0) d(z1) d(n) d(c_k) for every class k]: one sparse product
+                    D = np.column_stack(
+                        [
+                            (t_new == 0).astype(np.float32) - (t_old == 0),
+                            (t_new == 1).astype(np.float32) - (t_old == 1),
+                            (t_new - t_old).astype(np.float32),
+                            (st.per_class[rows] - pc0[rows]).astype(np.float32),
+                        ]
+                    )
+                    dX = np.asarray(self.C[rows].T @ D, dtype=np.float64)
+                    X0 = X0 + dX[:, 0]
+                    X1 = X1 + dX[:, 1]
+                    Xt = Xt + dX[:, 2]
+                    Xo = Xo + dX[np.arange(self.M), 3 + self.k]
                 self.updates += 1
                 self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
                 return X0, X1, Xt, Xo
@@ -425,7 +480,9 @@ class QGA(Solver):
 
     Parameters
     ----------
-    n_population : population size kept after each generation.
+    n_population : population size kept after each generation, or "auto" (the default): 100, and
+        ``max(10, round(100 * AUTO_NNZ / nnz))`` on instances whose coverage matrix has more than
+        ``AUTO_NNZ`` nonzeros (a deterministic function of the instance).
     n_generations : maximum number of generations of the outer loop.
     subspace_size : rules per random sub-space of the feasibility QUBOs.
     n_targets : number of targets beta (b itself and random fractions of b).
@@ -442,13 +499,16 @@ class QGA(Solver):
     max_super_mutation_steps : cap on augmenting mutations applied to one child.
     max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves (drop a, add b and c) at a local optimum.
     early_stopping : stop when min == max fitness in the population (or at 100 % coverage).
+    time_limit : seconds (None: no limit).  When reached, the run ends with the best selection so far
+        (status "stopped", message "time limit"); checked between super-mutation steps.  Runs that hit
+        it depend on the machine's speed, so they are not reproducible.
     """
 
     name = "qga"
 
     def __init__(
         self,
-        n_population: int = 100,
+        n_population: int | str = "auto",
         n_generations: int = 100,
         subspace_size: int = 20,
         n_targets: int = 6,
@@ -464,6 +524,7 @@ class QGA(Solver):
         max_super_mutation_steps: int = 1000,
         max_ejections: int = 32,
         early_stopping: bool = True,
+        time_limit: float | None = None,
     ):
         self.n_population = n_population
         self.n_generations = n_generations
@@ -481,6 +542,20 @@ class QGA(Solver):
         self.max_super_mutation_steps = max_super_mutation_steps
         self.max_ejections = max_ejections
         self.early_stopping = early_stopping
+        self.time_limit = time_limit
+        self._deadline = None
+
+    def population_size(self, problem: SelectionProblem) -> int:
+        """``n_population``, with "auto" resolved for ``problem``."""
+        if self.n_population != "auto":
+            return int(self.n_population)
+        nnz = int(problem.indices.size)
+        if nnz <= AUTO_NNZ:
+            return 100
+        return max(10, int(round(100 * AUTO_NNZ / nnz)))
+
+    def _out_of_time(self) -> bool:
+        return self._deadline is not None and time.perf_counter() >= self._deadline
 
     # ------------------------------------------------------------ inner GA 1
     def initial_population(self, problem: SelectionProblem, rng: np.random.Generator, sampler, weights, usable):
@@ -570,7 +645,7 @@ class QGA(Solver):
         """Apply augmenting mutations to ``st`` until none applies; returns the number applied."""
         steps = 0
         limit = int(self.max_super_mutation_steps)
-        while steps < limit:
+        while steps < limit and not self._out_of_time():
             move = scorer.best_move(st)
             if move is not None:
                 _, a, b = move
@@ -653,7 +728,9 @@ class QGA(Solver):
     # -------------------------------------------------------------- outer GA
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         t0 = time.perf_counter()
+        self._deadline = None if self.time_limit is None else t0 + float(self.time_limit)
         N = problem.n_rows
+        n_pop = self.population_size(problem)
         sampler = self.sampler if self.sampler is not None else GeneticQUBOSampler(n_population=30, n_generations=20)
         usable = (
             (problem.support > 0)
@@ -664,7 +741,7 @@ class QGA(Solver):
         pop = self.initial_population(problem, rng, sampler, weights, usable)
         fit = problem.fitness(pop)
         n_initial = pop.shape[0]
-        order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+        order = np.argsort(-fit, kind="stable")[:n_pop]
         pop, fit = pop[order], fit[order]
         t_init = time.perf_counter() - t0
         if monitor.generation(fit, pop, initial=True):
@@ -683,7 +760,8 @@ class QGA(Solver):
         retries_failed = 0
         status_message = ""
         generations = 0
-        for _ in range(int(self.n_generations)):
+        timed_out = self._out_of_time()
+        for _ in range(0 if timed_out else int(self.n_generations)):
             generations += 1
             P = pop.shape[0]
             children: list[np.ndarray] = []
@@ -714,16 +792,21 @@ class QGA(Solver):
                         children_total += 1
                     if child_fit and max(child_fit) >= N - TOL:
                         break  # 100 % coverage: nothing left to improve
+                    if self._out_of_time():
+                        timed_out = True
+                        break
             if children:
                 pop = np.vstack([pop, np.array(children)])
                 fit = np.concatenate([fit, np.array(child_fit)])
-            order = np.argsort(-fit, kind="stable")[: int(self.n_population)]
+            order = np.argsort(-fit, kind="stable")[:n_pop]
             pop, fit = pop[order], fit[order]
             monitor.evaluations += len(children)
             if monitor.generation(fit, pop):
                 break
             if fit[0] >= N - TOL:
                 status_message = "100% coverage reached"
+                break
+            if timed_out:
                 break
             if self.early_stopping and fit[-1] == fit[0]:
                 status_message = "converged: min == max fitness"
@@ -741,8 +824,13 @@ class QGA(Solver):
             "crossover_repairs": retries_failed,
             "time_initial_s": t_init,
             "time_kernel_s": t_kernel,
-            "stop_reason": status_message or ("stopped on request" if monitor.stop_requested else "n_generations"),
+            "population": n_pop,
+            "stop_reason": status_message
+            or ("stopped on request" if monitor.stop_requested else "time limit" if timed_out else "n_generations"),
         }
+        self._deadline = None
+        if timed_out and not status_message and not monitor.stop_requested:
+            return RunOutcome(best, status=STOPPED, message="time limit", info=info)
         return RunOutcome(best, message=status_message, info=info)
 
 
