@@ -114,7 +114,8 @@ with st.container(border=True):
                 if isinstance(default, bool):
                     value = col.checkbox(name, value=bool(state[key]), key=key)
                 elif isinstance(default, int):
-                    value = col.number_input(name, min_value=0, value=int(state[key]), step=1, key=key)
+                    label = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
+                    value = col.number_input(label, min_value=0, value=int(state[key]), step=1, key=key)
                 else:
                     value = col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
                 if value != default:

@@ -112,7 +112,11 @@ def missing_algorithms() -> list[str]:
 
 
 def algorithm_parameters(name: str) -> dict[str, Any]:
-    """The simple (int, float, bool) parameters of an algorithm and their defaults."""
+    """The simple (int, float, bool) parameters of an algorithm and their defaults.
+
+    A parameter whose default is ``"auto"`` (sized from the instance) appears as 0,
+    which the page labels "0 = auto" and never passes on unless changed.
+    """
     import inspect
 
     try:
@@ -125,6 +129,8 @@ def algorithm_parameters(name: str) -> dict[str, Any]:
             continue
         if isinstance(param.default, bool | int | float) and not isinstance(param.default, complex):
             out[param.name] = param.default
+        elif param.default == "auto":
+            out[param.name] = 0
     return out
 
 

@@ -288,3 +288,8 @@ def test_opens_on_a_bundled_sample():
     at = new_app()
     dataset = at.session_state["dataset"]
     assert dataset.name == "iris" and dataset.n_rows == 150
+
+
+def test_auto_parameters_are_offered_as_zero():
+    params = db.algorithm_parameters("qga")
+    assert params["n_population"] == 0 and params["n_generations"] == 100
