@@ -298,52 +298,44 @@ def plot_text(value) -> str:
     return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def class_distribution_figure(dataset: Dataset) -> go.Figure:
-    counts = dataset.class_counts()
-    labels = [plot_text(c) for c in counts]
-    values = list(counts.values())
-    total = max(1, sum(values))
+def _count_bars(labels, values, *, title: str, xaxis_title: str, color: str, height: int, text=None) -> go.Figure:
+    """Rows per category as bars (labels already made inert with :func:`plot_text`)."""
     fig = go.Figure(
         go.Bar(
             x=labels,
             y=values,
-            text=[f"{v} ({100 * v / total:.1f}%)" for v in values],
-            textposition="auto",
-            marker_color="#4c78a8",
+            text=text,
+            textposition="auto" if text is not None else None,
+            marker_color=color,
             hovertemplate="%{x}: %{y} rows<extra></extra>",
         )
     )
     fig.update_layout(
-        title=f"Class distribution of '{plot_text(dataset.target)}'",
-        xaxis_title="class",
-        yaxis_title="rows",
-        height=320,
+        title=title, xaxis_title=xaxis_title, yaxis_title="rows", height=height,
         margin=dict(l=10, r=10, t=50, b=10),
     )
     fig.update_xaxes(type="category")
     return fig
+
+
+def class_distribution_figure(dataset: Dataset) -> go.Figure:
+    counts = dataset.class_counts()
+    values = list(counts.values())
+    total = max(1, sum(values))
+    return _count_bars(
+        [plot_text(c) for c in counts], values,
+        title=f"Class distribution of '{plot_text(dataset.target)}'", xaxis_title="class",
+        color="#4c78a8", height=320, text=[f"{v} ({100 * v / total:.1f}%)" for v in values],
+    )
 
 
 def preview_figure(table: pd.DataFrame, target: str) -> go.Figure:
     """Class counts of ``target`` in a raw table (before loading), at most 30 bars."""
     counts = table[target].astype("string").fillna("(missing)").value_counts().head(30)
-    fig = go.Figure(
-        go.Bar(
-            x=[plot_text(v) for v in counts.index],
-            y=counts.to_numpy(),
-            marker_color="#9aa5b1",
-            hovertemplate="%{x}: %{y} rows<extra></extra>",
-        )
+    return _count_bars(
+        [plot_text(v) for v in counts.index], counts.to_numpy(),
+        title=f"Values of '{plot_text(target)}'", xaxis_title="value", color="#9aa5b1", height=280,
     )
-    fig.update_layout(
-        title=f"Values of '{plot_text(target)}'",
-        xaxis_title="value",
-        yaxis_title="rows",
-        height=280,
-        margin=dict(l=10, r=10, t=50, b=10),
-    )
-    fig.update_xaxes(type="category")
-    return fig
 
 
 # --------------------------------------------------------------------------- pool
