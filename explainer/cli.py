@@ -144,6 +144,18 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _check_params(algorithm: str, params: dict) -> None:
+    import inspect
+
+    from .solvers import get_solver_class
+
+    accepted = inspect.signature(get_solver_class(algorithm).__init__).parameters
+    for name in params:
+        if name not in accepted:
+            flag = {"n_generations": "--generations", "time_limit": "--time-limit"}.get(name, name)
+            raise CLIError(f"{flag} does not apply to the {algorithm} algorithm")
+
+
 def cmd_explain(args) -> int:
     from .callbacks import ProgressBar
     from .pipeline import explain_pool
@@ -155,6 +167,7 @@ def cmd_explain(args) -> int:
         params["n_generations"] = args.generations
     if args.time_limit is not None:
         params["time_limit"] = args.time_limit
+    _check_params(args.algorithm, params)
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(
         pool, ds.X, ds.y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
