@@ -431,16 +431,6 @@ def summarise(records: list[dict], settings: dict[str, dict], paper_rows: list[d
     return rows
 
 
-def _fmt(v, nd: int = 1) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return f"{v:.{nd}f}" if nd is not None else repr(v)
-    return str(v)
-
-
 def write_csv(rows: list[dict], path, columns=TABLE_COLUMNS) -> None:
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

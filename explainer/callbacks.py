@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from dataclasses import asdict, dataclass
 
 
@@ -81,20 +80,6 @@ class StopFlag(Callback):
 
     def on_generation(self, record):
         return self._event.is_set()
-
-
-class TimeLimit(Callback):
-    """Stops a run after ``seconds`` of wall time."""
-
-    def __init__(self, seconds: float):
-        self.seconds = float(seconds)
-        self._t0 = None
-
-    def on_start(self, algorithm, problem):
-        self._t0 = time.perf_counter()
-
-    def on_generation(self, record):
-        return self._t0 is not None and time.perf_counter() - self._t0 >= self.seconds
 
 
 class Recorder(Callback):

@@ -803,11 +803,3 @@ def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None) -> p
     if report is not None:
         frame["voted class"] = [str(v) for v in report.predictions[rows]]
     return frame.reset_index(drop=True)
-
-
-def fmt_pct(x: float) -> str:
-    return f"{100 * x:.2f}%"
-
-
-def any_value(value: Any) -> str:
-    return "—" if value is None else str(value)

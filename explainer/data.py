@@ -175,7 +175,7 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, list]:
     Values of different types (1, 1.0, True, "1") are kept apart.
     """
     values = np.asarray(values, dtype=object)
-    codes, uniques = pd.factorize(values, use_na_sentinel=False)
+    codes, _ = pd.factorize(values, use_na_sentinel=False)
     type_codes, _ = pd.factorize(np.array([type(v).__name__ for v in values], dtype=object))
     if len(values) and type_codes.max() > 0:
         codes, _ = pd.factorize(codes.astype(np.int64) * (type_codes.max() + 1) + type_codes)

@@ -192,16 +192,6 @@ class SelectionProblem:
         for lo in range(0, P, step):
             yield slice(lo, min(lo + step, P))
 
-    def row_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For a population R (P x M bool): total firing counts (P x N) and sum_k c_k^2 (P x N)."""
-        R = np.atleast_2d(np.asarray(R, dtype=bool))
-        P = R.shape[0]
-        total = np.zeros((P, self.n_rows), dtype=np.float64)
-        squares = np.zeros((P, self.n_rows), dtype=np.float64)
-        for blk in self._blocks(P):
-            total[blk], squares[blk] = self._block_counts(R[blk])
-        return total, squares
-
     def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
         """Vectorised metrics for a P x M selection matrix.
 
@@ -352,14 +342,3 @@ class SelectionState:
         new.complexity = self.complexity
         new.errors = self.errors
         return new
-
-    def evaluation(self) -> Evaluation:
-        return Evaluation(
-            coverage=float(self.coverage),
-            covered=int(self.covered),
-            conflicting_pairs=int(self.pairs),
-            complexity=int(self.complexity),
-            errors=int(self.errors),
-            feasible=self.feasible,
-            n_rules=int(self.r.sum()),
-        )

@@ -10,7 +10,6 @@ voted by the rules that fire on it (ties and uncovered rows are reported).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 from dataclasses import dataclass, field
@@ -255,14 +254,6 @@ def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
     for j in np.flatnonzero(top > 0):
         out[j] = TIE if n_top[j] > 1 else first[keys[winner[j]]]
     return out
-
-
-def fingerprint_frame(X: pd.DataFrame, y) -> str:
-    h = hashlib.sha256()
-    h.update("\x1f".join(map(str, X.columns)).encode())
-    h.update(np.ascontiguousarray(X.to_numpy(dtype=float)).tobytes())
-    h.update("\x1f".join(map(str, np.asarray(y))).encode())
-    return h.hexdigest()
 
 
 def evaluate_rules(

@@ -42,9 +42,6 @@ class SelectionResult:
     def n_rules(self) -> int:
         return int(np.count_nonzero(self.selection))
 
-    def history_table(self) -> list[dict]:
-        return [r.to_dict() for r in self.history]
-
     def summary(self) -> dict:
         out = {
             "algorithm": self.algorithm,

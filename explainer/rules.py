@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 OPS = ("<=", ">", "<", ">=")
-_NEGATE = {"<=": ">", ">": "<=", "<": ">=", ">=": "<"}
 
 
 class RuleSyntaxError(ValueError):
@@ -397,7 +396,3 @@ def rules_for_data(rules: Iterable[Rule], feature_names: Sequence[str], classes:
             )
         out.append(Rule(rule.conditions, label))
     return RuleSet(out)
-
-
-def negate(cond: Condition) -> Condition:
-    return Condition(cond.feature, _NEGATE[cond.op], cond.threshold)

@@ -47,14 +47,19 @@ def test_each_tree_gets_its_own_random_state(iris):
     pool = build_pool(X, y, 3, random_state=0)
     seeds = [t.random_state for t in pool.trees]
     assert len(set(seeds)) == len(seeds)
-    # one shared state for all trees (the pitfall) gives a much smaller pool
+    # one shared state for all trees (the pitfall) makes many trees identical
     from sklearn.tree import DecisionTreeClassifier
 
-    shared = set()
-    for p in grid_params(3):
-        tree = DecisionTreeClassifier(**p, random_state=0).fit(X, y)
-        shared.add(tuple(tree.tree_.threshold.round(6)) + tuple(tree.tree_.feature))
-    assert pool.n_rules > 12
+    def structures(states):
+        out = set()
+        for p, state in zip(grid_params(3), states, strict=True):
+            tree = DecisionTreeClassifier(**p, random_state=state).fit(X, y)
+            out.add(tuple(tree.tree_.threshold.round(6)) + tuple(tree.tree_.feature))
+        return out
+
+    shared = structures([0] * len(seeds))
+    own = structures(seeds)
+    assert len(own) > len(shared)
 
 
 def test_repeats_enrich_the_pool(iris):

@@ -86,3 +86,8 @@ def test_short_thresholds_never_move_a_row():
     assert shorten_threshold(2.450000047683716, np.array([1.9, 3.0])) == 2.45
     assert format_number(1125.0) == "1125"
     assert format_number(-0.5) == "-0.5"
+
+
+def test_rule_set_from_text_binds_labels():
+    rs = RuleSet.from_text("IF a <= 1 THEN CLASS=2\n", labels=[1, 2])
+    assert len(rs) == 1 and rs[0].label == 2 and rs.complexity == 1
