@@ -21,11 +21,13 @@ import os
 import pathlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .features import FeatureSpec, numeric_specs
 
 __all__ = [
     "DataError",
@@ -104,10 +106,14 @@ class Dataset:
     n_dropped_missing_target: int
     n_rows_with_missing: int
     fingerprint: str = ""
+    #: what each column of ``X`` stands for (source column, numeric / one-hot / missing indicator)
+    feature_specs: list[FeatureSpec] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.fingerprint:
             self.fingerprint = _fingerprint(self.X, self.y)
+        if not self.feature_specs:
+            self.feature_specs = numeric_specs(self.X.columns)
 
     @property
     def feature_names(self) -> list[str]:
@@ -688,6 +694,7 @@ def load_dataset(
 
     infos: list[ColumnInfo] = []
     blocks: list[tuple[str, np.ndarray]] = []
+    spec_parts: list[tuple[str, str, Any, bool]] = []  # (column, kind, category, integer) per block
     used_missing = np.zeros(len(df), dtype=bool)
     for col_name in df.columns:
         col_name = str(col_name)
@@ -714,9 +721,13 @@ def load_dataset(
             infos.append(ColumnInfo(col_name, kind, n_missing, [], n_unique, excluded=True))
             continue
         feats: list[tuple[str, np.ndarray]] = []
+        kinds: list[tuple[str, Any, bool]] = []  # (spec kind, category, integer) per feature
         base = _clean_feature_name(col_name)
         if kind == "numeric":
-            feats.append((base, col.to_numpy(dtype=np.float64, na_value=np.nan)))
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            present_values = values[~missing]
+            feats.append((base, values))
+            kinds.append(("numeric", None, bool(np.all(present_values == np.round(present_values)))))
         else:
             if n_unique > MAX_CATEGORIES:
                 raise DataError(
@@ -732,12 +743,15 @@ def load_dataset(
                 onehot = np.zeros(len(col), dtype=np.float64)
                 onehot[(~missing) & (col == v).to_numpy(dtype=bool, na_value=False)] = 1.0
                 feats.append((_clean_feature_name(f"{col_name}={_format_value(v)}"), onehot))
+                kinds.append(("onehot", v, False))
         if n_missing and missing_indicators in ("auto", True):
             feats.append(
                 (_clean_feature_name(f"{col_name} is missing"), missing.astype(np.float64))
             )
+            kinds.append(("missing", None, False))
         used_missing |= missing
         blocks.extend(feats)
+        spec_parts.extend((col_name, *k) for k in kinds)
         infos.append(ColumnInfo(col_name, kind, n_missing, [f for f, _ in feats], n_unique))
 
     if not blocks:
@@ -768,6 +782,10 @@ def load_dataset(
         n_rows_read=n_rows_read,
         n_dropped_missing_target=n_dropped,
         n_rows_with_missing=int(used_missing.sum()),
+        feature_specs=[
+            FeatureSpec(name, column, kind, value, integer)
+            for name, (column, kind, value, integer) in zip(names, spec_parts, strict=True)
+        ],
     )
 
 

@@ -677,3 +677,22 @@ def test_shared_data_dir_env_var(monkeypatch, tmp_path):
     monkeypatch.delenv("EXPLAINER_DATA_DIR")
     d = shared_data_dir()
     assert d is None or d.name == "datasets"
+
+
+def test_feature_specs_say_what_each_encoded_feature_means():
+    frame = pd.DataFrame(
+        {
+            "age": [30, 41, None, 52],
+            "colour": ["red", "blue", "red", None],
+            "weight": [1.5, 2.0, 3.25, 4.0],
+            "y": ["a", "b", "a", "b"],
+        }
+    )
+    ds = load_dataset(frame, target="y")
+    specs = {s.name: s for s in ds.feature_specs}
+    assert [s.name for s in ds.feature_specs] == ds.feature_names
+    assert specs["age"].kind == "numeric" and specs["age"].integer
+    assert specs["age is missing"].kind == "missing" and specs["age is missing"].column == "age"
+    assert specs["colour=red"].kind == "onehot" and specs["colour=red"].value == "red"
+    assert specs["colour=blue"].column == "colour"
+    assert specs["weight"].kind == "numeric" and not specs["weight"].integer

@@ -1,0 +1,56 @@
+"""What each encoded feature means in terms of the table it came from.
+
+Rules are learned on an encoded matrix (numeric columns as they are, one 0/1
+column per category, one 0/1 ``is missing`` column per column with gaps).  A
+:class:`FeatureSpec` says which source column and which reading an encoded
+feature stands for, so a condition on it can be printed the way a person would
+write it (``Margin = 5``, ``Margin is missing``, ``Age > 32``) and a condition
+written that way can be bound back to the encoded feature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+#: The values of FeatureSpec.kind.
+FEATURE_KINDS = ("numeric", "onehot", "missing")
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """One encoded feature.
+
+    ``name`` is the feature's name in the encoded matrix; ``column`` the source
+    column; ``kind`` one of :data:`FEATURE_KINDS`: ``numeric`` (the column's
+    values), ``onehot`` (1 where the column equals ``value``, 0 elsewhere,
+    including missing cells) or ``missing`` (1 where the column is missing).
+    ``integer`` is True for a numeric feature whose observed values are all
+    whole numbers, so a threshold on it can be printed as a whole number.
+    """
+
+    name: str
+    column: str
+    kind: str = "numeric"
+    value: Any = None
+    integer: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in FEATURE_KINDS:
+            raise ValueError(f"unknown feature kind {self.kind!r}; use one of {', '.join(FEATURE_KINDS)}")
+
+    def to_dict(self) -> dict:
+        value = self.value.item() if hasattr(self.value, "item") else self.value
+        return {
+            "name": self.name,
+            "column": self.column,
+            "kind": self.kind,
+            "value": value,
+            "integer": bool(self.integer),
+        }
+
+
+def numeric_specs(names: Iterable[str]) -> list[FeatureSpec]:
+    """Specs for a plain numeric matrix (no encoding known): each feature is its own column."""
+    return [FeatureSpec(str(n), str(n)) for n in names]
