@@ -37,6 +37,7 @@ from .data import (
     sample_datasets,
     shared_data_dir,
 )
+from .figures import PLOT_COLORS, fitness_figure, thin  # noqa: F401 - the pages draw through this module
 from .pipeline import Explanation, explain_pool
 from .pool import RulePool, build_pool
 from .report import RuleSetReport, evaluate_rules, rules_for_data
@@ -65,7 +66,6 @@ KEYS = {
 DATA_BOUND = ("pool", "pool_key", "pool_time", "budget_for", "explanation", "run_settings")
 
 PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
-PLOT_COLORS = {"min": "#9aa5b1", "mean": "#4c78a8", "max": "#f58518", "best": "#2ca02c"}
 
 
 def persist_widget_state(state=None) -> None:
@@ -566,60 +566,6 @@ def collect_finished(state) -> None:
 
 
 # --------------------------------------------------------------------------- charts
-
-
-MAX_PLOT_POINTS = 300
-
-
-def thin(records, limit: int = MAX_PLOT_POINTS) -> list:
-    """At most ``limit`` records, evenly spaced, first and last kept (long runs stay light to draw)."""
-    records = list(records)
-    if len(records) <= limit:
-        return records
-    idx = np.unique(np.linspace(0, len(records) - 1, limit).round().astype(int))
-    return [records[i] for i in idx]
-
-
-def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation", height: int = 360,
-                   live: bool = False) -> go.Figure:
-    """min / mean / max fitness (coverage f*, % of rows) per generation, and the best feasible."""
-    scale = 100.0 / n_rows if n_rows else 1.0
-    n_records = len(records)
-    records = thin(records)
-    gens = [r.generation for r in records]
-    fig = go.Figure()
-    for name, dash in (("max", None), ("mean", None), ("min", "dot"), ("best", "dash")):
-        values = [getattr(r, name) * scale for r in records]
-        fig.add_trace(
-            go.Scatter(
-                x=gens,
-                y=values,
-                mode="lines+markers" if n_records < 40 else "lines",
-                name="best feasible" if name == "best" else name,
-                line=dict(color=PLOT_COLORS[name], dash=dash, width=2),
-                hovertemplate="generation %{x}: %{y:.2f}%<extra>" + name + "</extra>",
-            )
-        )
-    fig.update_layout(
-        title=title,
-        xaxis_title="generation",
-        yaxis_title="fitness (coverage f*, % of rows)",
-        height=height,
-        margin=dict(l=10, r=10, t=40, b=10),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
-        uirevision="fitness",
-    )
-    max_gen = records[-1].max_generations if records else None
-    span = None
-    if live and max_gen:  # while running the axis runs ahead of the curve, up to the last generation
-        span = min(max_gen, max(2 * records[-1].generation, 10))
-    elif records:
-        span = max(records[-1].generation, 2)
-    if span is not None:
-        fig.update_xaxes(range=[0.5, span + 0.5])
-        if span < 15:  # whole generations only (never a tick per generation on a long axis)
-            fig.update_xaxes(dtick=1)
-    return fig
 
 
 def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:

@@ -4,24 +4,8 @@ from __future__ import annotations
 
 import pathlib
 
+from ..figures import fitness_figure
 from .paper import TABLE_LABELS
-
-
-def fitness_figure(history: list[dict], n_rows: int | None = None, title: str = ""):
-    """Figure 4: min / mean / max fitness (f*, in % of N when ``n_rows`` is given) per generation."""
-    import plotly.graph_objects as go
-
-    scale = 100.0 / n_rows if n_rows else 1.0
-    gens = [h["generation"] for h in history]
-    fig = go.Figure()
-    for key, dash in (("max", "solid"), ("mean", "dash"), ("min", "dot")):
-        fig.add_trace(go.Scatter(x=gens, y=[h[key] * scale for h in history], mode="lines+markers",
-                                 name=key, line={"dash": dash}))
-    fig.update_layout(title=title, xaxis_title="generation",
-                      yaxis_title="fitness f* (% of N)" if n_rows else "fitness f*",
-                      template="plotly_white", width=800, height=400)
-    return fig
-
 
 _PNG_OK: bool | None = None
 
@@ -58,7 +42,7 @@ def write_figures(records: list[dict], out_dir, png: bool = True) -> list[pathli
         fig_dir.mkdir(parents=True, exist_ok=True)
         title = (f"{PAPER_DATASETS.get(r['dataset'], {}).get('title', r['dataset'])}: "
                  f"{TABLE_LABELS.get(r['algorithm'], r['algorithm'])}, run {r['run']}")
-        fig = fitness_figure(hist, r["n_rows"], title)
+        fig = fitness_figure(hist, r["n_rows"], title=title, width=800, height=400)
         stem = fig_dir / f"{r['dataset']}_{r['algorithm']}"
         fig.write_html(str(stem.with_suffix(".html")), include_plotlyjs="cdn", full_html=True)
         written.append(stem.with_suffix(".html"))

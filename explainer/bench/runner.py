@@ -85,7 +85,7 @@ def run_task(task: Task) -> dict:
         rec["bound"] = None if bound is None or not np.isfinite(bound) else 100.0 * float(bound) / n
     if task.keep_history:
         rec["history"] = [
-            {"generation": h.generation, "min": h.min, "mean": h.mean, "max": h.max, "best": h.best}
+            h.to_dict()
             for h in result.history
         ]
     return rec

@@ -1,0 +1,39 @@
+"""The one fitness figure of the benchmark and the dashboard."""
+
+from __future__ import annotations
+
+from explainer.callbacks import GenerationRecord
+from explainer.figures import fitness_figure, thin
+
+
+def _records(n, max_generations=None):
+    return [GenerationRecord(generation=g, min=g, mean=2 * g, max=3 * g, best=3 * g, diversity=1, population=10,
+                             elapsed_s=0.1 * g, max_generations=max_generations) for g in range(n)]
+
+
+def test_generation_zero_is_on_the_axis_and_values_are_percent():
+    fig = fitness_figure(_records(1), n_rows=50)
+    lo, hi = fig.layout.xaxis.range
+    assert lo < 0 < hi  # the initial population (generation 0) is drawn, not cut at 0.5
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["max"].x) == [0]
+    recs = _records(5)
+    fig = fitness_figure(recs, n_rows=50)
+    assert list(fitness_figure(recs, n_rows=50).data[0].y) == [3 * g * 2.0 for g in range(5)]  # max, % of 50 rows
+    assert {t.name for t in fig.data} == {"max", "mean", "min", "best feasible"}
+
+
+def test_records_as_dicts_and_live_axis_runs_ahead():
+    recs = [r.to_dict() for r in _records(4, max_generations=100)]
+    fig = fitness_figure(recs, n_rows=None, live=True)
+    assert fig.layout.yaxis.title.text == "fitness f*"
+    assert fig.layout.xaxis.range[1] > 3 + 1  # room for the generations still to come
+    without_best = [{k: v for k, v in r.items() if k != "best"} for r in recs]
+    assert {t.name for t in fitness_figure(without_best).data} == {"max", "mean", "min"}
+
+
+def test_thin_keeps_first_and_last():
+    recs = _records(1000)
+    out = thin(recs, 50)
+    assert len(out) <= 50 and out[0] is recs[0] and out[-1] is recs[-1]
+    assert thin(recs[:10], 50) == recs[:10]
