@@ -27,6 +27,11 @@ class Task:
     eps: float = 1.0
     params: tuple = ()  # sorted (key, value) pairs for the solver
     keep_history: bool = False
+    label: str | None = None  # the name in the tables when one algorithm runs with several settings
+
+    @property
+    def name(self) -> str:
+        return self.label or self.algorithm
 
 
 @lru_cache(maxsize=16)
@@ -59,7 +64,8 @@ def run_task(task: Task) -> dict:
     n = problem.n_rows
     rec = {
         "dataset": task.dataset,
-        "algorithm": task.algorithm,
+        "algorithm": task.name,
+        "solver": task.algorithm,
         "run": task.run,
         "seed": task.seed,
         "M": problem.n_rules,
@@ -83,11 +89,11 @@ def run_task(task: Task) -> dict:
         rec["optimal"] = bool(info.get("optimal", result.status == "optimal"))
         bound = info.get("bound")
         rec["bound"] = None if bound is None or not np.isfinite(bound) else 100.0 * float(bound) / n
+    if isinstance(result.info.get("improvements"), dict):
+        # which kind of move made each improvement (QGA reports it; the ablation table shows shares)
+        rec["improvements"] = {k: int(v) for k, v in result.info["improvements"].items()}
     if task.keep_history:
-        rec["history"] = [
-            h.to_dict()
-            for h in result.history
-        ]
+        rec["history"] = [h.to_dict() for h in result.history]
     return rec
 
 
