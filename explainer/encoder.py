@@ -193,6 +193,9 @@ class TableEncoder(BaseEstimator):
         int k (at most k): such a column offers both its numeric feature (``Margin > 3``) and
         one-hot features (``Margin=5``); binary columns are left numeric only.
     max_categories : a categorical column with more distinct values is refused.
+    detect_identifiers : drop columns that look like identifiers (about one value per row, or a
+        name like ``id`` with a value per row); False keeps them (the estimator's choice: the
+        caller chose its features).
 
     Fitted attributes
     -----------------
@@ -211,6 +214,7 @@ class TableEncoder(BaseEstimator):
         missing_indicators: bool | str = "auto",
         ordinal_as_categorical: bool | int = False,
         max_categories: int = MAX_CATEGORIES,
+        detect_identifiers: bool = True,
     ):
         self.categorical = categorical
         self.exclude = exclude
@@ -218,6 +222,7 @@ class TableEncoder(BaseEstimator):
         self.missing_indicators = missing_indicators
         self.ordinal_as_categorical = ordinal_as_categorical
         self.max_categories = max_categories
+        self.detect_identifiers = detect_identifiers
 
     # ------------------------------------------------------------------ public API
 
@@ -307,7 +312,8 @@ class TableEncoder(BaseEstimator):
             elif n_unique == 1:
                 kind = "constant"
             elif (
-                name not in keep_cols
+                self.detect_identifiers
+                and name not in keep_cols
                 and name not in cat_cols
                 and _looks_like_identifier(name, present, numeric, n_unique)
             ):
