@@ -443,55 +443,7 @@ def test_y_and_X_aligned_after_dropping():
 
 # --------------------------------------------------------------------------- bad inputs
 
-# file -> (expected phrase in the message, extra keyword arguments)
-BAD_CASES: dict[str, tuple[str, dict]] = {
-    "empty.csv": ("is empty", {}),
-    "whitespace_only.csv": ("is empty", {}),
-    "header_only.csv": ("no data rows", {}),
-    "one_column.csv": ("only one column", {}),
-    "latin1.csv": ("is not utf-8 text", {}),
-    "binary_nul.csv": ("binary data", {}),
-    "utf16.csv": ("utf-16", {}),
-    "spreadsheet.xlsx": ("export it as csv", {}),
-    "duplicate_columns.csv": ("'x' is duplicated", {}),
-    "ragged_rows.csv": ("line 4 has 4 fields but the header has 3", {}),
-    "unclosed_quote.csv": ("line 3 has an unclosed quote", {}),
-    "one_class.csv": ("only one class", {}),
-    "target_all_missing.csv": ("no rows are left", {}),
-    "only_identifier.csv": ("no usable feature", {}),
-    "all_constant.csv": ("no usable feature", {}),
-    "huge_categorical.csv": ("150 distinct values", {}),
-    "too_large.csv": ("larger than the limit", {"max_bytes": 200}),
-    "too_many_rows.csv": ("more than 5 rows", {"max_rows": 5}),
-    "data.json": ("looks like json", {}),
-    "page.html": ("looks like an html", {}),
-    "no_header.csv": ("header row", {}),
-    "unknown_target.csv": ("'label' was not found", {"target": "label"}),
-    "infinite_values.csv": ("column 'b' contains infinite values", {}),
-}
-
-
-def test_bad_input_corpus_is_complete():
-    files = {p.name for p in BAD.iterdir() if p.is_file()}
-    assert files == set(BAD_CASES)
-    assert len(files) >= 15
-
-
-@pytest.mark.parametrize("how", ["path", "bytes", "upload"])
-@pytest.mark.parametrize("filename", sorted(BAD_CASES))
-def test_bad_inputs_raise_data_error(filename, how):
-    phrase, kwargs = BAD_CASES[filename]
-    path = BAD / filename
-    source = {"path": path, "bytes": path.read_bytes(), "upload": io.BytesIO(path.read_bytes())}[
-        how
-    ]
-    with pytest.raises(DataError) as exc_info:
-        load_dataset(source, **kwargs)
-    assert type(exc_info.value) is DataError
-    message = str(exc_info.value)
-    assert phrase in message.lower(), message
-    assert "\n" not in message and message.endswith(".")
-    assert "Traceback" not in message
+# The corpus of bad and awkward files, and its test, is in tests/test_corpus.py.
 
 
 def test_data_error_is_value_error():
