@@ -308,7 +308,8 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
             values = pd.to_numeric(col, errors="coerce").astype(np.float64)
             if np.isinf(values.to_numpy()).any():
                 raise DataError(f"Column '{name}' contains infinite values.")
-            if values.notna().all() and np.all(values == np.round(values)):
+            whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
+            if values.notna().all() and whole:
                 out[name] = values.astype(np.int64)
             else:
                 out[name] = values
@@ -327,7 +328,8 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
                 out[name] = to_best_dtype(text, missing)
             else:
                 # Mixed Python objects (e.g. labels 1 and "a"): keep them as they are.
-                kept = obj.where(~pd.Series(missing), np.nan)
+                kept = obj.map(lambda v: v.strip() if isinstance(v, str) else v)
+                kept = kept.where(~pd.Series(missing), np.nan)
                 out[name] = kept
     res = pd.DataFrame(out)
     res.index = pd.RangeIndex(len(res))
