@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .encoder import ColumnInfo, TableEncoder, as_list, resolve_column
+from .encoder import ColumnInfo, Float32View, TableEncoder, as_list, resolve_column
 from .features import FeatureSpec, numeric_specs
 from .tables import DEFAULT_MAX_BYTES, DEFAULT_MAX_ROWS, DataError, normalise_frame, read_table
 from .target import (
@@ -115,42 +115,30 @@ class Dataset:
     @property
     def low_resolution_features(self) -> list[str]:
         """Numeric features holding distinct values that float32 (the tree learner) cannot tell apart."""
-        return list(self.encoder.low_resolution_) if self.encoder is not None else []
+        return [self.feature_names[j] for j in sorted(self._float32_view().ranked)]
 
     def training_matrix(self) -> np.ndarray:
         """``X`` as float64 values the tree learner (float32) keeps apart.
 
         Every feature in :attr:`low_resolution_features` is replaced by the rank
         of its value among the feature's distinct values (0, 1, 2, ...; NaN stays
-        NaN), which float32 holds exactly; every other feature is unchanged.  A
-        tree threshold ``t`` learned on a ranked feature becomes a threshold on
-        the original values with :meth:`original_threshold`, selecting exactly
-        the same rows, so rules are still written and evaluated on ``X``.
+        NaN), which float32 holds exactly; every other feature is unchanged (see
+        :class:`~explainer.encoder.Float32View`).  A tree threshold learned on a
+        ranked feature becomes a threshold on the original values with
+        :meth:`original_threshold`, selecting exactly the same rows, so rules are
+        still written and evaluated on ``X``.
         """
-        M = self.X.to_numpy(dtype=np.float64, copy=True)
-        for f in self.low_resolution_features:
-            j = self.feature_names.index(f)
-            col = M[:, j]
-            present = ~np.isnan(col)
-            u = np.unique(col[present])
-            col[present] = np.searchsorted(u, col[present]).astype(np.float64)
-        return M
+        return self._float32_view().matrix
 
     def original_threshold(self, feature: str, threshold: float) -> float:
-        """A threshold learned on :meth:`training_matrix` as a threshold on ``X``.
+        """A threshold learned on :meth:`training_matrix` as a threshold on ``X`` (same rows)."""
+        return self._float32_view().original_threshold(self.feature_names.index(feature), threshold)
 
-        For a ranked feature, ``rank <= t`` selects the same rows as
-        ``value <= u[floor(t)]`` (``u`` the sorted distinct values), and ``>``
-        likewise; other features are returned unchanged.
-        """
-        if feature not in self.low_resolution_features:
-            return float(threshold)
-        col = self.X[feature].to_numpy(dtype=np.float64)
-        u = np.unique(col[~np.isnan(col)])
-        k = int(np.clip(np.floor(threshold), 0, len(u) - 1))
-        if threshold < 0:
-            return float(np.nextafter(u[0], -np.inf))
-        return float(u[k])
+    def _float32_view(self) -> Float32View:
+        view = getattr(self, "_view", None)
+        if view is None:
+            view = self._view = Float32View(self.X)
+        return view
 
     def summary(self) -> dict:
         """A JSON-serialisable description of the data set."""

@@ -30,6 +30,7 @@ __all__ = [
     "KINDS",
     "MAX_CATEGORIES",
     "FLOAT32_MAX",
+    "Float32View",
     "resolve_column",
 ]
 
@@ -176,6 +177,41 @@ def _low_resolution_pair(values: np.ndarray) -> tuple[float, float] | None:
     if not len(same):
         return None
     return float(u[same[0]]), float(u[same[0] + 1])
+
+
+class Float32View:
+    """A copy of a feature matrix that the tree learner (float32) reads without losing distinctions.
+
+    Every column holding distinct values that float32 cannot tell apart is replaced by
+    the rank of its value among the column's distinct values (0, 1, 2, ...; NaN stays
+    NaN), which float32 holds exactly; other columns are unchanged.  Trees trained on
+    :attr:`matrix` split ranked columns between any two values;
+    :meth:`original_threshold` turns such a split back into a threshold on the original
+    values that selects the same rows, so rules are still written and evaluated on
+    the original matrix.
+    """
+
+    def __init__(self, X):
+        self.matrix = np.array(X, dtype=np.float64, copy=True)
+        #: column index -> sorted distinct values, for the ranked columns
+        self.ranked: dict[int, np.ndarray] = {}
+        for j in range(self.matrix.shape[1]):
+            col = self.matrix[:, j]
+            present = ~np.isnan(col)
+            if _low_resolution_pair(col[present]) is None:
+                continue
+            u = np.unique(col[present])
+            self.ranked[j] = u
+            col[present] = np.searchsorted(u, col[present]).astype(np.float64)
+
+    def original_threshold(self, column: int, threshold: float) -> float:
+        """``rank <= t`` as ``value <= u[floor(t)]`` (same rows, also for ``>``); others unchanged."""
+        u = self.ranked.get(column)
+        if u is None:
+            return float(threshold)
+        if threshold < 0:
+            return float(np.nextafter(u[0], -np.inf))
+        return float(u[min(int(np.floor(threshold)), len(u) - 1)])
 
 
 class TableEncoder(BaseEstimator):

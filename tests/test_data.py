@@ -831,3 +831,21 @@ def test_encoder_invariants_on_random_tables(rows):
             # exactly one category per present cell, none for a missing one
             present = (~full[f"{column} is missing"].astype(bool)) if f"{column} is missing" in full else True
             np.testing.assert_array_equal(full[onehots].sum(axis=1).to_numpy(), np.where(present, 1.0, 0.0))
+
+
+def test_float32_view_ranks_only_columns_float32_cannot_resolve():
+    from explainer.encoder import Float32View
+
+    base = 1e15
+    X = np.array([[base + 0.375, 0.5], [base, 1.5], [np.nan, 2.5], [base + 0.125, 0.5], [base + 0.375, 9.0]])
+    assert len(np.unique(X[[0, 1, 3], 0].astype(np.float32))) == 1  # float32 sees one value
+    view = Float32View(X)
+    assert list(view.ranked) == [0]
+    np.testing.assert_array_equal(view.matrix[:, 0], [2, 0, np.nan, 1, 2])
+    np.testing.assert_array_equal(view.matrix[:, 1], X[:, 1])
+    for t in (-0.5, 0.5, 1.5, 2.5):
+        thr = view.original_threshold(0, t)
+        with np.errstate(invalid="ignore"):
+            assert ((X[:, 0] <= thr) == (view.matrix[:, 0] <= t)).all()
+            assert ((X[:, 0] > thr) == (view.matrix[:, 0] > t)).all()
+    assert view.original_threshold(1, 1.25) == 1.25
