@@ -57,10 +57,13 @@ def test_random_rules_round_trip(name, shared_datasets_dir):
 @pytest.mark.parametrize("name", ["iris", "wine", "mammographic_masses"])
 def test_pool_rules_round_trip(name, shared_datasets_dir):
     ds = _data(name, shared_datasets_dir)
-    pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes)
+    pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
     text = RuleSet(pool.rules).to_text()
-    parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_names)
+    parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_specs)
     dense = pool.coverage.toarray().astype(bool)
+    assert len(parsed) == pool.n_rules
     for i, rule in enumerate(parsed):
-        assert rule == pool.rules[i]
+        # the same conditions (an interval reads lower bound first) and the same rows
+        assert rule.key() == pool.rules[i].key()
+        assert rule.length == pool.rules[i].length
         assert np.array_equal(rule.covers(ds.X), dense[:, i])
