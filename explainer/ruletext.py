@@ -41,10 +41,11 @@ import numpy as np
 from .features import FeatureSpec
 from .rules import Condition, Rule, format_number, integer_threshold
 
+# The limits keep the worst case of one call to a fraction of a second on a slow machine.
 #: Longest rule line read (characters); a rule of 100 conditions on long names fits easily.
-MAX_LINE_CHARS = 65_536
-#: Longest rule text read (characters): about 20 000 typical rules.
-MAX_TEXT_CHARS = 2_000_000
+MAX_LINE_CHARS = 32_768
+#: Longest rule text read (characters): about 13 000 typical rules.
+MAX_TEXT_CHARS = 1_000_000
 
 _RESERVED_WORDS = frozenset({"and", "then"})
 _SPECIAL = frozenset('<>=!"\\')
@@ -224,44 +225,55 @@ def render_rule(rule: Rule) -> str:
 # ---------------------------------------------------------------- scanning
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # "word", "quoted" or "op"
-    text: str
-    start: int
+# A token is (kind, text, start, end) with kind "w" (word), "q" (quoted) or "o" (operator).
+_WORD, _QUOTED, _OP = "w", "q", "o"
 
 
-class _Scanner:
-    """Tokens of one line, produced on demand (the class label is never tokenised)."""
+def _scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[tuple]], int]:
+    """Condition token groups (split at the word AND) from ``pos``, and where scanning stopped.
 
-    def __init__(self, line: str):
-        self.line = line
-        self.pos = 0
-
-    def next(self) -> _Token | None:
-        line = self.line
-        m = _SPACE_RUN.match(line, self.pos)
+    With ``stop_at_then`` scanning ends after the first word THEN (the class
+    label after it is never tokenised) and the position returned is just past
+    it; -1 means there was no THEN.
+    """
+    space, word = _SPACE_RUN.match, _WORD_RUN.match
+    n = len(line)
+    groups: list[list[tuple]] = [[]]
+    current = groups[0]
+    while True:
+        m = space(line, pos)
         if m is not None:
-            self.pos = m.end()
-        if self.pos >= len(line):
-            return None
-        start = self.pos
-        ch = line[start]
+            pos = m.end()
+        if pos >= n:
+            return groups, (-1 if stop_at_then else pos)
+        ch = line[pos]
         if ch == '"':
-            text, self.pos = _read_quoted(line, start)
-            return _Token("quoted", text, start)
-        if ch in "<>=!":
-            two = line[start : start + 2]
+            text, end = _read_quoted(line, pos)
+            current.append((_QUOTED, text, pos, end))
+        elif ch in "<>=!":
+            two = line[pos : pos + 2]
             if two in ("<=", ">=", "==", "!="):
-                self.pos = start + 2
-                return _Token("op", "=" if two == "==" else two, start)
-            if ch == "!":
-                raise RuleSyntaxError(f"unexpected '!' at column {start + 1} (quote a name that holds it)")
-            self.pos = start + 1
-            return _Token("op", ch, start)
-        m = _WORD_RUN.match(line, start)
-        self.pos = m.end()
-        return _Token("word", m.group(), start)
+                end = pos + 2
+                current.append((_OP, "=" if two == "==" else two, pos, end))
+            elif ch == "!":
+                raise RuleSyntaxError(f"unexpected '!' at column {pos + 1} (quote a name that holds it)")
+            else:
+                end = pos + 1
+                current.append((_OP, ch, pos, end))
+        else:
+            end = word(line, pos).end()
+            text = line[pos:end]
+            if len(text) <= 4:
+                key = text.lower()
+                if key == "and":
+                    current = []
+                    groups.append(current)
+                    pos = end
+                    continue
+                if key == "then" and stop_at_then:
+                    return groups, end
+            current.append((_WORD, text, pos, end))
+        pos = end
 
 
 def _read_quoted(line: str, start: int) -> tuple[str, int]:
@@ -303,6 +315,8 @@ def _read_quoted(line: str, start: int) -> tuple[str, int]:
 
 def _number(word: str) -> float | None:
     """The value of a number word (``-3.5e-05``, ``.5``, ``inf``), or None."""
+    if word[0] not in "0123456789+-.iI":
+        return None
     i, n = 0, len(word)
     if i < n and word[i] in "+-":
         i += 1
@@ -344,16 +358,16 @@ class _Operand:
         return self.number is not None
 
 
-def _operand(tokens: list[_Token], what: str) -> _Operand:
+def _operand(tokens: list[tuple], what) -> _Operand:
     if not tokens:
-        raise RuleSyntaxError(f"{what}: a name or number is missing")
-    if len(tokens) == 1 and tokens[0].kind == "quoted":
-        return _Operand(tokens[0].text, None)
-    if any(t.kind == "quoted" for t in tokens):
-        raise RuleSyntaxError(f"{what}: a quoted name must stand alone")
+        raise RuleSyntaxError(f"{what()}: a name or number is missing")
     if len(tokens) == 1:
-        return _Operand(tokens[0].text, _number(tokens[0].text))
-    return _Operand(" ".join(t.text for t in tokens), None)
+        kind, text = tokens[0][0], tokens[0][1]
+        return _Operand(text, None if kind == _QUOTED else _number(text))
+    for tok in tokens:
+        if tok[0] == _QUOTED:
+            raise RuleSyntaxError(f"{what()}: a quoted name must stand alone")
+    return _Operand(" ".join(tok[1] for tok in tokens), None)
 
 
 def _onehot(column: str, value: str, positive: bool) -> Condition:
@@ -366,25 +380,30 @@ def _missing(column: str, positive: bool) -> Condition:
     return Condition(spec.name, ">" if positive else "<=", 0.5, spec)
 
 
-def _is_word(token: _Token, word: str) -> bool:
-    return token.kind == "word" and token.text.lower() == word
+def _words(tokens: list[tuple], *words: str) -> bool:
+    """Whether ``tokens`` end with these (unquoted, any case) words after at least one more token."""
+    k = len(words)
+    if len(tokens) <= k:
+        return False
+    return all(tok[0] == _WORD and tok[1].lower() == w for tok, w in zip(tokens[-k:], words, strict=True))
 
 
-def _condition(tokens: list[_Token], text: str) -> list[Condition]:
-    what = f"condition {text!r}"
-    ops = [t.text for t in tokens if t.kind == "op"]
-    groups: list[list[_Token]] = [[]]
-    for t in tokens:
-        if t.kind == "op":
+def _condition(tokens: list[tuple], line: str) -> list[Condition]:
+    def what() -> str:
+        return f"condition {_short(line[tokens[0][2] : tokens[-1][3]])}"
+
+    groups: list[list[tuple]] = [[]]
+    ops = []
+    for tok in tokens:
+        if tok[0] == _OP:
+            ops.append(tok[1])
             groups.append([])
         else:
-            groups[-1].append(t)
+            groups[-1].append(tok)
     if not ops:
-        if len(tokens) >= 3 and _is_word(tokens[-1], "missing") and _is_word(tokens[-2], "is"):
+        if _words(tokens, "is", "missing"):
             return [_missing(_operand(tokens[:-2], what).text, True)]
-        if len(tokens) >= 4 and _is_word(tokens[-1], "missing") and _is_word(tokens[-2], "not") and _is_word(
-            tokens[-3], "is"
-        ):
+        if _words(tokens, "is", "not", "missing"):
             return [_missing(_operand(tokens[:-3], what).text, False)]
         # A 0/1 feature written as a fact (``Margin=5`` in some printouts).
         return [Condition(_operand(tokens, what).text, ">", 0.5)]
@@ -398,7 +417,7 @@ def _condition(tokens: list[_Token], text: str) -> list[Condition]:
             return [Condition(a.text, op, b.number)]
         if a.is_number and not b.is_number:
             return [Condition(b.text, _FLIP[op], a.number)]
-        raise RuleSyntaxError(f"{what} needs a feature on one side and a number on the other")
+        raise RuleSyntaxError(f"{what()} needs a feature on one side and a number on the other")
     if len(ops) == 2:
         a, b, c = operands
         if ops[0] == "=" and ops[1] in _FLIP and c.is_number:
@@ -409,8 +428,19 @@ def _condition(tokens: list[_Token], text: str) -> list[Condition]:
         )
         if same_way and a.is_number and c.is_number and not b.is_number:
             return [Condition(b.text, _FLIP[ops[0]], a.number), Condition(b.text, ops[1], c.number)]
-        raise RuleSyntaxError(f"{what}: expected an interval like '32 < Age <= 54'")
-    raise RuleSyntaxError(f"{what} has too many comparisons")
+        raise RuleSyntaxError(f"{what()}: expected an interval like '32 < Age <= 54'")
+    raise RuleSyntaxError(f"{what()} has too many comparisons")
+
+
+def _conditions(groups: list[list[tuple]], line: str) -> list[Condition]:
+    if len(groups) == 1 and len(groups[0]) == 1 and groups[0][0][0] == _WORD and groups[0][0][1].upper() == "TRUE":
+        return []
+    out: list[Condition] = []
+    for group in groups:
+        if not group:
+            raise RuleSyntaxError("empty condition (two ANDs in a row, or AND next to IF or THEN)")
+        out.extend(_condition(group, line))
+    return out
 
 
 def parse_condition(text: str) -> list[Condition]:
@@ -424,13 +454,12 @@ def parse_condition(text: str) -> list[Condition]:
     """
     if len(text) > MAX_LINE_CHARS:
         raise RuleSyntaxError(f"the condition has {len(text)} characters; the limit is {MAX_LINE_CHARS}")
-    scanner = _Scanner(text)
-    tokens = []
-    while (tok := scanner.next()) is not None:
-        tokens.append(tok)
-    if not tokens:
+    groups, _ = _scan(text, 0, stop_at_then=False)
+    if len(groups) != 1:
+        raise RuleSyntaxError(f"{_short(text)} is several conditions")
+    if not groups[0]:
         raise RuleSyntaxError("empty condition")
-    return _condition(tokens, text.strip())
+    return _condition(groups[0], text)
 
 
 def _short(line: str) -> str:
@@ -469,39 +498,19 @@ def parse_rule(line: str, labels: Iterable | None = None) -> Rule:
     """Read one ``IF ... THEN CLASS=label`` line."""
     if len(line) > MAX_LINE_CHARS:
         raise RuleSyntaxError(f"the rule has {len(line)} characters; the limit is {MAX_LINE_CHARS}")
-    expected = f"expected 'IF <conditions> THEN CLASS=<label>', got {_short(line)}"
-    scanner = _Scanner(line)
-    first = scanner.next()
-    if first is None or not _is_word(first, "if"):
-        raise RuleSyntaxError(expected)
-    groups: list[list[_Token]] = [[]]
-    while True:
-        tok = scanner.next()
-        if tok is None:
-            raise RuleSyntaxError(expected)
-        if _is_word(tok, "then"):
-            break
-        if _is_word(tok, "and"):
-            groups.append([])
-        else:
-            groups[-1].append(tok)
-    label = _match_label(_parse_label(line[scanner.pos :], line), labels)
-    conditions: list[Condition] = []
-    if len(groups) == 1 and len(groups[0]) == 1 and _is_word(groups[0][0], "true"):
-        return Rule((), label)
-    for group in groups:
-        if not group:
-            raise RuleSyntaxError(f"in rule {_short(line)}: empty condition")
-        text = line[group[0].start : _end(line, group[-1])]
-        conditions.extend(_condition(group, text))
+    m = _SPACE_RUN.match(line)
+    start = m.end() if m else 0
+    if line[start : start + 2].upper() != "IF" or not line[start + 2 : start + 3].isspace():
+        raise RuleSyntaxError(f"expected 'IF <conditions> THEN CLASS=<label>', got {_short(line)}")
+    groups, then_end = _scan(line, start + 2, stop_at_then=True)
+    if then_end < 0:
+        raise RuleSyntaxError(f"no THEN in {_short(line)} (a name holding THEN must be quoted)")
+    label = _match_label(_parse_label(line[then_end:], line), labels)
+    try:
+        conditions = _conditions(groups, line)
+    except RuleSyntaxError as exc:
+        raise RuleSyntaxError(f"in rule {_short(line)}: {exc}") from None
     return Rule(tuple(conditions), label)
-
-
-def _end(line: str, token: _Token) -> int:
-    if token.kind == "quoted":
-        _, end = _read_quoted(line, token.start)
-        return end
-    return token.start + len(token.text)
 
 
 def _starts_rule(line: str) -> bool:
