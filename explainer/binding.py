@@ -27,51 +27,69 @@ def _as_specs(features: Iterable) -> list[FeatureSpec]:
     return [f if isinstance(f, FeatureSpec) else FeatureSpec(str(f), str(f)) for f in features]
 
 
-class _Binder:
-    def __init__(self, features: Iterable):
-        self.specs = _as_specs(features)
-        self.by_name = {s.name: s for s in self.specs}
-        self.loose: dict[str, object] = {}
-        self.onehot: dict[tuple[str, str], object] = {}
-        self.onehot_values: dict[str, list[FeatureSpec]] = {}
-        self.missing: dict[str, object] = {}
-        self.numeric: dict[str, object] = {}
-        for s in self.specs:
-            self._add(self.loose, _loose(s.name), s)
-            if s.kind == "onehot":
-                text = value_text(s.value)
-                self._add(self.onehot, (s.column, text), s)
-                self._add(self.onehot, (_loose(s.column), _loose(text)), s)
-                self.onehot_values.setdefault(_loose(s.column), []).append(s)
-                # the paper's raw one-hot names: Margin_5, Margin=5
-                self._add(self.loose, _loose(f"{s.column}={text}"), s)
-                self._add(self.loose, _loose(f"{s.column}_{text}"), s)
-            elif s.kind == "missing":
-                self._add(self.missing, s.column, s)
-                self._add(self.missing, _loose(s.column), s)
-                for alias in (f"{s.column} is missing", f"{s.column}=?", f"{s.column}_?"):
-                    self._add(self.loose, _loose(alias), s)
-            else:
-                self._add(self.numeric, s.column, s)
-                self._add(self.numeric, _loose(s.column), s)
+class _Table:
+    """Keys to specs; a key two specs share is ambiguous and found by neither."""
+
+    def __init__(self):
+        self.exact: dict = {}
+        self.loose: dict = {}
 
     @staticmethod
-    def _add(table: dict, key, spec: FeatureSpec) -> None:
+    def _put(table: dict, key, spec: FeatureSpec) -> None:
         old = table.get(key)
         table[key] = spec if old is None or old is spec else _AMBIGUOUS
 
-    def _pick(self, table: dict, keys, what: str) -> FeatureSpec | None:
-        for key in keys:
-            hit = table.get(key)
+    def add(self, key, loose_key, spec: FeatureSpec) -> None:
+        self._put(self.exact, key, spec)
+        self._put(self.loose, loose_key, spec)
+
+    def alias(self, loose_key, spec: FeatureSpec) -> None:
+        self._put(self.loose, loose_key, spec)
+
+    def find(self, key, loose_key, what: str) -> FeatureSpec | None:
+        for table, k in ((self.exact, key), (self.loose, loose_key)):
+            hit = table.get(k)
             if hit is _AMBIGUOUS:
                 raise KeyError(f"{what!r} matches several features of the data; write the exact name")
             if hit is not None:
                 return hit
         return None
 
-    def by_feature(self, name: str) -> FeatureSpec | None:
-        spec = self.by_name.get(name)
-        return spec if spec is not None else self._pick(self.loose, [_loose(name)], name)
+
+class _Binder:
+    def __init__(self, features: Iterable):
+        self.specs = _as_specs(features)
+        self.names = _Table()  # encoded feature names (and the paper's raw spellings)
+        self.numeric = _Table()  # numeric features by column
+        self.onehot = _Table()  # one-hot features by (column, value text)
+        self.missing = _Table()  # missing indicators by column
+        self.onehot_values: dict[str, list[FeatureSpec]] = {}
+        for s in self.specs:
+            self.names.add(s.name, _loose(s.name), s)
+            if s.kind == "onehot":
+                text = value_text(s.value)
+                self.onehot.add((s.column, text), (_loose(s.column), _loose(text)), s)
+                self.onehot_values.setdefault(_loose(s.column), []).append(s)
+                # the paper's raw one-hot names: Margin_5, Margin=5
+                self.names.alias(_loose(f"{s.column}={text}"), s)
+                self.names.alias(_loose(f"{s.column}_{text}"), s)
+            elif s.kind == "missing":
+                self.missing.add(s.column, _loose(s.column), s)
+                for alias in (f"{s.column} is missing", f"{s.column}=?", f"{s.column}_?"):
+                    self.names.alias(_loose(alias), s)
+            else:
+                self.numeric.add(s.column, _loose(s.column), s)
+
+    def by_name(self, name: str) -> FeatureSpec | None:
+        return self.names.find(name, _loose(name), name)
+
+    def by_column(self, column: str) -> FeatureSpec | None:
+        """The numeric feature a written name means: its column first, then any feature of that name."""
+        for table in (self.numeric.exact, self.names.exact):
+            hit = table.get(column)
+            if isinstance(hit, FeatureSpec):
+                return hit
+        return self.numeric.find(column, _loose(column), column) or self.by_name(column)
 
     def bind(self, cond: Condition) -> list[Condition]:
         reading = cond.spec
@@ -79,7 +97,12 @@ class _Binder:
             return self._bind_onehot(cond, reading)
         if reading is not None and reading.kind == "missing":
             return self._bind_missing(cond, reading)
-        spec = self.by_feature(cond.feature)
+        spec = None
+        if reading is not None:
+            # already bound (a pool's own rule): its feature is the encoded name
+            spec = self.names.exact.get(cond.feature)
+        if not isinstance(spec, FeatureSpec):
+            spec = self.by_column(cond.feature)
         if spec is None:
             raise KeyError(f"the data has no feature {cond.feature!r}")
         return [Condition(spec.name, cond.op, cond.threshold, spec)]
@@ -87,15 +110,15 @@ class _Binder:
     def _bind_onehot(self, cond: Condition, reading: FeatureSpec) -> list[Condition]:
         column, text = reading.column, value_text(reading.value)
         shown = f"{column} = {text}"
-        spec = self._pick(self.onehot, [(column, text), (_loose(column), _loose(text))], shown)
+        spec = self.onehot.find((column, text), (_loose(column), _loose(text)), shown)
         if spec is None:
             spec = self._numeric_equal_value(column, text)
         if spec is None:
             # data encoded without specs: the one-hot column is just a name like "Margin=5"
-            spec = self.by_feature(f"{column}={text}")
+            spec = self.by_name(f"{column}={text}")
         if spec is not None:
             return [Condition(spec.name, cond.op, cond.threshold, spec)]
-        numeric = self._pick(self.numeric, [column, _loose(column)], column)
+        numeric = self.numeric.find(column, _loose(column), column)
         number = _as_number(text)
         if numeric is not None and number is not None:
             if cond.op in (">", ">="):
@@ -108,20 +131,17 @@ class _Binder:
         number = _as_number(text)
         if number is None:
             return None
-        for s in self.onehot_values.get(_loose(column), []):
-            value = _as_number(value_text(s.value))
-            if value is not None and value == number:
-                return s
-        return None
+        hits = [s for s in self.onehot_values.get(_loose(column), []) if _as_number(value_text(s.value)) == number]
+        return hits[0] if len(hits) == 1 else None
 
     def _bind_missing(self, cond: Condition, reading: FeatureSpec) -> list[Condition]:
         column = reading.column
-        spec = self._pick(self.missing, [column, _loose(column)], f"{column} is missing")
+        spec = self.missing.find(column, _loose(column), f"{column} is missing")
         if spec is None:
-            spec = self.by_feature(f"{column} is missing")
+            spec = self.by_name(f"{column} is missing")
         if spec is not None:
             return [Condition(spec.name, cond.op, cond.threshold, spec)]
-        numeric = self._pick(self.numeric, [column, _loose(column)], column) or self.by_feature(column)
+        numeric = self.by_column(column)
         if numeric is not None and cond.op in ("<=", "<"):
             # a comparison is false on a missing value, so "<= inf" holds exactly where x is present
             return [Condition(numeric.name, "<=", math.inf, numeric)]

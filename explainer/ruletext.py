@@ -138,6 +138,12 @@ def render_label(label) -> str:
 # ---------------------------------------------------------------- rendering
 
 
+def _numeric_name(cond: Condition) -> str:
+    """The name a numeric condition is written with: its column (the encoded name may be tidied)."""
+    spec = cond.spec
+    return render_name(spec.column if spec is not None and spec.kind == "numeric" else cond.feature)
+
+
 def _numeric_bound(cond: Condition) -> str:
     t = cond.threshold
     if cond.spec is not None and cond.spec.kind == "numeric" and cond.spec.integer:
@@ -179,9 +185,8 @@ def render_condition(cond: Condition) -> str:
         return f"{column} is {reading}"
     if _always_present(cond):
         # NaN fails every comparison, so this is exactly "the value is present".
-        column = spec.column if spec is not None and spec.kind == "numeric" else cond.feature
-        return f"{render_name(column)} is not missing"
-    return f"{render_name(cond.feature)} {cond.op} {_numeric_bound(cond)}"
+        return f"{_numeric_name(cond)} is not missing"
+    return f"{_numeric_name(cond)} {cond.op} {_numeric_bound(cond)}"
 
 
 def _interval_partner(conds: tuple[Condition, ...]) -> dict[int, int]:
@@ -215,7 +220,7 @@ def render_rule(rule: Rule) -> str:
                 continue
             lo, hi = conds[pair[0]], conds[pair[1]]
             lo_op = "<" if lo.op == ">" else "<="
-            parts.append(f"{_numeric_bound(lo)} {lo_op} {render_name(hi.feature)} {hi.op} {_numeric_bound(hi)}")
+            parts.append(f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}")
         else:
             parts.append(render_condition(c))
     body = " AND ".join(parts) if parts else "TRUE"
