@@ -104,6 +104,10 @@ class _Binder:
         if not isinstance(spec, FeatureSpec):
             spec = self.by_column(cond.feature)
         if spec is None:
+            categories = self.onehot_values.get(_loose(cond.feature))
+            if categories:
+                example = f"{categories[0].column} = {value_text(categories[0].value)}"
+                raise KeyError(f"{cond.feature!r} is a categorical column in this data; write e.g. {example!r}")
             raise KeyError(f"the data has no feature {cond.feature!r}")
         return [Condition(spec.name, cond.op, cond.threshold, spec)]
 
