@@ -1,4 +1,4 @@
-"""The rule text format: rendering, quoting and a linear-time parser.
+"""The rule text format: rendering and parsing (the scanner and quoting are in :mod:`explainer.rulescan`).
 
 A rule is one line in the paper's form::
 
@@ -23,16 +23,15 @@ exported rule never holds a line break of any kind and re-reading a file gives
 back exactly the rules written to it.  Ordinary names stay unquoted, so the
 paper's form is unchanged.
 
-The parser is a hand-written scanner: each step consumes at least one
-character and looks at each character a bounded number of times, so its time
-is linear in the input.  Lines longer than :data:`MAX_LINE_CHARS` and texts
+The parser reads tokens from a hand-written scanner that looks at each
+character a bounded number of times, so its time is linear in the input.
+Lines longer than :data:`MAX_LINE_CHARS` and texts
 longer than :data:`MAX_TEXT_CHARS` are refused with a :class:`RuleSyntaxError`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -40,6 +39,17 @@ import numpy as np
 
 from .features import FeatureSpec
 from .rules import Condition, Rule, format_number, integer_threshold
+from .rulescan import (
+    OP,
+    QUOTED,
+    WORD,
+    RuleSyntaxError,
+    is_plain,
+    parse_number,
+    quote,
+    read_quoted,
+    scan,
+)
 
 # The limits keep the worst case of one call to a fraction of a second on a slow machine.
 #: Longest rule line read (characters); a rule of 100 conditions on long names fits easily.
@@ -47,68 +57,17 @@ MAX_LINE_CHARS = 32_768
 #: Longest rule text read (characters): about 13 000 typical rules.
 MAX_TEXT_CHARS = 1_000_000
 
-_RESERVED_WORDS = frozenset({"and", "then"})
-_SPECIAL = frozenset('<>=!"\\')
 _LOWER_OPS = (">", ">=")
 _UPPER_OPS = ("<=", "<")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_UNESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
-_HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
-
-# Each pattern is one character class under one quantifier, matched at a given
-# position: it can only consume, never backtrack, so scanning stays linear.
-_SPACE_RUN = re.compile(r"\s+")
-_WORD_RUN = re.compile(r'[^\s"<>=!]+')
-_DIGITS = re.compile(r"[0-9]+")
-#: Every pattern the scanner uses (a test checks each is a single character class).
-SCANNER_PATTERNS = (_SPACE_RUN, _WORD_RUN, _DIGITS)
 
 
-class RuleSyntaxError(ValueError):
-    """A rule line that cannot be read; the message names the line."""
-
-
-# ---------------------------------------------------------------- quoting
-
-
-def quote(text: str) -> str:
-    """``text`` in double quotes, with every non-printable character escaped."""
-    out = ['"']
-    for ch in text:
-        esc = _ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-def _is_plain(text: str, *, number_ok: bool = False) -> bool:
-    """Whether ``text`` reads back unquoted as itself (one operand of a condition)."""
-    if not text or not text.isprintable() or text.strip(" ") != text or "  " in text:
-        return False
-    if any(ch in _SPECIAL for ch in text):
-        return False
-    words = text.lower().split(" ")
-    if any(w in _RESERVED_WORDS for w in words) or text.lower() == "true":
-        return False
-    if number_ok:
-        return True
-    try:
-        float(text)  # accepts more than the rule grammar does ("nan", "1_000"): quote those too
-    except ValueError:
-        return True
-    return False
+# ---------------------------------------------------------------- names, values, labels
 
 
 def render_name(name: str) -> str:
     """A feature or column name as it appears in a condition (quoted if it must be)."""
-    return name if _is_plain(name) else quote(name)
+    return name if is_plain(name) else quote(name)
 
 
 def value_text(value) -> str:
@@ -126,7 +85,7 @@ def value_text(value) -> str:
 
 def render_value(value) -> str:
     text = value_text(value)
-    return text if _is_plain(text, number_ok=True) else quote(text)
+    return text if is_plain(text, number_ok=True) else quote(text)
 
 
 def render_label(label) -> str:
@@ -189,8 +148,8 @@ def render_condition(cond: Condition) -> str:
     return f"{_numeric_name(cond)} {cond.op} {_numeric_bound(cond)}"
 
 
-def _interval_partner(conds: tuple[Condition, ...]) -> dict[int, int]:
-    """Pairs (lower bound index -> upper bound index) printable as one interval."""
+def _interval_partner(conds: tuple[Condition, ...]) -> dict[int, tuple[int, int] | None]:
+    """Two bounds on one feature printable as one interval: first index -> (lower, upper), second -> None."""
     bounds: dict[str, list[int]] = {}
     for i, c in enumerate(conds):
         numeric = c.spec is None or c.spec.kind == "numeric"
@@ -227,129 +186,6 @@ def render_rule(rule: Rule) -> str:
     return f"IF {body} THEN CLASS={render_label(rule.label)}"
 
 
-# ---------------------------------------------------------------- scanning
-
-
-# A token is (kind, text, start, end) with kind "w" (word), "q" (quoted) or "o" (operator).
-_WORD, _QUOTED, _OP = "w", "q", "o"
-
-
-def _scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[tuple]], int]:
-    """Condition token groups (split at the word AND) from ``pos``, and where scanning stopped.
-
-    With ``stop_at_then`` scanning ends after the first word THEN (the class
-    label after it is never tokenised) and the position returned is just past
-    it; -1 means there was no THEN.
-    """
-    space, word = _SPACE_RUN.match, _WORD_RUN.match
-    n = len(line)
-    groups: list[list[tuple]] = [[]]
-    current = groups[0]
-    while True:
-        m = space(line, pos)
-        if m is not None:
-            pos = m.end()
-        if pos >= n:
-            return groups, (-1 if stop_at_then else pos)
-        ch = line[pos]
-        if ch == '"':
-            text, end = _read_quoted(line, pos)
-            current.append((_QUOTED, text, pos, end))
-        elif ch in "<>=!":
-            two = line[pos : pos + 2]
-            if two in ("<=", ">=", "==", "!="):
-                end = pos + 2
-                current.append((_OP, "=" if two == "==" else two, pos, end))
-            elif ch == "!":
-                raise RuleSyntaxError(f"unexpected '!' at column {pos + 1} (quote a name that holds it)")
-            else:
-                end = pos + 1
-                current.append((_OP, ch, pos, end))
-        else:
-            end = word(line, pos).end()
-            text = line[pos:end]
-            if len(text) <= 4:
-                key = text.lower()
-                if key == "and":
-                    current = []
-                    groups.append(current)
-                    pos = end
-                    continue
-                if key == "then" and stop_at_then:
-                    return groups, end
-            current.append((_WORD, text, pos, end))
-        pos = end
-
-
-def _read_quoted(line: str, start: int) -> tuple[str, int]:
-    """The unescaped text of the quoted string at ``line[start]`` and the position after it."""
-    out = []
-    i = start + 1
-    n = len(line)
-    q = line.find('"', i)
-    while True:
-        if 0 <= q < i:
-            # the quote found last was escaped: look for the next one (each character is searched once)
-            q = line.find('"', i)
-        b = line.find("\\", i, q if q >= 0 else n)
-        if b < 0:
-            if q < 0:
-                raise RuleSyntaxError(f"the quote at column {start + 1} is never closed")
-            out.append(line[i:q])
-            return "".join(out), q + 1
-        out.append(line[i:b])
-        if b + 1 >= n:
-            raise RuleSyntaxError(f"the quote at column {start + 1} is never closed")
-        code = line[b + 1]
-        if code in _UNESCAPES:
-            out.append(_UNESCAPES[code])
-            i = b + 2
-        elif code in _HEX_LENGTH:
-            k = _HEX_LENGTH[code]
-            digits = line[b + 2 : b + 2 + k]
-            if len(digits) != k or any(d not in "0123456789abcdefABCDEF" for d in digits):
-                raise RuleSyntaxError(f"bad escape \\{code} at column {b + 1}: expected {k} hex digits")
-            value = int(digits, 16)
-            if value > 0x10FFFF:
-                raise RuleSyntaxError(f"escape at column {b + 1} is beyond Unicode")
-            out.append(chr(value))
-            i = b + 2 + k
-        else:
-            raise RuleSyntaxError(f"unknown escape \\{code} at column {b + 1}")
-
-
-def _number(word: str) -> float | None:
-    """The value of a number word (``-3.5e-05``, ``.5``, ``inf``), or None."""
-    if word[0] not in "0123456789+-.iI":
-        return None
-    i, n = 0, len(word)
-    if i < n and word[i] in "+-":
-        i += 1
-    rest = word[i:].lower()
-    if rest in ("inf", "infinity"):
-        return float(word)
-    m = _DIGITS.match(word, i)
-    int_end = m.end() if m else i
-    frac_end = int_end
-    if frac_end < n and word[frac_end] == ".":
-        m2 = _DIGITS.match(word, frac_end + 1)
-        frac_end = m2.end() if m2 else frac_end + 1
-    if frac_end - i == 0 or (frac_end - i == 1 and word[i] == "."):
-        return None
-    end = frac_end
-    if end < n and word[end] in "eE":
-        j = end + 1
-        if j < n and word[j] in "+-":
-            j += 1
-        m3 = _DIGITS.match(word, j)
-        if m3 is None:
-            return None
-        end = m3.end()
-    if end != n:
-        return None
-    return float(word)
-
-
 # ---------------------------------------------------------------- parsing
 
 
@@ -363,16 +199,16 @@ class _Operand:
         return self.number is not None
 
 
-def _operand(tokens: list[tuple], what) -> _Operand:
+def _operand(tokens: list[str], what) -> _Operand:
     if not tokens:
         raise RuleSyntaxError(f"{what()}: a name or number is missing")
     if len(tokens) == 1:
-        kind, text = tokens[0][0], tokens[0][1]
-        return _Operand(text, None if kind == _QUOTED else _number(text))
+        kind, text = tokens[0][0], tokens[0][1:]
+        return _Operand(text, None if kind == QUOTED else parse_number(text))
     for tok in tokens:
-        if tok[0] == _QUOTED:
+        if tok[0] == QUOTED:
             raise RuleSyntaxError(f"{what()}: a quoted name must stand alone")
-    return _Operand(" ".join(tok[1] for tok in tokens), None)
+    return _Operand(" ".join(tok[1:] for tok in tokens), None)
 
 
 def _onehot(column: str, value: str, positive: bool) -> Condition:
@@ -385,23 +221,23 @@ def _missing(column: str, positive: bool) -> Condition:
     return Condition(spec.name, ">" if positive else "<=", 0.5, spec)
 
 
-def _words(tokens: list[tuple], *words: str) -> bool:
+def _words(tokens: list[str], *words: str) -> bool:
     """Whether ``tokens`` end with these (unquoted, any case) words after at least one more token."""
     k = len(words)
     if len(tokens) <= k:
         return False
-    return all(tok[0] == _WORD and tok[1].lower() == w for tok, w in zip(tokens[-k:], words, strict=True))
+    return all(tok[0] == WORD and tok[1:].lower() == w for tok, w in zip(tokens[-k:], words, strict=True))
 
 
-def _condition(tokens: list[tuple], line: str) -> list[Condition]:
+def _condition(tokens: list[str]) -> list[Condition]:
     def what() -> str:
-        return f"condition {_short(line[tokens[0][2] : tokens[-1][3]])}"
+        return f"condition {_short(' '.join(quote(t[1:]) if t[0] == QUOTED else t[1:] for t in tokens))}"
 
-    groups: list[list[tuple]] = [[]]
+    groups: list[list[str]] = [[]]
     ops = []
     for tok in tokens:
-        if tok[0] == _OP:
-            ops.append(tok[1])
+        if tok[0] == OP:
+            ops.append(tok[1:])
             groups.append([])
         else:
             groups[-1].append(tok)
@@ -437,14 +273,14 @@ def _condition(tokens: list[tuple], line: str) -> list[Condition]:
     raise RuleSyntaxError(f"{what()} has too many comparisons")
 
 
-def _conditions(groups: list[list[tuple]], line: str) -> list[Condition]:
-    if len(groups) == 1 and len(groups[0]) == 1 and groups[0][0][0] == _WORD and groups[0][0][1].upper() == "TRUE":
+def _conditions(groups: list[list[str]]) -> list[Condition]:
+    if len(groups) == 1 and len(groups[0]) == 1 and groups[0][0][0] == WORD and groups[0][0][1:].upper() == "TRUE":
         return []
     out: list[Condition] = []
     for group in groups:
         if not group:
             raise RuleSyntaxError("empty condition (two ANDs in a row, or AND next to IF or THEN)")
-        out.extend(_condition(group, line))
+        out.extend(_condition(group))
     return out
 
 
@@ -459,12 +295,12 @@ def parse_condition(text: str) -> list[Condition]:
     """
     if len(text) > MAX_LINE_CHARS:
         raise RuleSyntaxError(f"the condition has {len(text)} characters; the limit is {MAX_LINE_CHARS}")
-    groups, _ = _scan(text, 0, stop_at_then=False)
+    groups, _ = scan(text, 0, stop_at_then=False)
     if len(groups) != 1:
         raise RuleSyntaxError(f"{_short(text)} is several conditions")
     if not groups[0]:
         raise RuleSyntaxError("empty condition")
-    return _condition(groups[0], text)
+    return _condition(groups[0])
 
 
 def _short(line: str) -> str:
@@ -479,7 +315,7 @@ def _parse_label(head: str, line: str) -> str:
         if rest.startswith("="):
             text = rest[1:].lstrip()
     if text.startswith('"'):
-        label, end = _read_quoted(text, 0)
+        label, end = read_quoted(text, 0)
         if text[end:].strip():
             raise RuleSyntaxError(f"rule {_short(line)} has text after the quoted class")
         return label
@@ -503,16 +339,15 @@ def parse_rule(line: str, labels: Iterable | None = None) -> Rule:
     """Read one ``IF ... THEN CLASS=label`` line."""
     if len(line) > MAX_LINE_CHARS:
         raise RuleSyntaxError(f"the rule has {len(line)} characters; the limit is {MAX_LINE_CHARS}")
-    m = _SPACE_RUN.match(line)
-    start = m.end() if m else 0
+    start = len(line) - len(line.lstrip())
     if line[start : start + 2].upper() != "IF" or not line[start + 2 : start + 3].isspace():
         raise RuleSyntaxError(f"expected 'IF <conditions> THEN CLASS=<label>', got {_short(line)}")
-    groups, then_end = _scan(line, start + 2, stop_at_then=True)
+    groups, then_end = scan(line, start + 2, stop_at_then=True)
     if then_end < 0:
         raise RuleSyntaxError(f"no THEN in {_short(line)} (a name holding THEN must be quoted)")
     label = _match_label(_parse_label(line[then_end:], line), labels)
     try:
-        conditions = _conditions(groups, line)
+        conditions = _conditions(groups)
     except RuleSyntaxError as exc:
         raise RuleSyntaxError(f"in rule {_short(line)}: {exc}") from None
     return Rule(tuple(conditions), label)

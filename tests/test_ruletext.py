@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explainer import ruletext
+from explainer import rulescan, ruletext
 from explainer.features import FeatureSpec
 from explainer.rules import (
     MAX_LINE_CHARS,
@@ -171,12 +171,14 @@ def test_scanner_uses_only_single_character_class_patterns():
     # A pattern that is one character class under one quantifier, matched at a
     # position, cannot backtrack: the scan is linear whatever the input.
     single = re.compile(r"(\\s|\[[^\]]+\])\+")
-    for pattern in ruletext.SCANNER_PATTERNS:
+    for pattern in rulescan.SCANNER_PATTERNS:
         assert single.fullmatch(pattern.pattern), pattern.pattern
-    compiled = [v for v in vars(ruletext).values() if isinstance(v, re.Pattern)]
-    assert all(any(p is q for q in ruletext.SCANNER_PATTERNS) for p in compiled)
-    source = open(ruletext.__file__, encoding="utf-8").read()
-    assert not re.search(r"\bre\.(match|search|fullmatch|split|sub|findall|finditer)\(", source)
+    for module in (rulescan, ruletext):
+        compiled = [v for v in vars(module).values() if isinstance(v, re.Pattern)]
+        assert all(any(p is q for q in rulescan.SCANNER_PATTERNS) for p in compiled)
+        source = open(module.__file__, encoding="utf-8").read()
+        assert not re.search(r"\bre\.(match|search|fullmatch|split|sub|findall|finditer)\(", source)
+        assert module is rulescan or "re.compile" not in source
 
 
 def test_long_lines_are_read_or_refused_whole():
