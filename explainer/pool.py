@@ -436,10 +436,11 @@ def build_pool(
 def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
     if feature_specs is None:
         return numeric_specs(names)
-    specs = list(feature_specs)
-    if [s.name for s in specs] != names:
-        raise ValueError("feature_specs must name the columns of X, in order")
-    return specs
+    by_name = {s.name: s for s in feature_specs}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise ValueError(f"feature_specs has no spec for the column {missing[0]!r} of X")
+    return [by_name[n] for n in names]  # a subset or reordering of the columns is fine
 
 
 def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:

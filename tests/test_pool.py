@@ -137,3 +137,14 @@ def test_pool_rules_read_like_a_person_wrote_them(shared_datasets_dir):
         assert any(" is missing" in t for t in texts) and any(" is not missing" in t for t in texts)
         if data is ds_cat:
             assert any("Margin = " in t for t in texts) and any("Margin != " in t for t in texts)
+
+
+def test_feature_specs_are_matched_by_name(iris):
+    from explainer.features import FeatureSpec
+
+    X, y = iris
+    specs = [FeatureSpec(n, n, "numeric", integer=False) for n in reversed(X.columns)] + [FeatureSpec("extra", "extra")]
+    pool = build_pool(X[["petal_width", "petal_length"]], y, 3, random_state=0, feature_specs=specs)
+    assert [s.name for s in pool.feature_specs] == ["petal_width", "petal_length"]
+    with pytest.raises(ValueError, match="no spec for the column 'sepal_length'"):
+        build_pool(X, y, 3, feature_specs=specs[:1])
