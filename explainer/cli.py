@@ -100,7 +100,7 @@ def _pool(args, ds):
         extra = parse_rules(_read_text(args.extra_rules))
     return build_pool(
         ds.X, ds.y, depth, random_state=args.pool_seed, n_repeats=args.repeats,
-        source=args.source, extra_rules=extra, classes=ds.classes,
+        source=args.source, extra_rules=extra, classes=ds.classes, feature_specs=ds.feature_specs,
     )
 
 
@@ -108,6 +108,10 @@ def _read_text(path: str) -> str:
     p = pathlib.Path(path)
     if not p.is_file():
         raise CLIError(f"no rule file {path!r}")
+    from .rules import MAX_TEXT_CHARS
+
+    if p.stat().st_size > 4 * MAX_TEXT_CHARS:
+        raise CLIError(f"rule file {path!r} is {p.stat().st_size} bytes; the limit is {MAX_TEXT_CHARS} characters")
     try:
         return p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -145,7 +149,7 @@ def cmd_evaluate(args) -> int:
     from .rules import parse_rules
 
     ds = _load(args)
-    rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_names, ds.classes)
+    rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_specs, ds.classes)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
                             error_budget=args.errors, fingerprint=ds.fingerprint)
     if args.json:
@@ -226,7 +230,7 @@ def cmd_pools(args) -> int:
     for name, st in settings.items():
         ds = load_paper_dataset(name, args.data_dir, **encoding_kwargs(name, args.encoding))
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=args.pool_seed,
-                          n_repeats=args.repeats, classes=ds.classes)
+                          n_repeats=args.repeats, classes=ds.classes, feature_specs=ds.feature_specs)
         rows.append({"dataset": name, "depth": int(st["depth"]), "features": ds.n_features,
                      "trees": pool.n_trees, "paper_trees": int(st["trees"]),
                      "paths": pool.n_candidate_rules, "M": pool.n_rules, "paper_M": int(st["rules"])})

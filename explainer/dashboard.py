@@ -360,6 +360,7 @@ def _pool_cached(fingerprint: str, settings: PoolSettings, _dataset: Dataset) ->
         n_repeats=settings.n_repeats,
         source=settings.source,
         classes=_dataset.classes,
+        feature_specs=_dataset.feature_specs,
     )
     return pool, time.perf_counter() - t0
 
@@ -694,7 +695,10 @@ def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, e
     parsed = parse_rules(text)
     if not parsed:
         raise ValueError("The file holds no rules (expected lines like 'IF x <= 1 THEN CLASS=a').")
-    rules = rules_for_data(parsed, dataset.feature_names, dataset.classes)
+    try:
+        rules = rules_for_data(parsed, dataset.feature_specs, dataset.classes)
+    except KeyError as exc:  # an unknown feature: say which, as for any other bad file
+        raise ValueError(exc.args[0]) from None
     return evaluate_rules(
         rules,
         dataset.X,

@@ -11,6 +11,7 @@ pool collapses (Iris, D=3: 12 distinct rules instead of about 40).
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import asdict, dataclass, field
 from itertools import product
 
@@ -20,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from .features import FeatureSpec, numeric_specs
 from .problem import SelectionProblem
 from .rules import Condition, Rule, RuleSet, merge_conditions, rules_for_data, shorten_threshold
 
@@ -70,6 +72,11 @@ class RulePool:
     trees: list[TreeInfo]
     n_candidate_rules: int  # paths before removing duplicates
     settings: dict
+    feature_specs: list[FeatureSpec] = field(default_factory=list)  # what each feature means
+
+    def __post_init__(self) -> None:
+        if not self.feature_specs:
+            self.feature_specs = numeric_specs(self.feature_names)
 
     @property
     def n_rules(self) -> int:
@@ -173,22 +180,49 @@ def grid_params(max_depth: int, n_repeats: int = 1) -> list[dict]:
 
 
 class _Extractor:
-    """Turns fitted trees into merged, short-threshold rules with their covered rows."""
+    """Turns fitted trees into merged, readable-threshold rules with their covered rows.
 
-    def __init__(self, X: np.ndarray, feature_names: list[str]):
+    Thresholds are written as a person would, without moving any row: 0.5 on
+    a one-hot or missing indicator (read ``Margin = 5``, ``Margin is
+    missing``), a whole number on a whole-number feature (``Age <= 32`` for
+    32.7: the same whole numbers satisfy both), otherwise the shortest decimal
+    that splits the observed values where the tree did.  A split that sends
+    every row of its node one way adds nothing to the path and is left out
+    (``Margin <= inf`` on a node without missing values); ``x <= inf`` on a
+    node with missing values is "x is not missing" and uses the missing
+    indicator where the data has one.
+    """
+
+    def __init__(self, X: np.ndarray, feature_names: list[str], feature_specs: list[FeatureSpec]):
         self.X = X
         self.feature_names = feature_names
+        self.specs = feature_specs
         self._uniques = [None] * X.shape[1]
         self._short: dict[tuple[int, float], float] = {}
+        self._indicator = {s.column: i for i, s in enumerate(feature_specs) if s.kind == "missing"}
 
     def _short_threshold(self, f: int, t: float) -> float:
         key = (f, t)
         if key not in self._short:
-            if self._uniques[f] is None:
-                col = self.X[:, f]
-                self._uniques[f] = np.unique(col[~np.isnan(col)])
-            self._short[key] = shorten_threshold(t, self._uniques[f])
+            spec = self.specs[f]
+            if spec.kind in ("onehot", "missing") and 0 <= t < 1:
+                short = 0.5  # the feature is 0/1: any threshold in [0, 1) splits it the same
+            elif spec.integer and math.isfinite(t):
+                short = float(math.floor(t))  # v <= 32.7 and v <= 32 agree on whole numbers, as do > 32.7, > 32
+            else:
+                if self._uniques[f] is None:
+                    col = self.X[:, f]
+                    self._uniques[f] = np.unique(col[~np.isnan(col)])
+                short = shorten_threshold(t, self._uniques[f])
+            self._short[key] = short
         return self._short[key]
+
+    def _condition(self, f: int, op: str, thr: float) -> Condition:
+        spec = self.specs[f]
+        if op == "<=" and thr == math.inf and spec.kind == "numeric" and spec.column in self._indicator:
+            ind = self._indicator[spec.column]
+            return Condition(self.feature_names[ind], "<=", 0.5, self.specs[ind])
+        return Condition(self.feature_names[f], op, thr, spec)
 
     def paths(self, tree, class_codes: np.ndarray):
         """Yield (conditions, class code, covered row indices) per leaf.
@@ -208,13 +242,16 @@ class _Extractor:
                 continue
             f = int(t.feature[node])
             thr = self._short_threshold(f, float(t.threshold[node]))
-            name = self.feature_names[f]
             col = self.X[rows, f]
             with np.errstate(invalid="ignore"):
                 go_left = col <= thr
                 go_right = col > thr
-            stack.append((int(right[node]), rows[go_right], (*conds, Condition(name, ">", thr))))
-            stack.append((int(left[node]), rows[go_left], (*conds, Condition(name, "<=", thr))))
+            left_rows, right_rows = rows[go_left], rows[go_right]
+            # a condition every row of the node satisfies is dropped: the path selects the same rows
+            right_conds = conds if right_rows.size == rows.size else (*conds, self._condition(f, ">", thr))
+            left_conds = conds if left_rows.size == rows.size else (*conds, self._condition(f, "<=", thr))
+            stack.append((int(right[node]), right_rows, right_conds))
+            stack.append((int(left[node]), left_rows, left_conds))
 
 
 def _as_frame(X, feature_names=None) -> pd.DataFrame:
@@ -254,6 +291,7 @@ def build_pool(
     extra_rules=None,
     classes=None,
     feature_names=None,
+    feature_specs=None,
 ) -> RulePool:
     """Train the trees and collect their rules.
 
@@ -266,9 +304,12 @@ def build_pool(
     n_repeats : how many times the grid is trained (pool richness).
     source : ``"grid"`` (the paper) or ``"forest"`` (a random forest of depth D-1).
     extra_rules : rules from elsewhere (another learner, an expert), added to the pool.
+    feature_specs : what each column of ``X`` means (``Dataset.feature_specs``), so
+        rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
     """
     frame = _as_frame(X, feature_names)
     names = [str(c) for c in frame.columns]
+    specs = _check_specs(feature_specs, names)
     Xv = frame.to_numpy(dtype=float)
     codes, classes = encode_labels(y, classes)
     if Xv.shape[0] != codes.shape[0]:
@@ -276,7 +317,7 @@ def build_pool(
     if Xv.shape[0] == 0:
         raise ValueError("no rows to learn from")
     rng = np.random.default_rng(random_state)
-    extractor = _Extractor(Xv, names)
+    extractor = _Extractor(Xv, names, specs)
 
     if source == "grid":
         params = grid_params(max_depth, n_repeats)
@@ -365,7 +406,7 @@ def build_pool(
 
     index = {n: i for i, n in enumerate(names)}
     code_of = {str(c): i for i, c in enumerate(classes)}
-    for rule in rules_for_data(extra_rules or [], names, classes):
+    for rule in rules_for_data(extra_rules or [], specs, classes):
         n_candidates += 1
         add(rule, code_of[str(rule.label)], np.flatnonzero(rule.covers(Xv, index)))
 
@@ -388,7 +429,18 @@ def build_pool(
         trees=trees,
         n_candidate_rules=n_candidates,
         settings=settings,
+        feature_specs=specs,
     )
+
+
+def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
+    if feature_specs is None:
+        return numeric_specs(names)
+    by_name = {s.name: s for s in feature_specs}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise ValueError(f"feature_specs has no spec for the column {missing[0]!r} of X")
+    return [by_name[n] for n in names]  # a subset or reordering of the columns is fine
 
 
 def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:
@@ -399,15 +451,16 @@ def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:
     return sp.csc_matrix((data, indices, indptr), shape=(n_rows, len(row_lists)))
 
 
-def pool_from_rules(rules, X, y, classes=None, feature_names=None) -> RulePool:
+def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs=None) -> RulePool:
     """A pool made only of given rules (e.g. a rule text file), no trees."""
     frame = _as_frame(X, feature_names)
     codes, classes = encode_labels(y, classes)
     names = [str(c) for c in frame.columns]
+    specs = _check_specs(feature_specs, names)
     Xv = frame.to_numpy(dtype=float)
     index = {n: i for i, n in enumerate(names)}
     code_of = {str(c): i for i, c in enumerate(classes)}
-    out = list(rules_for_data(rules, names, classes))
+    out = list(rules_for_data(rules, specs, classes))
     rule_class = [code_of[str(r.label)] for r in out]
     rows = [np.flatnonzero(r.covers(Xv, index)) for r in out]
     return RulePool(
@@ -420,4 +473,5 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None) -> RulePool:
         trees=[],
         n_candidate_rules=len(out),
         settings={"source": "rules"},
+        feature_specs=specs,
     )

@@ -1,27 +1,30 @@
-"""Decision rules: conditions, rules and rule sets, with the paper's text form.
+"""Decision rules: conditions, rules and rule sets.
 
-A rule renders as one line, exactly as in the paper::
+A condition compares one encoded feature with a threshold (``feature op
+threshold``), so evaluating it on the encoded matrix is exact; it may carry the
+feature's :class:`~explainer.features.FeatureSpec`, from which its text reads
+the way a person writes it (``Margin = 5``, ``Margin is missing``,
+``Age > 32``).  The text form and its parser live in :mod:`explainer.ruletext`
+and binding parsed rules to a data set in :mod:`explainer.binding`; both are
+re-exported here.  A condition on a missing value is false, so a rule never
+fires on a row where one of its features is missing.
 
-    IF petal_length <= 2.45 AND petal_width > 0.8 THEN CLASS=Iris-versicolor
-
-and :func:`parse_rules` reads that form back.  A condition on a missing value
-is false, so a rule never fires on a row where one of its features is missing.
+The length of a rule (its complexity in the paper's sense) is its number of
+conditions.  An interval such as ``32 < Age <= 54`` is printed as one phrase
+but is two conditions and counts 2.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .features import FeatureSpec
+
 OPS = ("<=", ">", "<", ">=")
-
-
-class RuleSyntaxError(ValueError):
-    """A rule line that cannot be read; the message names the line."""
 
 
 def format_number(value: float) -> str:
@@ -73,13 +76,30 @@ def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
     return t
 
 
+def integer_threshold(op: str, threshold: float) -> float:
+    """The whole number that splits whole numbers exactly where ``op threshold`` does.
+
+    ``v <= 32.7`` and ``v <= 32`` hold for the same whole numbers ``v``, as do
+    ``v > 32.7`` and ``v > 32``; ``<`` and ``>=`` round up instead.
+    """
+    t = float(threshold)
+    if not math.isfinite(t):
+        return t
+    return float(math.floor(t) if op in ("<=", ">") else math.ceil(t))
+
+
 @dataclass(frozen=True)
 class Condition:
-    """``feature op threshold`` with op one of ``<=``, ``>``, ``<``, ``>=``."""
+    """``feature op threshold`` with op one of ``<=``, ``>``, ``<``, ``>=``.
+
+    ``spec`` (optional, not part of equality) says what the encoded feature
+    means; it only changes how the condition is printed, never what it selects.
+    """
 
     feature: str
     op: str
     threshold: float
+    spec: FeatureSpec | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.op not in OPS:
@@ -100,13 +120,21 @@ class Condition:
 
     @property
     def text(self) -> str:
-        return f"{self.feature} {self.op} {format_number(self.threshold)}"
+        from .ruletext import render_condition
+
+        return render_condition(self)
 
     def __str__(self) -> str:
         return self.text
 
     def to_dict(self) -> dict:
-        return {"feature": self.feature, "op": self.op, "threshold": self.threshold}
+        out = {"feature": self.feature, "op": self.op, "threshold": self.threshold, "text": self.text}
+        if self.spec is not None:
+            out["column"] = self.spec.column
+            out["kind"] = self.spec.kind
+            if self.spec.kind == "onehot":
+                out["value"] = self.spec.to_dict()["value"]
+        return out
 
 
 def merge_conditions(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
@@ -156,8 +184,10 @@ class Rule:
 
     @property
     def text(self) -> str:
-        body = " AND ".join(c.text for c in self.conditions) if self.conditions else "TRUE"
-        return f"IF {body} THEN CLASS={self.label}"
+        """One line in the paper's form; names and labels that need it are quoted."""
+        from .ruletext import render_rule
+
+        return render_rule(self)
 
     def __str__(self) -> str:
         return self.text
@@ -222,6 +252,12 @@ class RuleSet(Sequence):
         """The paper's form: one rule a line, newline-terminated."""
         return "".join(r.text + "\n" for r in self.rules)
 
+    def __str__(self) -> str:
+        return self.to_text().rstrip("\n")
+
+    def __repr__(self) -> str:
+        return f"RuleSet({len(self.rules)} rules, complexity {self.complexity})"
+
     @classmethod
     def from_text(cls, text: str, labels: Iterable | None = None) -> RuleSet:
         return cls(parse_rules(text, labels=labels))
@@ -233,166 +269,32 @@ class RuleSet(Sequence):
         return np.column_stack([r.covers(X) for r in self.rules])
 
 
-_RULE_RE = re.compile(r"^\s*IF\s+(?P<body>.+?)\s+THEN\s+(?P<head>.+?)\s*$", re.IGNORECASE | re.DOTALL)
-_HEAD_RE = re.compile(r"^CLASS\s*=\s*(?P<label>.*?)$", re.IGNORECASE)
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
-_COND_RE = re.compile(rf"^(?P<feature>.+?)\s*(?P<op><=|>=|<|>|==|=)\s*(?P<value>{_NUMBER})$")
-_SPLIT_AND = re.compile(r"\s+AND\s+")
+# The text form and the binding step, re-exported so ``explainer.rules`` stays the one import.
+from .binding import resolve_features, rules_for_data  # noqa: E402
+from .ruletext import (  # noqa: E402
+    MAX_LINE_CHARS,
+    MAX_TEXT_CHARS,
+    RuleSyntaxError,
+    parse_condition,
+    parse_rule,
+    parse_rules,
+)
 
-
-def parse_condition(text: str) -> list[Condition]:
-    """One condition of a rule line.
-
-    ``x <= 2.5``, ``x > 2.5``, ``x < 2``, ``x >= 2`` as they are; ``x = 3`` or
-    ``x == 3`` (an equality another learner may print) becomes ``3 <= x <= 3``,
-    which is two conditions; ``Margin=5`` alone (a one-hot feature written as a
-    fact) becomes ``Margin=5 > 0.5``.
-    """
-    text = text.strip()
-    match = _COND_RE.match(text)
-    if match is None:
-        if text:
-            return [Condition(text, ">", 0.5)]
-        raise RuleSyntaxError("empty condition")
-    feature = match.group("feature").strip()
-    op = match.group("op")
-    value = float(match.group("value"))
-    if not feature:
-        raise RuleSyntaxError(f"condition {text!r} has no feature name")
-    if op in ("=", "=="):
-        # Could be a one-hot name like "Margin=5" on its own: the caller resolves
-        # which reading fits the data; here equality is kept as a closed interval.
-        return [Condition(feature, ">=", value), Condition(feature, "<=", value)]
-    return [Condition(feature, op, value)]
-
-
-def _match_label(raw: str, labels: Iterable | None):
-    if labels is None:
-        return raw
-    by_text = {str(lab): lab for lab in labels}
-    if raw in by_text:
-        return by_text[raw]
-    raise RuleSyntaxError(
-        f"class {raw!r} is not a class of the data (classes: {', '.join(sorted(by_text))})"
-    )
-
-
-def parse_rule(line: str, labels: Iterable | None = None) -> Rule:
-    """Read one ``IF ... THEN CLASS=label`` line."""
-    match = _RULE_RE.match(line)
-    if match is None:
-        raise RuleSyntaxError(f"expected 'IF <conditions> THEN CLASS=<label>', got {line.strip()!r}")
-    body = match.group("body").strip()
-    head_text = match.group("head").strip()
-    head = _HEAD_RE.match(head_text)
-    label_text = head.group("label").strip() if head else head_text
-    if not label_text:
-        raise RuleSyntaxError(f"rule {line.strip()!r} has no class after THEN")
-    conditions: list[Condition] = []
-    if body.upper() != "TRUE":
-        for part in _SPLIT_AND.split(body):
-            try:
-                conditions.extend(parse_condition(part))
-            except ValueError as exc:
-                raise RuleSyntaxError(f"in rule {line.strip()!r}: {exc}") from None
-    return Rule(tuple(conditions), _match_label(label_text, labels))
-
-
-def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
-    """Rules from text, one a line; blank lines and lines starting with ``#`` are skipped.
-
-    A rule may wrap onto following lines (as in the paper's figures): a line
-    that does not start with ``IF`` continues the previous one.
-    """
-    logical: list[tuple[int, str]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if re.match(r"^IF\s", line, re.IGNORECASE) or not logical:
-            logical.append((number, line))
-        else:
-            start, prev = logical[-1]
-            logical[-1] = (start, prev + " " + line)
-    rules = []
-    for number, line in logical:
-        try:
-            rules.append(parse_rule(line, labels=labels))
-        except RuleSyntaxError as exc:
-            raise RuleSyntaxError(f"line {number}: {exc}") from None
-    return rules
-
-
-def resolve_features(rules: Iterable[Rule], feature_names: Sequence[str]) -> list[Rule]:
-    """Map rule features onto the data's feature names.
-
-    Exact names win; otherwise a case- and space-insensitive match; an equality
-    on a categorical column (``Margin >= 5 AND Margin <= 5`` from ``Margin = 5``)
-    becomes the one-hot feature ``Margin=5 > 0.5`` where that feature exists.
-    Raises ``KeyError`` naming the first unknown feature.
-    """
-    names = list(feature_names)
-    exact = set(names)
-    loose = {_loose(n): n for n in names}
-    out = []
-    for rule in rules:
-        conds: list[Condition] = []
-        pending = list(rule.conditions)
-        i = 0
-        while i < len(pending):
-            c = pending[i]
-            nxt = pending[i + 1] if i + 1 < len(pending) else None
-            if (
-                c.feature not in exact
-                and c.op == ">="
-                and nxt is not None
-                and nxt.feature == c.feature
-                and nxt.op == "<="
-                and nxt.threshold == c.threshold
-            ):
-                onehot = _onehot_name(c.feature, c.threshold, exact, loose)
-                if onehot is not None:
-                    conds.append(Condition(onehot, ">", 0.5))
-                    i += 2
-                    continue
-            if c.feature in exact:
-                conds.append(c)
-            elif _loose(c.feature) in loose:
-                conds.append(Condition(loose[_loose(c.feature)], c.op, c.threshold))
-            else:
-                raise KeyError(f"the data has no feature {c.feature!r}")
-            i += 1
-        out.append(Rule(tuple(conds), rule.label))
-    return out
-
-
-def _loose(name: str) -> str:
-    return re.sub(r"[\s_]+", "", name).lower()
-
-
-def _onehot_name(feature: str, value: float, exact: set, loose: dict) -> str | None:
-    for text in (format_number(value), str(value)):
-        cand = f"{feature}={text}"
-        if cand in exact:
-            return cand
-        if _loose(cand) in loose:
-            return loose[_loose(cand)]
-    return None
-
-
-def rules_for_data(rules: Iterable[Rule], feature_names: Sequence[str], classes: Iterable) -> RuleSet:
-    """Bind parsed rules to a data set: its feature names and its class labels (matched as strings).
-
-    Raises ``KeyError`` for an unknown feature and ``ValueError`` for an unknown class.
-    """
-    by_str = {str(c): c for c in classes}
-    out = []
-    for rule in resolve_features(rules, feature_names):
-        label = by_str.get(str(rule.label))
-        if label is None:
-            raise ValueError(
-                f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data "
-                f"(classes: {', '.join(map(str, by_str.values()))})"
-            )
-        out.append(Rule(rule.conditions, label))
-    return RuleSet(out)
+__all__ = [
+    "OPS",
+    "MAX_LINE_CHARS",
+    "MAX_TEXT_CHARS",
+    "Condition",
+    "Rule",
+    "RuleSet",
+    "RuleSyntaxError",
+    "format_number",
+    "integer_threshold",
+    "merge_conditions",
+    "parse_condition",
+    "parse_rule",
+    "parse_rules",
+    "resolve_features",
+    "rules_for_data",
+    "shorten_threshold",
+]

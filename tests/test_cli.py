@@ -90,3 +90,36 @@ def test_option_that_does_not_apply_is_a_clear_error(capsys):
     assert main(["explain", "iris", "--algorithm", "rfhc", "--time-limit", "5", "--quiet"]) == 2
     assert "--time-limit does not apply to the rfhc algorithm" in capsys.readouterr().err
     assert main(["explain", "iris", "--algorithm", "greedy", "--generations", "5", "--quiet"]) == 2
+
+
+def test_explain_out_then_evaluate_gives_the_same_numbers_on_hostile_names(tmp_path, capsys):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 150
+    pd.DataFrame({
+        "before then after": rng.integers(0, 50, n),
+        "x THEN y": rng.normal(size=n).round(3),
+        "tail AND": rng.choice(["v AND", "w THEN CLASS=q", "plain"], n),
+        "label": rng.choice(["a\nIF x > -100 THEN CLASS=b", "c\u2028d", "e\x85f", "ok"], n),
+    }).to_csv(tmp_path / "hostile.csv", index=False)
+    data, rules = str(tmp_path / "hostile.csv"), str(tmp_path / "rules.txt")
+    args = ["--target", "label", "--complexity", "12", "--errors", "40"]
+    assert main(["explain", data, *args, "--out", rules, "--json"]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    text = (tmp_path / "rules.txt").read_text(encoding="utf-8")
+    assert len(text.splitlines()) == explained["n_rules"] > 1
+    assert main(["evaluate", data, rules, *args, "--json"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    for key in ("n_rules", "complexity", "errors", "covered", "coverage"):
+        assert evaluated[key] == explained[key], key
+    assert [r["label"] for r in evaluated["rules"]] == [r["label"] for r in explained["rules"]]
+    assert [r["text"] for r in evaluated["rules"]] == [r["text"] for r in explained["rules"]]
+
+
+def test_evaluate_refuses_an_overlong_line_at_once(iris_csv, tmp_path, capsys):
+    rules = tmp_path / "r.txt"
+    rules.write_text("IF sepal_length" + " " * 900_000 + "<= 5 THEN CLASS=setosa\n")
+    assert main(["evaluate", iris_csv, str(rules), "--target", "class"]) == 2
+    assert "line 1 has 900037 characters; the limit is 32768" in capsys.readouterr().err

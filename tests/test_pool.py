@@ -107,3 +107,44 @@ def test_pool_from_rules(iris):
     ev = pool.problem().evaluate(np.ones(2, bool))
     assert ev.covered == 50 + 46
     assert ev.errors == 1
+
+
+def test_pool_rules_read_like_a_person_wrote_them(shared_datasets_dir):
+    """Mammographic masses (whole-number columns with gaps, missing indicators): thresholds are
+    whole numbers, indicators read "is missing", no always-true condition, and every rule's
+    text still selects exactly its rows."""
+    import math
+    import re
+
+    from explainer.data import load_dataset
+
+    ds = load_dataset(shared_datasets_dir / "mammographic_masses.csv", target="Severity")
+    ds_cat = load_dataset(shared_datasets_dir / "mammographic_masses.csv", target="Severity", categorical=["Margin"])
+    for data in (ds, ds_cat):
+        pool = build_pool(data.X, data.y, 5, random_state=0, classes=data.classes, feature_specs=data.feature_specs)
+        assert pool.feature_specs == data.feature_specs
+        dense = pool.coverage.toarray().astype(bool)
+        texts = [r.text for r in pool.rules]
+        for i, rule in enumerate(pool.rules):
+            assert np.array_equal(rule.covers(data.X), dense[:, i])
+            for c in rule.conditions:
+                if c.spec.kind == "numeric":
+                    assert c.spec.integer and (c.threshold == int(c.threshold) or c.threshold == math.inf)
+                else:
+                    assert c.threshold == 0.5
+        forbidden = re.compile(r"<= 0\.5|> 0\.5|is missing <=|is missing >|\binf\b|=\d+ [<>]")
+        assert not [t for t in texts if forbidden.search(t)]
+        assert any(" is missing" in t for t in texts) and any(" is not missing" in t for t in texts)
+        if data is ds_cat:
+            assert any("Margin = " in t for t in texts) and any("Margin != " in t for t in texts)
+
+
+def test_feature_specs_are_matched_by_name(iris):
+    from explainer.features import FeatureSpec
+
+    X, y = iris
+    specs = [FeatureSpec(n, n, "numeric", integer=False) for n in reversed(X.columns)] + [FeatureSpec("extra", "extra")]
+    pool = build_pool(X[["petal_width", "petal_length"]], y, 3, random_state=0, feature_specs=specs)
+    assert [s.name for s in pool.feature_specs] == ["petal_width", "petal_length"]
+    with pytest.raises(ValueError, match="no spec for the column 'sepal_length'"):
+        build_pool(X, y, 3, feature_specs=specs[:1])

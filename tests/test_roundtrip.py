@@ -1,6 +1,9 @@
 """Property: render -> parse -> evaluate gives the same coverage as the rule itself, on every shared data set."""
 
+import math
+
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,6 +16,7 @@ from explainer.rules import (
     RuleSet,
     parse_rules,
     resolve_features,
+    rules_for_data,
     shorten_threshold,
 )
 
@@ -27,8 +31,11 @@ def _data(name, directory):
 
 @pytest.mark.parametrize("name", sorted(PAPER_DATASETS))
 def test_random_rules_round_trip(name, shared_datasets_dir):
+    """Rules on any encoded feature (one-hot, missing indicator, whole-number or decimal
+    threshold, an interval, "is not missing") read back to the same rows and the same length."""
     ds = _data(name, shared_datasets_dir)
     X = ds.X
+    specs = ds.feature_specs
     values = {c: np.unique(X[c].dropna().to_numpy()) for c in X.columns}
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,19 +44,26 @@ def test_random_rules_round_trip(name, shared_datasets_dir):
         n = data.draw(st.integers(1, 5))
         conds = []
         for _ in range(n):
-            feat = data.draw(st.sampled_from(list(X.columns)))
-            v = values[feat]
-            lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
-            t = data.draw(st.floats(lo - 1, hi + 1, allow_nan=False, allow_infinity=False))
-            t = shorten_threshold(t, v) if data.draw(st.booleans()) else t
-            conds.append(Condition(feat, data.draw(st.sampled_from(["<=", ">"])), t))
+            spec = data.draw(st.sampled_from(specs))
+            v = values[spec.name]
+            op = data.draw(st.sampled_from(["<=", ">", "<", ">="]))
+            if spec.kind != "numeric":
+                t = data.draw(st.sampled_from([0.5, 0.0, 0.25, 1.0, -0.5, 1.5]))
+            elif data.draw(st.integers(0, 9)) == 0:
+                op, t = "<=", math.inf
+            else:
+                lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
+                t = data.draw(st.floats(lo - 1, hi + 1, allow_nan=False, allow_infinity=False))
+                t = shorten_threshold(t, v) if data.draw(st.booleans()) else t
+            conds.append(Condition(spec.name, op, t, spec))
         label = data.draw(st.sampled_from(ds.classes))
         rule = Rule(tuple(conds), label)
         text = RuleSet([rule]).to_text()
-        parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_names)
+        parsed = resolve_features(parse_rules(text, labels=ds.classes), specs)
         assert len(parsed) == 1
         assert parsed[0].label == label
-        assert np.array_equal(parsed[0].covers(X), rule.covers(X))
+        assert parsed[0].length == rule.length
+        assert np.array_equal(parsed[0].covers(X), rule.covers(X)), text
 
     check()
 
@@ -57,10 +71,62 @@ def test_random_rules_round_trip(name, shared_datasets_dir):
 @pytest.mark.parametrize("name", ["iris", "wine", "mammographic_masses"])
 def test_pool_rules_round_trip(name, shared_datasets_dir):
     ds = _data(name, shared_datasets_dir)
-    pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes)
+    pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
     text = RuleSet(pool.rules).to_text()
-    parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_names)
+    parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_specs)
     dense = pool.coverage.toarray().astype(bool)
+    assert len(parsed) == pool.n_rules
     for i, rule in enumerate(parsed):
-        assert rule == pool.rules[i]
+        # the same conditions (an interval reads lower bound first) and the same rows
+        assert rule.key() == pool.rules[i].key()
+        assert rule.length == pool.rules[i].length
         assert np.array_equal(rule.covers(ds.X), dense[:, i])
+
+
+_hostile_text = st.text(st.characters(codec="utf-8"), min_size=1, max_size=10)
+_awkward = st.sampled_from(
+    ["tail AND", "a\tAND\tb", "a\xa0AND\xa0b", "before then after", "v AND", "w THEN CLASS=q", "x <= 3", '"q"',
+     "lab\nel", "\r", "\x0c", "\x85", "\u2028", "a\nIF x > -100 THEN CLASS=b", "5", "is missing", "TRUE"]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.lists(st.one_of(_awkward, _hostile_text), min_size=3, max_size=3, unique_by=lambda s: s.strip()),
+    categories=st.lists(st.one_of(_awkward, _hostile_text), min_size=2, max_size=3, unique_by=lambda s: s.strip()),
+    labels=st.lists(st.one_of(_awkward, _hostile_text), min_size=2, max_size=3, unique_by=lambda s: s.strip()),
+    seed=st.integers(0, 2**16),
+)
+def test_hostile_names_values_and_labels_round_trip(names, categories, labels, seed):
+    """A table with hostile column names, category values and class labels: every pool
+    rule renders, parses and binds back to the same rows and the same class."""
+    from hypothesis import assume
+
+    from explainer.data import DataError, load_dataset
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    numeric = rng.integers(0, 6, size=n).astype(float)
+    numeric[rng.random(n) < 0.1] = np.nan
+    frame = pd.DataFrame(
+        {
+            names[0]: numeric,
+            names[1]: rng.choice(np.array(categories, dtype=object), size=n),
+            names[2]: rng.choice(np.array(labels, dtype=object), size=n),
+        }
+    )
+    try:
+        ds = load_dataset(frame, target=2)
+    except DataError:
+        assume(False)
+    assume(len(ds.classes) >= 2)
+    pool = build_pool(ds.X, ds.y, 3, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
+    text = RuleSet(pool.rules).to_text()
+    assert len(text.splitlines()) == pool.n_rules
+    parsed = rules_for_data(parse_rules(text), ds.feature_specs, ds.classes)
+    dense = pool.coverage.toarray().astype(bool)
+    assert len(parsed) == pool.n_rules
+    for i, rule in enumerate(parsed):
+        assert rule.label == pool.rules[i].label
+        assert rule.length == pool.rules[i].length
+        assert np.array_equal(rule.covers(ds.X), dense[:, i]), rule.text

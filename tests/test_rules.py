@@ -52,11 +52,15 @@ IF c > 0.5 THEN CLASS=y
 
 
 def test_onehot_and_equality_resolution():
+    # names only (no specs): "Margin = 5" still finds the one-hot column named "Margin=5"
     names = ["Margin=5", "Margin=?", "Age", "petal width"]
     rules = parse_rules("IF Margin = 5 AND age > 40 AND Petal_Width <= 1 THEN CLASS=1\nIF Margin=5 > 0.5 THEN CLASS=0")
     out = resolve_features(rules, names)
-    assert out[0].text == "IF Margin=5 > 0.5 AND Age > 40 AND petal width <= 1 THEN CLASS=1"
-    assert out[1].text == "IF Margin=5 > 0.5 THEN CLASS=0"
+    assert [(c.feature, c.op, c.threshold) for c in out[0].conditions] == [
+        ("Margin=5", ">", 0.5), ("Age", ">", 40.0), ("petal width", "<=", 1.0)]
+    assert out[1].conditions == (Condition("Margin=5", ">", 0.5),)
+    # a name holding "=" is quoted when nothing says it is a category
+    assert out[1].text == 'IF "Margin=5" > 0.5 THEN CLASS=0'
     with pytest.raises(KeyError, match="colour"):
         resolve_features(parse_rules("IF colour > 1 THEN CLASS=1"), names)
 

@@ -40,7 +40,7 @@ def _pool(dataset: str, data_dir: str | None, encoding: str, depth: int, pool_se
     from ..pool import build_pool
 
     ds = load_paper_dataset(dataset, data_dir, **encoding_kwargs(dataset, encoding))
-    pool = build_pool(ds.X, ds.y, depth, random_state=pool_seed, classes=ds.classes)
+    pool = build_pool(ds.X, ds.y, depth, random_state=pool_seed, classes=ds.classes, feature_specs=ds.feature_specs)
     return ds, pool
 
 
