@@ -109,6 +109,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.pool_ = build_pool(
             frame, y, self.max_depth, random_state=pool_seed, n_repeats=self.n_repeats,
             source=self.source, classes=list(self.classes_),
+            feature_specs=self.encoder_.feature_specs_ if self.encoder_ is not None else None,
         )
         explanation = explain_pool(
             self.pool_, frame, y,

@@ -89,6 +89,8 @@ def test_dataframe_with_text_category_boolean_and_missing_values():
     used = {c.feature for r in est.rules_ for c in r.conditions}
     assert used and all(f.startswith("colour=") for f in used)
     assert (est.predict(X) == y).all()
+    # and they read as the analyst's columns and values, not as encoded features
+    assert all(str(c).startswith(("colour = ", "colour != ")) for r in est.rules_ for c in r.conditions)
     specs = {s.name: s for s in est.encoder_.feature_specs_}
     assert specs["colour=red"].column == "colour" and specs["colour=red"].kind == "onehot"
     assert specs["size=M"].kind == "onehot"  # pandas category -> categorical
