@@ -369,7 +369,8 @@ class TableEncoder(BaseEstimator):
                     warnings.append(
                         f"Column '{name}' holds distinct values that the tree learner's float32 "
                         f"precision cannot tell apart (such as {pair[0]!r} and {pair[1]!r}); "
-                        "trees see them as equal."
+                        "trees learn it from the rank of each value, and its rules are written and "
+                        "checked on the original values."
                     )
                 if plan.integer and 2 < n_unique <= ordinal:
                     plan.categories = sorted(present.unique().tolist(), key=float)

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from .encoder import Float32View
 from .features import FeatureSpec, numeric_specs
 from .problem import SelectionProblem
 from .rules import Condition, Rule, RuleSet, merge_conditions, rules_for_data, shorten_threshold
@@ -193,8 +194,10 @@ class _Extractor:
     indicator where the data has one.
     """
 
-    def __init__(self, X: np.ndarray, feature_names: list[str], feature_specs: list[FeatureSpec]):
+    def __init__(self, X: np.ndarray, feature_names: list[str], feature_specs: list[FeatureSpec],
+                 view: Float32View | None = None):
         self.X = X
+        self.view = view  # trees trained on ranks of low-resolution columns: thresholds mapped back
         self.feature_names = feature_names
         self.specs = feature_specs
         self._uniques = [None] * X.shape[1]
@@ -204,6 +207,8 @@ class _Extractor:
     def _short_threshold(self, f: int, t: float) -> float:
         key = (f, t)
         if key not in self._short:
+            if self.view is not None:
+                t = self.view.original_threshold(f, t)
             spec = self.specs[f]
             if spec.kind in ("onehot", "missing") and 0 <= t < 1:
                 short = 0.5  # the feature is 0/1: any threshold in [0, 1) splits it the same
@@ -317,7 +322,13 @@ def build_pool(
     if Xv.shape[0] == 0:
         raise ValueError("no rows to learn from")
     rng = np.random.default_rng(random_state)
-    extractor = _Extractor(Xv, names, specs)
+    # float32 (the tree learner's type) cannot tell some values apart (0.1 + 0.2 vs 0.3): such
+    # columns are learned on their ranks and every threshold is mapped back to the original values
+    view = Float32View(Xv)
+    if not view.ranked:
+        view = None
+    Xfit = Xv if view is None else view.matrix
+    extractor = _Extractor(Xv, names, specs, view)
 
     if source == "grid":
         params = grid_params(max_depth, n_repeats)
@@ -333,13 +344,13 @@ def build_pool(
     if source == "grid":
         for k, (p, model) in enumerate(zip(params, models, strict=True)):
             model.set_params(random_state=int(seeds[k]))
-            model.fit(Xv, codes)
+            model.fit(Xfit, codes)
             fitted.append((p, int(seeds[k]), model))
     else:
         forest = RandomForestClassifier(
             n_estimators=n_estimators * max(1, n_repeats), max_depth=max_depth - 1, random_state=int(seeds[0])
         )
-        forest.fit(Xv, codes)
+        forest.fit(Xfit, codes)
         for est in forest.estimators_:
             fitted.append((params[0], int(est.random_state), est))
 
