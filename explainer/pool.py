@@ -24,7 +24,15 @@ from sklearn.tree import DecisionTreeClassifier
 from .encoder import Float32View
 from .features import FeatureSpec, numeric_specs
 from .problem import SelectionProblem
-from .rules import Condition, Rule, RuleSet, merge_conditions, rules_for_data, shorten_threshold
+from .rules import (
+    Condition,
+    Rule,
+    RuleSet,
+    drop_implied,
+    merge_conditions,
+    rules_for_data,
+    shorten_threshold,
+)
 
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
@@ -392,7 +400,7 @@ def build_pool(
         for conds, label, rows in extractor.paths(model, tree_classes):
             n_leaves += 1
             n_candidates += 1
-            rule = Rule(merge_conditions(conds), classes[label])
+            rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
             complexity += rule.length
             errors += int(np.count_nonzero(codes[rows] != label))
             covered += rows.size

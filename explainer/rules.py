@@ -164,6 +164,57 @@ def merge_conditions(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
     return tuple(merged.values())
 
 
+def drop_implied(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
+    """Leave out conditions that the others already imply (the rule selects the same rows).
+
+    Reads the conditions' feature specs: ``Margin = 1`` implies ``Margin != 2`` and
+    ``Margin is not missing``; any condition on a column's values implies that the
+    column is not missing (a missing value fails every condition); ``Margin = 5``
+    implies ``Margin > 3`` when the column also offers numeric conditions.
+    """
+    conditions = tuple(conditions)
+    equal: dict[str, object] = {}  # column -> the value an "=" condition fixes
+    valued: set[str] = set()  # columns some condition reads the values of
+    for c in conditions:
+        spec = c.spec
+        if spec is None:
+            continue
+        if spec.kind == "onehot" and c.op in (">", ">=") and c.threshold < 1:
+            equal[spec.column] = spec.value
+            valued.add(spec.column)
+        elif spec.kind == "numeric":
+            valued.add(spec.column)
+    if not valued:
+        return conditions
+    kept = []
+    for c in conditions:
+        spec = c.spec
+        if spec is not None and spec.column in valued:
+            if spec.kind == "missing" and c.op in ("<=", "<") and c.threshold < 1:
+                continue  # "is not missing" beside a condition on the values
+            fixed = equal.get(spec.column, _UNSET)
+            if fixed is not _UNSET:
+                if spec.kind == "onehot" and c.op in ("<=", "<") and c.threshold >= 0 and spec.value != fixed:
+                    continue  # "!= w" beside "= v"
+                if spec.kind == "numeric" and _number(fixed) is not None and bool(
+                    c.holds(np.array([_number(fixed)]))[0]
+                ):
+                    continue  # "> 3" beside "= 5"
+        kept.append(c)
+    return tuple(kept)
+
+
+_UNSET = object()
+
+
+def _number(value) -> float | None:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) else None
+
+
 @dataclass(frozen=True)
 class Rule:
     """IF all conditions hold THEN the class is ``label``."""
@@ -291,6 +342,7 @@ __all__ = [
     "format_number",
     "integer_threshold",
     "merge_conditions",
+    "drop_implied",
     "parse_condition",
     "parse_rule",
     "parse_rules",

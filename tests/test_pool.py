@@ -148,3 +148,45 @@ def test_feature_specs_are_matched_by_name(iris):
     assert [s.name for s in pool.feature_specs] == ["petal_width", "petal_length"]
     with pytest.raises(ValueError, match="no spec for the column 'sepal_length'"):
         build_pool(X, y, 3, feature_specs=specs[:1])
+
+
+def test_implied_conditions_are_left_out_and_rows_stay_the_same():
+    from explainer.features import FeatureSpec
+    from explainer.rules import Condition, drop_implied
+
+    specs = {
+        "m1": FeatureSpec("Margin=1", "Margin", "onehot", 1),
+        "m2": FeatureSpec("Margin=2", "Margin", "onehot", 2),
+        "miss": FeatureSpec("Margin is missing", "Margin", "missing"),
+        "num": FeatureSpec("Margin", "Margin", "numeric", integer=True),
+        "age": FeatureSpec("Age", "Age", "numeric", integer=True),
+        "agem": FeatureSpec("Age is missing", "Age", "missing"),
+    }
+
+    def cond(key, op, t):
+        return Condition(specs[key].name, op, t, spec=specs[key])
+
+    kept = drop_implied([cond("m2", "<=", 0.5), cond("m1", ">", 0.5), cond("miss", "<=", 0.5),
+                         cond("num", ">", 0), cond("num", "<=", 3), cond("agem", "<=", 0.5)])
+    # "= 1" implies "!= 2", "is not missing", "> 0" and "<= 3" (1 satisfies both);
+    # "Age is not missing" stays: nothing else reads Age
+    assert [str(c) for c in kept] == ["Margin = 1", "Age is not missing"]
+    assert [str(c) for c in drop_implied([cond("age", ">", 32), cond("agem", "<=", 0.5)])] == ["Age > 32"]
+    # "!=" alone holds on missing rows, so it does not imply "is not missing"
+    alone = [cond("m2", "<=", 0.5), cond("miss", "<=", 0.5)]
+    assert drop_implied(alone) == tuple(alone)
+
+
+@pytest.mark.shared
+def test_paper_encoded_pools_hold_no_implied_condition(shared_datasets_dir):
+    from explainer.bench import encoding_kwargs
+    from explainer.data import load_paper_dataset
+    from explainer.rules import drop_implied
+
+    for name in ("mammographic_masses", "breast_cancer_wisconsin"):
+        ds = load_paper_dataset(name, shared_datasets_dir, **encoding_kwargs(name))
+        pool = build_pool(ds.X, ds.y, 5, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
+        cov = pool.coverage.toarray().astype(bool)
+        for i, rule in enumerate(pool.rules):
+            assert drop_implied(rule.conditions) == rule.conditions
+            assert (rule.covers(ds.X) == cov[:, i]).all()
