@@ -15,7 +15,9 @@ How a point is solved (budgets increasing along the sweep):
 * **Exact where it proves fast.**  The MILP, warm-started from that selection,
   runs with a short ``exact_time_limit``.  When it does not prove a point, it
   is skipped for the next 1, 2, 4, ... points (it is tried again later, since
-  instances often get easier once the curve flattens).
+  instances often get easier once the curve flattens); when one call overruns
+  its limit twice over (building the model alone is too slow), it is not
+  tried again in that sweep.
 * **QGA otherwise**, at points spaced geometrically along the range (only
   where the exact solver did not prove the point), each capped by
   ``qga_time_limit``; its selection is carried forward like any other.
@@ -63,7 +65,7 @@ class FrontierPoint:
     selection: np.ndarray  # (M,) bool
     bound: float  # upper bound on the optimum at these budgets
     proven_optimal: bool
-    algorithm: str  # what found the selection: carried, local_search, exact, qga
+    algorithm: str  # what found the selection: carried, seed, local_search, exact, qga
     time_s: float
 
     @property
@@ -273,6 +275,7 @@ def frontier(
     qga_time_limit: float = 1.0,
     qga_ratio: float = 1.4,
     time_limit: float | None = None,
+    seeds=None,
 ) -> Frontier:
     """The best coverage at every budget of a range, the other budget fixed.
 
@@ -292,6 +295,8 @@ def frontier(
     qga_ratio : QGA runs at budgets about this ratio apart (where exact did not prove the point).
     time_limit : seconds; once the sweep has run this long, the remaining points get only the
         carry-forward and the local search (still feasible and monotone, rarely proven).
+    seeds : selections (boolean, one entry per rule) tried at every point where they keep
+        both budgets, e.g. a good selection at a large budget.
     """
     if axis not in AXES:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
@@ -304,6 +309,9 @@ def frontier(
     if int(budget) < 0:
         raise ValueError("budgets must be >= 0")
     fixed = int(budget)
+    seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
+    if any(s.shape != (base.n_rules,) for s in seed_list):
+        raise ValueError("each seed selection needs one entry per rule")
     seeds = np.random.default_rng(random_state)
     marks = _geometric_marks(lo, hi, qga_ratio)
     t_start = time.perf_counter()
@@ -322,6 +330,10 @@ def frontier(
         bound = float(coverable_rows(problem, usable))
         best, how = carried, "carried"
         best_f = problem.evaluate(best).coverage
+        for s in seed_list:
+            ev = problem.evaluate(s)
+            if ev.feasible and ev.coverage > best_f + _TOL:
+                best, best_f, how = s, ev.coverage, "seed"
         if best_f < bound - _TOL:
             improved = local_search(problem, best, usable)
             f = problem.evaluate(improved).coverage
@@ -330,13 +342,17 @@ def frontier(
         proven = best_f >= bound - _TOL
         late = time_limit is not None and time.perf_counter() - t_start > time_limit
         if not proven and exact_time_limit > 0 and skip == 0 and not late:
+            t_exact = time.perf_counter()
             res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=exact_time_limit)
+            t_exact = time.perf_counter() - t_exact
             bound = min(bound, float(res.info.get("bound", np.inf)))
             if res.coverage > best_f + _TOL:
                 best, best_f, how = res.selection, res.coverage, "exact"
             proven = bool(res.info.get("optimal")) or best_f >= bound - _TOL
             if proven:
                 backoff = 1
+            elif t_exact > 2 * exact_time_limit:
+                skip = hi - lo + 1  # building the model alone outlasts the limit: not an instance for it
             else:
                 skip, backoff = backoff, 2 * backoff
         elif skip:

@@ -79,22 +79,26 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
 
     Be: the errors e* of the pool's reference tree (what a compact tree gets
     wrong on this data, i.e. its noise level), unless given.  Bc: the knee of
-    the frontier over Bc at that Be, the smallest Bc whose coverage is within
-    ``tolerance`` percentage points of the best coverage at Be with any
-    complexity.  That reference is a local search with no complexity budget
-    (or the best frontier point, if higher).
+    the frontier over Bc = 1 .. 2 c* at that Be (the frontier's default range),
+    the smallest Bc whose coverage is within ``tolerance`` percentage points
+    of the frontier's maximum.  That maximum is estimated at Bc = 2 c* by the
+    best of a local search, the greedy and a QGA run (at most 1 s), or is the
+    best frontier point, if higher.
 
-    The frontier is swept from Bc = 1 up and stops at the knee; it is kept
-    cheap for a first page load: the exact solver only where it proves a point
-    within 0.2 s, no QGA, and after 1 s only carry-forward and local search.
+    The frontier is swept from Bc = 1 up and stops at the knee; the selection
+    found at 2 c* is tried at every point where it fits.  It is kept cheap for a first page load: the exact solver only where it
+    proves a point within 0.2 s, no QGA, and after 1 s only carry-forward and
+    local search.
     """
     best = pool.best_tree()
     if best is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
     be = int(best.errors if error_budget is None else error_budget)
     base = pool.problem(eps=eps)
-    unbounded = with_budgets(base, None, be)
-    reference = unbounded.evaluate(local_search(unbounded, np.zeros(base.n_rules, dtype=bool))).coverage
+    top = max(2, 2 * int(best.complexity))
+    at_top = with_budgets(base, top, be)
+    ref_selection = _best_known(at_top)
+    reference = at_top.evaluate(ref_selection).coverage
     slack = tolerance / 100.0 * base.n_rows
 
     class _StopAtKnee(Callback):
@@ -103,13 +107,24 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
             reference = max(reference, point.coverage)
             return point.coverage >= reference - slack - 1e-9
 
-    top = max(2, int(pool.lengths.sum()))
     fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0.2,
-                  qga_time_limit=0, time_limit=1.0)
+                  qga_time_limit=0, time_limit=1.0, seeds=[ref_selection])
     knee = fr.knee(tolerance, reference=reference)
     return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
                           reference=float(reference), n_rows=base.n_rows,
                           searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance)
+
+
+def _best_known(problem) -> np.ndarray:
+    """A good selection of ``problem``: the best of local search, greedy and (unless they meet the row bound) QGA."""
+    from .frontier import coverable_rows
+
+    candidates = [local_search(problem, np.zeros(problem.n_rules, dtype=bool)), solve(problem, "greedy").selection]
+    best = max(candidates, key=lambda r: problem.evaluate(r).coverage)
+    if problem.evaluate(best).coverage < coverable_rows(problem) - 1e-9:
+        q = solve(problem, "qga", random_state=0, time_limit=1.0).selection
+        best = max([best, q], key=lambda r: problem.evaluate(r).coverage)
+    return best
 
 
 def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0) -> tuple[int, int]:
