@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--exact-time-limit", type=float, default=0.5, help="seconds of the exact solver per point")
-    p.add_argument("--qga-time-limit", type=float, default=1.0, help="seconds of one QGA run")
+    p.add_argument("--qga-time-limit", type=float, default=0.5, help="seconds of one QGA run")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_frontier)
