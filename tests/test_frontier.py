@@ -140,3 +140,14 @@ def test_default_budgets_give_a_good_first_explanation_on_iris(iris_pool):
     # not more than the tolerance below the best coverage at that error budget (any complexity)
     top = frontier(pool, d.error_budget, (1, int(pool.lengths.sum())))
     assert exp.report.coverage >= top.max_coverage - d.tolerance / 100 * ds.n_rows - 1e-9
+
+
+def test_a_seed_selection_is_used_wherever_it_fits():
+    base = random_problem(5)
+    full = np.ones(base.n_rules, dtype=bool)
+    lo = int(base.lengths.sum())
+    fr = frontier(base, int(base.errors.sum()), (lo - 1, lo), seeds=[full], exact_time_limit=0, qga_time_limit=0)
+    assert fr.at(lo).coverage >= base.evaluate(full).coverage
+    assert not fr.at(lo - 1).selection.all()  # over budget there: never taken
+    with pytest.raises(ValueError, match="one entry per rule"):
+        frontier(base, 5, (1, 2), seeds=[np.ones(2, dtype=bool)])
