@@ -29,7 +29,9 @@ How a point is solved (budgets increasing along the sweep):
 
 Progress: after each point, ``callback.on_point(point)`` (see
 :mod:`explainer.callbacks`); returning ``True`` stops the sweep, which returns
-the points computed so far.
+the points computed so far.  A :class:`~explainer.callbacks.StopFlag` in the
+callback also stops the solver working on the current point (it then keeps
+its best selection so far, so that point is still feasible).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .callbacks import Callback
 from .problem import SelectionProblem
 from .solvers import solve
 
@@ -233,6 +236,23 @@ def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None
     return state.r.copy()
 
 
+def _stop_set(callback) -> bool:
+    """Has a stop flag inside ``callback`` (a StopFlag, or a list holding one) been set?"""
+    if bool(getattr(callback, "is_set", False)):
+        return True
+    return any(_stop_set(c) for c in getattr(callback, "callbacks", ()))
+
+
+class _Relay(Callback):
+    """Passes a stop request (e.g. the dashboard's Stop button) on to the solver running one point."""
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def on_generation(self, record):
+        return _stop_set(self.callback)
+
+
 def _problem_of(source, eps: float) -> SelectionProblem:
     if isinstance(source, SelectionProblem):
         return source
@@ -319,6 +339,7 @@ def frontier(
     carried = np.zeros(base.n_rules, dtype=bool)
     skip, backoff = 0, 1  # exact: points left to skip, and the next skip length
     stopped = False
+    relay = _Relay(callback) if callback is not None else None
     if callback is not None:
         callback.on_start("frontier", base)
     last_usable, row_bound = -1, 0.0
@@ -355,7 +376,8 @@ def frontier(
         late = time_limit is not None and time.perf_counter() - t_start > time_limit
         if not proven and exact_time_limit > 0 and skip == 0 and not late:
             t_exact = time.perf_counter()
-            res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=exact_time_limit)
+            res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=exact_time_limit,
+                        callback=relay)
             t_exact = time.perf_counter() - t_exact
             bound = min(bound, float(res.info.get("bound", np.inf)))
             if res.coverage > best_f + _TOL:
@@ -370,7 +392,7 @@ def frontier(
         elif skip:
             skip -= 1
         if not proven and qga_time_limit > 0 and b in marks and not late:
-            res = solve(problem, "qga", random_state=seed, time_limit=qga_time_limit)
+            res = solve(problem, "qga", random_state=seed, time_limit=qga_time_limit, callback=relay)
             if res.coverage > best_f + _TOL:
                 best, best_f, how = res.selection, res.coverage, "qga"
                 # QGA ends at a local optimum of its own moves; the bound may now be met

@@ -151,3 +151,24 @@ def test_a_seed_selection_is_used_wherever_it_fits():
     assert not fr.at(lo - 1).selection.all()  # over budget there: never taken
     with pytest.raises(ValueError, match="one entry per rule"):
         frontier(base, 5, (1, 2), seeds=[np.ones(2, dtype=bool)])
+
+
+def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
+    _, pool = iris_pool
+    flag = StopFlag()
+
+    class SetFlagAfterFirst(Callback):
+        def on_point(self, point):
+            flag.set()  # pressed while the sweep runs: the next call sees it
+
+    from explainer.callbacks import CallbackList
+
+    fr = frontier(pool, 5, (1, 8), callback=CallbackList([SetFlagAfterFirst(), flag]))
+    assert fr.stopped and len(fr) == 1
+    from explainer.frontier import _Relay, _stop_set
+
+    assert _stop_set(CallbackList([Recorder(), flag])) and not _stop_set(Recorder())
+    # the relay handed to the exact solver and QGA asks them to stop once the flag is set
+    assert _Relay(CallbackList([flag])).on_generation(None) is True
+    flag.clear()
+    assert _Relay(CallbackList([flag])).on_generation(None) is False
