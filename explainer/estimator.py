@@ -25,7 +25,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     max_depth : D of the CART grid (trees of depth 1 .. D-1).
-    complexity_budget, error_budget : Bc and Be; ``None`` takes the best tree's suggestion.
+    complexity_budget, error_budget : Bc and Be; ``None`` takes the default budgets
+        (:func:`explainer.pipeline.default_budgets`).
     eps : conflict penalty.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...).
     algorithm_params : dict of the algorithm's parameters.
@@ -34,9 +35,16 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     random_state : seeds the pool and the algorithm.
     encoder : a :class:`~explainer.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``.  A DataFrame may hold text, pandas
-        ``category``, boolean and missing values: rules name its columns (``colour=red``,
+        ``category``, boolean and missing values: rules name its columns (``colour = red``,
         ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
         Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
+
+    ``predict_proba`` gives, for a row, the share of each class among the rules
+    that fire on it (two rules for A and one for B: 2/3 and 1/3).  A row no
+    rule covers gets the fallback distribution ``fallback_proba_``: the training
+    class frequencies, or all weight on ``default_class`` when one is given.
+    ``predict`` is the class with the largest share; rows no rule covers, and
+    rows where classes tie, get ``default_class_``.
     """
 
     def __init__(
@@ -105,6 +113,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.rules_ = None
             self.result_ = None
             self.default_class_ = self.classes_[0]
+            self.fallback_proba_ = np.ones(1)
             return self
         self.pool_ = build_pool(
             frame, y, self.max_depth, random_state=pool_seed, n_repeats=self.n_repeats,
@@ -125,7 +134,17 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         else:
             values, counts = np.unique(y, return_counts=True)
             self.default_class_ = values[np.argmax(counts)]
+        self.fallback_proba_ = self._fallback(y)
         return self
+
+    def _fallback(self, y) -> np.ndarray:
+        """The class distribution given to rows no rule covers."""
+        if self.default_class is not None:
+            out = (self.classes_.astype(str) == str(self.default_class)).astype(float)
+            if out.sum() == 1.0:
+                return out
+        _, counts = np.unique(np.asarray(y), return_counts=True)
+        return counts / counts.sum()
 
     def predict(self, X):
         check_is_fitted(self, "default_class_")
@@ -136,6 +155,27 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         missing = (voted == UNCOVERED) | (voted == TIE)
         voted[missing] = self.default_class_
         return voted.astype(self.classes_.dtype)
+
+    def rule_class_counts(self, X) -> np.ndarray:
+        """(n_rows, n_classes) number of selected rules of each class (order of ``classes_``) firing on each row."""
+        check_is_fitted(self, "default_class_")
+        frame = self._frame(X)
+        counts = np.zeros((len(frame), len(self.classes_)), dtype=np.int64)
+        if self.rules_ is None or len(self.rules_) == 0:
+            return counts
+        column = {str(c): k for k, c in enumerate(self.classes_)}
+        cov = self.rules_.coverage_matrix(frame)
+        for i, rule in enumerate(self.rules_):
+            counts[:, column[str(rule.label)]] += cov[:, i]
+        return counts
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Share of each class among the rules that fire on each row; ``fallback_proba_`` where none fires."""
+        counts = self.rule_class_counts(X).astype(float)
+        total = counts.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(total > 0, counts / np.maximum(total, 1.0), self.fallback_proba_[None, :])
+        return proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
