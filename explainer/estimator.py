@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .pipeline import explain_pool
 from .pool import build_pool
+from .pool_defaults import default_pool_settings
 from .report import TIE, UNCOVERED, vote
 
 
@@ -18,26 +19,27 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    max_depth : D of the CART grid (trees of depth 1 .. D-1).
+    max_depth : D of the CART grid (trees of depth 1 .. D-1); ``None`` = the default pool's (8).
     complexity_budget, error_budget : Bc and Be; ``None`` takes the best tree's suggestion.
     eps : conflict penalty.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...).
     algorithm_params : dict of the algorithm's parameters.
-    n_repeats, source : pool richness and source (``grid`` or ``forest``).
+    n_repeats, source : pool richness and source (``grid`` or ``forest``); ``None`` = the default
+        pool's (3 repeats up to 2,000 rows, 2 up to 10,000, else 1; ``grid``).
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
     """
 
     def __init__(
         self,
-        max_depth=5,
+        max_depth=None,
         complexity_budget=None,
         error_budget=None,
         eps=1.0,
         algorithm="qga",
         algorithm_params=None,
-        n_repeats=1,
-        source="grid",
+        n_repeats=None,
+        source=None,
         default_class=None,
         random_state=None,
     ):
@@ -76,10 +78,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.result_ = None
             self.default_class_ = self.classes_[0]
             return self
-        self.pool_ = build_pool(
-            frame, y, self.max_depth, random_state=pool_seed, n_repeats=self.n_repeats,
-            source=self.source, classes=list(self.classes_),
+        settings = default_pool_settings(
+            frame, max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
         )
+        self.pool_ = build_pool(frame, y, random_state=pool_seed, classes=list(self.classes_), **settings)
         explanation = explain_pool(
             self.pool_, frame, y,
             complexity_budget=self.complexity_budget, error_budget=self.error_budget,
