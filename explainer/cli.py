@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 
 from . import __version__
 
 EXIT_BAD_INPUT = 2
+#: 128 + SIGPIPE: the conventional status of a writer whose reader went away (``| head``).
+EXIT_CLOSED_PIPE = 141
 
 
 class CLIError(Exception):
@@ -21,7 +24,8 @@ class CLIError(Exception):
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="CSV file, or the name of a bundled sample / paper data set")
-    p.add_argument("--target", help="target column (default: the last column)")
+    p.add_argument("--target", help="target column (default: a column named class, target, label, y or "
+                   "outcome, else the last column; one with a value per row is refused)")
     p.add_argument("--categorical", action="append", default=[], metavar="COL",
                    help="treat this integer-coded column as categorical (repeatable)")
     p.add_argument("--exclude", action="append", default=[], metavar="COL", help="drop this column (repeatable)")
@@ -43,6 +47,15 @@ def _add_pool_args(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args):
+    ds = _load_dataset(args)
+    for note in ds.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for warning in ds.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return ds
+
+
+def _load_dataset(args):
     from .data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
 
     kwargs = {
@@ -288,7 +301,11 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
     except (CLIError, ValueError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"error: {msg}", file=sys.stderr)
@@ -296,6 +313,17 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _closed_pipe() -> int:
+    """The reader of our output went away (``explainer rules X --show | head``): stop quietly."""
+    try:
+        # Python flushes stdout once more at exit; let that write go nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 if __name__ == "__main__":

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    check_is_fitted,
+    validate_data,
+)
 
+from .encoder import TableEncoder
 from .pipeline import explain_pool
 from .pool import build_pool
 from .pool_defaults import default_pool_settings
@@ -28,6 +34,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         pool's (3 repeats up to 2,000 rows, 2 up to 10,000, else 1; ``grid``).
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
+    encoder : a :class:`~explainer.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
+        = ``TableEncoder(detect_identifiers=False)``.  A DataFrame may hold text, pandas
+        ``category``, boolean and missing values: rules name its columns (``colour=red``,
+        ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
+        Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
     """
 
     def __init__(
@@ -42,6 +53,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         source=None,
         default_class=None,
         random_state=None,
+        encoder=None,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -53,6 +65,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.source = source
         self.default_class = default_class
         self.random_state = random_state
+        self.encoder = encoder
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -61,12 +74,29 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         return [str(n) for n in names] if names is not None else [f"x{i}" for i in range(n_columns)]
 
     def _frame(self, X):
+        if getattr(self, "encoder_", None) is not None:
+            _check_feature_names(self, X, reset=False)
+            _check_n_features(self, X, reset=False)
+            return self.encoder_.transform(X)
         arr = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return pd.DataFrame(arr, columns=self._names(X, arr.shape[1]))
 
-    def fit(self, X, y):
+    def _fit_frame(self, X, y):
+        """The encoded training matrix and labels (DataFrames through the fitted encoder)."""
+        if isinstance(X, pd.DataFrame):
+            _check_feature_names(self, X, reset=True)
+            _check_n_features(self, X, reset=True)
+            y = np.asarray(y)
+            if y.ndim != 1 or len(y) != len(X):
+                raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
+            self.encoder_ = clone(self.encoder) if self.encoder is not None else TableEncoder(detect_identifiers=False)
+            return self.encoder_.fit_transform(X), y
+        self.encoder_ = None
         arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
-        frame = pd.DataFrame(arr, columns=self._names(X, arr.shape[1]))
+        return pd.DataFrame(arr, columns=self._names(X, arr.shape[1])), y
+
+    def fit(self, X, y):
+        frame, y = self._fit_frame(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         rs = np.random.RandomState(self.random_state) if not isinstance(self.random_state, np.random.RandomState) else self.random_state

@@ -59,3 +59,54 @@ def test_bad_algorithm_raises_value_error():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="unknown algorithm"):
         RuleSetExplainer(algorithm="nope").fit(X, y)
+
+
+def _mixed_frame(n=60, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "blue", "green"], size=n, p=[0.3, 0.4, 0.3])
+    frame = pd.DataFrame(
+        {
+            "colour": colour,
+            "size": pd.Categorical(rng.choice(["S", "M", "L"], size=n)),
+            "flag": pd.array(rng.choice([True, False, None], size=n), dtype="boolean"),
+            "weight": np.where(rng.random(n) < 0.2, np.nan, rng.normal(50, 10, size=n)),
+        }
+    )
+    y = np.where(colour == "red", "yes", "no")
+    return frame, y
+
+
+def test_dataframe_with_text_category_boolean_and_missing_values():
+    import pandas as pd
+
+    X, y = _mixed_frame()
+    est = RuleSetExplainer(max_depth=3, complexity_budget=2, error_budget=0, algorithm="greedy", random_state=0)
+    est.fit(X, y)
+    assert list(est.feature_names_in_) == ["colour", "size", "flag", "weight"]
+    # the class is exactly colour == red, so the rules are about colour and fit perfectly
+    used = {c.feature for r in est.rules_ for c in r.conditions}
+    assert used and all(f.startswith("colour=") for f in used)
+    assert (est.predict(X) == y).all()
+    specs = {s.name: s for s in est.encoder_.feature_specs_}
+    assert specs["colour=red"].column == "colour" and specs["colour=red"].kind == "onehot"
+    assert specs["size=M"].kind == "onehot"  # pandas category -> categorical
+    assert specs["weight is missing"].kind == "missing"
+    # new rows go through the fitted encoder; an unseen colour is in no colour=... feature
+    new = pd.DataFrame(
+        {"colour": ["red", "blue", "purple"], "size": ["S", "XL", None], "flag": [True, None, False],
+         "weight": [40.0, np.nan, 70.0]}
+    )
+    assert est.predict(new).tolist() == ["yes", "no", "no"]
+    assert est.encoder_.transform(new).loc[2, ["colour=blue", "colour=green", "colour=red"]].tolist() == [0, 0, 0]
+
+
+def test_dataframe_with_other_columns_at_predict_is_refused():
+    import pandas as pd
+
+    X, y = _mixed_frame()
+    est = RuleSetExplainer(max_depth=3, complexity_budget=2, error_budget=0, algorithm="greedy", random_state=0)
+    est.fit(X, y)
+    with pytest.raises(ValueError):
+        est.predict(pd.DataFrame({"colour": ["red"], "shape": ["round"]}))

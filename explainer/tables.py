@@ -1,0 +1,483 @@
+"""Reading delimited text tables: bytes, decoding, delimiter sniffing, cells.
+
+Files are only ever parsed as delimited text; nothing in a file is executed or
+unpickled.  Every problem with the input is reported as a :class:`DataError`
+whose message is one sentence meant for the person who supplied the file.
+Parsing is linear in the size of the input (the delimiter is chosen from the
+first records only; every record is then read once by :mod:`csv`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import pathlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DataError",
+    "MISSING_MARKERS",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_ROWS",
+    "SPREADSHEET_EXTENSIONS",
+    "read_table",
+    "normalise_frame",
+]
+
+#: Cell contents (after stripping surrounding whitespace) read as a missing value.
+MISSING_MARKERS: frozenset[str] = frozenset(
+    {"", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"}
+)
+
+#: Default limits for uploaded files.
+DEFAULT_MAX_BYTES = 50_000_000
+DEFAULT_MAX_ROWS = 1_000_000
+
+#: File name endings of spreadsheets; such files are refused with a message to export them as CSV.
+SPREADSHEET_EXTENSIONS = (".xlsx", ".xlsm", ".xls", ".ods")
+
+_DELIMITERS = (",", "\t", ";", "|")
+_SAMPLE_RECORDS = 100
+# csv.Sniffer's regular expressions are not linear on hostile text; it only breaks ties on a
+# short prefix.
+_SNIFFER_CHARS = 4096
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+# A number written with a decimal comma, optionally with '.' grouping thousands: 1,5  -2,25  1.234,5
+_DECIMAL_COMMA = re.compile(r"[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)(?:,\d+)?(?:[eE][+-]?\d+)?")
+
+
+class DataError(ValueError):
+    """Bad input; the message is one sentence naming the problem for an end user."""
+
+
+# --------------------------------------------------------------------------- bytes and text
+
+
+def source_label(source: Any) -> str:
+    """``The file 'x.csv'`` or ``The data``: how messages name the input."""
+    name = None
+    if isinstance(source, str | os.PathLike):
+        name = os.path.basename(os.fspath(source))
+    else:
+        name = getattr(source, "name", None)
+        if isinstance(name, str | os.PathLike):
+            name = os.path.basename(os.fspath(name))
+        else:
+            name = None
+    return f"The file '{name}'" if name else "The data"
+
+
+def _read_bytes(source: Any, max_bytes: int) -> bytes:
+    limit_msg = "{label} is larger than the limit of {limit} bytes."
+    label = source_label(source)
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+    elif isinstance(source, str | os.PathLike):
+        path = pathlib.Path(source)
+        if not path.exists():
+            raise DataError(f"{label} does not exist.")
+        if path.is_dir():
+            raise DataError(f"{label} is a folder, not a file.")
+        try:
+            size = path.stat().st_size
+        except OSError as exc:  # pragma: no cover - depends on the file system
+            raise DataError(f"{label} could not be read ({exc.strerror}).") from exc
+        if size > max_bytes:
+            raise DataError(limit_msg.format(label=label, limit=f"{max_bytes:,}"))
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise DataError(f"{label} could not be read ({exc.strerror}).") from exc
+    elif hasattr(source, "getvalue") and not hasattr(source, "read"):
+        data = source.getvalue()
+    elif hasattr(source, "read"):
+        data = source.read(max_bytes + 1)
+    elif hasattr(source, "getvalue"):
+        data = source.getvalue()
+    else:
+        raise DataError(
+            f"Cannot read data from an object of type {type(source).__name__}; "
+            "give a file path, bytes or an uploaded file."
+        )
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, bytes | bytearray):
+        raise DataError(f"{label} did not return bytes or text when read.")
+    data = bytes(data)
+    if len(data) > max_bytes:
+        raise DataError(limit_msg.format(label=label, limit=f"{max_bytes:,}"))
+    return data
+
+
+def _decode(data: bytes, label: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DataError(f"{label} is UTF-16 text, not UTF-8 text; save it as UTF-8 CSV.")
+    if data.startswith(b"PK\x03\x04"):
+        # .xlsx and .ods are ZIP archives; both name their kind near the start.
+        head = data[:4096]
+        if b"opendocument.spreadsheet" in head or b"xl/" in head or b"[Content_Types]" in head:
+            raise DataError(
+                f"{label} is a spreadsheet (such as .xlsx or .ods), not a text table; "
+                "export it as CSV."
+            )
+        raise DataError(
+            f"{label} is a ZIP archive or spreadsheet (such as .xlsx), not a text table; "
+            "export it as CSV."
+        )
+    if data.startswith(_OLE_MAGIC):
+        raise DataError(
+            f"{label} is an older Office spreadsheet or document (such as .xls), not a text table; "
+            "export it as CSV."
+        )
+    if b"\x00" in data:
+        raise DataError(f"{label} contains binary data (NUL bytes), not a text table.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(
+            f"{label} is not UTF-8 text (byte 0x{bad} on line {line}); save it as UTF-8 CSV."
+        ) from exc
+    return text
+
+
+# --------------------------------------------------------------------------- delimiter
+
+
+def _looks_like_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _sample_records(text: str, delimiter: str) -> list[list[str]]:
+    """The first non-blank records of ``text`` read as CSV with ``delimiter``.
+
+    Records, not lines: a quoted field may hold line breaks.  A record that
+    cannot be parsed ends the sample (the reader reports it later with its line).
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    out: list[list[str]] = []
+    try:
+        for fields in reader:
+            if fields and "".join(fields).strip():
+                out.append(fields)
+                if len(out) >= _SAMPLE_RECORDS:
+                    break
+    except csv.Error:
+        pass
+    return out
+
+
+def _score(counts: Sequence[int]) -> tuple[int, int, int]:
+    """(every record has the header's field count, the header's count, records agreeing)."""
+    consistent = sum(1 for c in counts if c == counts[0])
+    return int(consistent == len(counts)), counts[0], consistent
+
+
+def _sniff_delimiter(text: str) -> str | None:
+    """Return the delimiter (``None`` means runs of whitespace).
+
+    A delimiter that splits every sampled record (quoted fields and line breaks
+    inside them included) into the same number (> 1) of fields wins; among
+    several, the one giving more fields, then csv.Sniffer, then the order
+    ``, TAB ; |``.  Runs of whitespace are chosen only when no delimiter gives a
+    consistent table, so spaces inside column names never split them.
+    """
+    scores: dict[str | None, tuple[int, int, int]] = {}
+    for d in _DELIMITERS:
+        counts = [len(r) for r in _sample_records(text, d)]
+        if counts:
+            scores[d] = _score(counts)
+    ws_lines = [ln.split() for ln in text.splitlines()[: _SAMPLE_RECORDS * 2] if ln.strip()]
+    ws_counts = [len(r) for r in ws_lines[:_SAMPLE_RECORDS]]
+    if ws_counts:
+        scores[None] = _score(ws_counts)
+
+    def ok(s: tuple[int, int, int]) -> bool:
+        return s[0] == 1 and s[1] > 1
+
+    good = [d for d in _DELIMITERS if d in scores and ok(scores[d])]
+    if good:
+        best = max(scores[d][1] for d in good)
+        good = [d for d in good if scores[d][1] == best]
+        if len(good) > 1:
+            try:
+                sniffed = csv.Sniffer().sniff(text[:_SNIFFER_CHARS], delimiters="".join(good)).delimiter
+            except csv.Error:
+                sniffed = None
+            if sniffed in good:
+                return sniffed
+        return good[0]
+    if None in scores and ok(scores[None]):
+        return None
+    # Nothing is consistent: pick the delimiter whose header splits into several
+    # fields and which agrees with most records, so that the ragged-row error
+    # points at a real line.
+    candidates = [d for d in scores if scores[d][1] > 1]
+    if not candidates:
+        return ","
+    return max(candidates, key=lambda d: (scores[d][2], d is not None))
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Series, bool]:
+    """Strip cells, mark missing values and convert to numbers where possible.
+
+    Returns the column and whether it was read with decimal commas.
+    """
+    s = pd.Series(raw, dtype=object, name=name).map(str.strip)
+    missing = s.isin(MISSING_MARKERS)
+    s = s.where(~missing, None)
+    out = to_best_dtype(s, missing.to_numpy())
+    if decimal_comma and out.dtype == object:
+        converted = _from_decimal_commas(s, missing.to_numpy())
+        if converted is not None:
+            return converted, True
+    return out, False
+
+
+def _from_decimal_commas(s: pd.Series, missing: np.ndarray) -> pd.Series | None:
+    present = s[~missing].astype(str)
+    if not len(present) or not present.str.contains(",", regex=False).any():
+        return None
+    if not present.map(lambda v: _DECIMAL_COMMA.fullmatch(v) is not None).all():
+        return None
+    text = s.copy()
+    text[~missing] = present.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+    return to_best_dtype(text, missing)
+
+
+def to_best_dtype(s: pd.Series, missing: np.ndarray) -> pd.Series:
+    """Numbers when every present cell is one (int64 when whole and complete), else text."""
+    present = s[~missing]
+    if len(present) == 0:
+        return pd.Series(np.full(len(s), np.nan), index=s.index, dtype=np.float64)
+    try:
+        num = np.asarray(present.to_numpy(dtype=object)).astype(np.float64)
+    except (ValueError, TypeError, OverflowError):
+        num = None
+    if num is not None:
+        values = np.full(len(s), np.nan)
+        values[~missing] = num
+        if not np.isfinite(values[~missing]).all():
+            raise DataError(
+                f"Column '{s.name}' contains infinite values; replace them or mark them missing."
+            )
+        if (
+            not missing.any()
+            and np.all(values == np.round(values))
+            and np.all(np.abs(values) < 2**53)
+        ):
+            return pd.Series(values.astype(np.int64), index=s.index)
+        return pd.Series(values, index=s.index, dtype=np.float64)
+    out = s.astype(object)
+    out[missing] = np.nan
+    return out
+
+
+def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Apply :func:`read_table`'s cell rules to a DataFrame given directly.
+
+    Names are stripped and must be unique; booleans become 0/1; text cells are
+    stripped, missing markers become NaN, and text columns whose cells are all
+    numbers become numbers.  pandas ``category`` columns keep their values (the
+    encoder treats them as categorical).
+    """
+    names = [str(c).strip() for c in df.columns]
+    dup = pd.Index(names)[pd.Index(names).duplicated()]
+    if len(dup):
+        raise DataError(f"The column name '{dup[0]}' is duplicated; column names must be unique.")
+    out: dict[str, pd.Series] = {}
+    for name, (_, col) in zip(names, df.items(), strict=True):
+        col = col.reset_index(drop=True)
+        if pd.api.types.is_bool_dtype(col):
+            out[name] = col.astype(np.float64)
+        elif pd.api.types.is_numeric_dtype(col) and not isinstance(col.dtype, pd.CategoricalDtype):
+            values = pd.to_numeric(col, errors="coerce").astype(np.float64)
+            if np.isinf(values.to_numpy()).any():
+                raise DataError(f"Column '{name}' contains infinite values.")
+            whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
+            if values.notna().all() and whole:
+                out[name] = values.astype(np.int64)
+            else:
+                out[name] = values
+        else:
+            obj = col.astype(object)
+            missing = obj.isna().to_numpy().copy()
+            if len(obj[~missing]) and all(isinstance(v, bool | np.bool_) for v in obj[~missing]):
+                # booleans with gaps arrive as Python objects: 0/1 like a bool column
+                out[name] = pd.Series(np.where(missing, np.nan, obj.to_numpy() == True), dtype=np.float64)  # noqa: E712
+                continue
+            text = obj.map(lambda v: v if isinstance(v, str) else None if v is None else str(v))
+            text = text.map(lambda v: v.strip() if isinstance(v, str) else v)
+            missing |= text.isin(MISSING_MARKERS).to_numpy() | text.isna().to_numpy()
+            if all(isinstance(v, str) for v in obj[~missing]):
+                text = text.where(~pd.Series(missing), None).rename(name)
+                out[name] = to_best_dtype(text, missing)
+            else:
+                # Mixed Python objects (e.g. labels 1 and "a"): keep them as they are.
+                kept = obj.map(lambda v: v.strip() if isinstance(v, str) else v)
+                kept = kept.where(~pd.Series(missing), np.nan)
+                out[name] = kept
+    res = pd.DataFrame(out)
+    res.index = pd.RangeIndex(len(res))
+    return res
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def read_table(
+    source: Any,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> pd.DataFrame:
+    """Read a delimited text table with a header row into a DataFrame.
+
+    ``source`` is a path, bytes, or a binary/text file-like object (an
+    uploaded file).  The delimiter is detected among ``, ; TAB |`` and runs of
+    whitespace.  Cells are stripped of surrounding whitespace; the markers in
+    :data:`MISSING_MARKERS` become missing values.  Columns whose values are
+    all numbers become int64 (no missing value, integral) or float64; in a file
+    not delimited by commas, numbers written with decimal commas (``1,5``) are
+    numbers too.  Other columns hold Python strings (object dtype) with NaN for
+    missing.  Completely blank rows are skipped.  What the reader had to decide
+    for the person (decimal commas) is listed in ``df.attrs["notes"]``.
+    """
+    label = source_label(source)
+    data = _read_bytes(source, max_bytes)
+    text = _decode(data, label)
+    if not text.strip():
+        raise DataError(f"{label} is empty.")
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("{", "[")):
+        raise DataError(
+            f"{label} looks like JSON, not a table with a header row; export it as CSV."
+        )
+    if head.startswith(("<!doctype", "<html", "<?xml", "<head", "<body")):
+        raise DataError(f"{label} looks like an HTML or XML page, not a table; export it as CSV.")
+
+    delimiter = _sniff_delimiter(text)
+    rows, line_numbers = _records(text, delimiter, max_rows)
+    if not rows:
+        raise DataError(f"{label} is empty.")
+    header = [h.strip() for h in rows[0]]
+    body = rows[1:]
+    if len(body) > max_rows:
+        raise DataError(f"{label} has more than {max_rows:,} rows, the limit.")
+    _check_header(header, label)
+    if not body:
+        raise DataError(f"{label} has a header row but no data rows.")
+    width = len(header)
+    for fields, ln in zip(body, line_numbers[1:], strict=True):
+        if len(fields) != width:
+            raise DataError(
+                f"Line {ln} has {len(fields)} fields but the header has {width}; "
+                "check the delimiter and quoting."
+            )
+
+    columns: dict[str, pd.Series] = {}
+    comma_columns: list[str] = []
+    seen = set(header)
+    for j, name in enumerate(header):
+        raw = [r[j] for r in body]
+        col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
+        if not name:
+            if col.isna().all():
+                continue  # a trailing delimiter produced an empty, unnamed column
+            name = f"column {j + 1}"
+            while name in seen:
+                name += "_"
+        columns[name] = col
+        if comma:
+            comma_columns.append(name)
+    df = pd.DataFrame(columns)
+    df.index = pd.RangeIndex(len(df))
+    notes = []
+    if comma_columns:
+        names = ", ".join(f"'{c}'" for c in comma_columns)
+        notes.append(
+            f"Read numbers written with decimal commas (1,5 = 1.5) in {len(comma_columns)} "
+            f"column{'s' if len(comma_columns) > 1 else ''}: {names}."
+        )
+    df.attrs["notes"] = notes
+    return df
+
+
+def _records(text: str, delimiter: str | None, max_rows: int) -> tuple[list[list[str]], list[int]]:
+    """Every non-blank record with the line it starts on (reading stops past ``max_rows``)."""
+    rows: list[list[str]] = []
+    line_numbers: list[int] = []
+    if delimiter is None:
+        for i, line in enumerate(text.splitlines(), start=1):
+            fields = line.split()
+            if fields:
+                rows.append(fields)
+                line_numbers.append(i)
+                if len(rows) > max_rows + 1:
+                    break
+        return rows, line_numbers
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    last_line = 0
+    try:
+        for fields in reader:
+            start_line, last_line = last_line + 1, reader.line_num
+            if not fields or not "".join(fields).strip():
+                if rows and fields and len(fields) != len(rows[0]):
+                    raise DataError(
+                        f"Line {start_line} has {len(fields)} fields but the header has "
+                        f"{len(rows[0])}; check the delimiter and quoting."
+                    )
+                continue
+            rows.append(fields)
+            line_numbers.append(start_line)
+            if len(rows) > max_rows + 1:
+                break
+    except csv.Error as exc:
+        start = last_line + 1
+        if "end of data" in str(exc):
+            raise DataError(
+                f"Line {start} has an unclosed quote, so the rest of the file cannot be parsed."
+            ) from exc
+        raise DataError(
+            f"Line {start} could not be parsed ({exc}); check the quotes in that line."
+        ) from exc
+    return rows, line_numbers
+
+
+def _check_header(header: list[str], label: str) -> None:
+    if len(header) < 2:
+        raise DataError(
+            f"{label} has only one column; a table needs feature columns and a target column "
+            "separated by commas, semicolons, tabs, '|' or spaces."
+        )
+    numeric_header = [h for h in header if _looks_like_number(h)]
+    if len(numeric_header) >= len(header) - 1 and any(
+        not re.fullmatch(r"[+-]?\d+", h) for h in numeric_header
+    ):
+        where = label[0].lower() + label[1:]
+        raise DataError(
+            "The first line looks like data (numbers) rather than column names; "
+            f"{where} needs a header row."
+        )
+    seen: dict[str, int] = {}
+    for i, h in enumerate(header):
+        if h in seen and h:
+            raise DataError(
+                f"The column name '{h}' is duplicated (columns {seen[h] + 1} and {i + 1}); "
+                "column names must be unique."
+            )
+        seen[h] = i
