@@ -57,8 +57,10 @@ def _load(args):
 
 def _load_dataset(args):
     from .data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
+    from .pool_defaults import default_load_settings
 
     kwargs = {
+        **default_load_settings(),
         "categorical": args.categorical,
         "exclude": args.exclude,
         "keep": args.keep,

@@ -16,7 +16,7 @@ from sklearn.utils.validation import (
 from .encoder import TableEncoder
 from .pipeline import explain_pool
 from .pool import build_pool
-from .pool_defaults import default_pool_settings
+from .pool_defaults import default_load_settings, default_pool_settings
 from .report import TIE, UNCOVERED, vote
 
 
@@ -35,7 +35,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
     encoder : a :class:`~explainer.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
-        = ``TableEncoder(detect_identifiers=False)``.  A DataFrame may hold text, pandas
+        = ``TableEncoder(detect_identifiers=False, ordinal_as_categorical=True)`` (the default reading
+        of :mod:`explainer.pool_defaults`).  A DataFrame may hold text, pandas
         ``category``, boolean and missing values: rules name its columns (``colour=red``,
         ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
         Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
@@ -89,7 +90,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             y = np.asarray(y)
             if y.ndim != 1 or len(y) != len(X):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
-            self.encoder_ = clone(self.encoder) if self.encoder is not None else TableEncoder(detect_identifiers=False)
+            self.encoder_ = (
+                clone(self.encoder) if self.encoder is not None
+                else TableEncoder(detect_identifiers=False, **default_load_settings())
+            )
             return self.encoder_.fit_transform(X), y
         self.encoder_ = None
         arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)

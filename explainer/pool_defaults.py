@@ -11,14 +11,14 @@ the numbers: ``scripts/peer_coverage.py`` and ``scripts/default_pools.py``
 
 from __future__ import annotations
 
-import numpy as np
-
 #: D of the default grid: trees of depth 1 .. 7
 DEFAULT_DEPTH = 8
 #: (largest number of rows, repeats of the grid): up to 2,000 rows 3 repeats, up to 10,000 rows 2, else 1
 REPEATS_BY_ROWS = ((2_000, 3), (10_000, 2))
-#: an integer-coded column with at most this many distinct values may also be read as categorical
-MAX_CODE_VALUES = 10
+#: ``load_dataset`` / ``TableEncoder`` settings of the default reading: an integer-coded column with
+#: 3 to 10 values (``BI-RADS``, ``Shape``) offers ``= v`` conditions beside its thresholds, so
+#: ``BI-RADS = 5`` costs one condition instead of two
+DEFAULT_LOAD_SETTINGS = {"ordinal_as_categorical": True}
 
 
 def default_n_repeats(n_rows: int) -> int:
@@ -52,19 +52,6 @@ def default_pool_settings(data=None, *, max_depth=None, n_repeats=None, source=N
     }
 
 
-def integer_code_columns(dataset, max_values: int = MAX_CODE_VALUES) -> list[str]:
-    """Source columns read as numbers whose values are 3 .. ``max_values`` distinct integers.
-
-    A middle value of such a column (``BI-RADS = 4``) costs two threshold
-    conditions; read as a category it costs one.  Two-valued columns are left
-    out: one threshold already says ``= v``.
-    """
-    out = []
-    for spec in dataset.feature_specs:
-        if spec.kind != "numeric" or not spec.integer:
-            continue
-        values = dataset.X[spec.name].to_numpy(dtype=float)
-        n = np.unique(values[~np.isnan(values)]).size
-        if 3 <= n <= max_values:
-            out.append(spec.column)
-    return out
+def default_load_settings() -> dict:
+    """Keyword arguments for ``load_dataset`` (and ``TableEncoder``) of the default reading."""
+    return dict(DEFAULT_LOAD_SETTINGS)

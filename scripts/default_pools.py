@@ -1,7 +1,7 @@
 """Pool sizes and build times at the default pool settings (the README's table).
 
 For the paper's ten data sets and the bundled samples, loaded as the command
-line loads them without options: the settings of
+line loads them without options (``default_load_settings``): the settings of
 ``explainer.pool_defaults.default_pool_settings``, the number of trees, the
 distinct rules M and the build time of ``build_pool`` (median of ``--runs``).
 
@@ -21,15 +21,16 @@ sys.path.insert(0, str(ROOT))
 
 from explainer.data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets  # noqa: E402
 from explainer.pool import build_pool  # noqa: E402
-from explainer.pool_defaults import default_pool_settings  # noqa: E402
+from explainer.pool_defaults import default_load_settings, default_pool_settings  # noqa: E402
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=3, help="builds per data set; the median time is shown")
     args = p.parse_args(argv)
-    sets = [(n, lambda n=n: load_paper_dataset(n)) for n in PAPER_DATASETS]
-    sets += [(f"sample:{n}", lambda p=path: load_dataset(p)) for n, path in sample_datasets().items()]
+    read = default_load_settings()
+    sets = [(n, lambda n=n: load_paper_dataset(n, **read)) for n in PAPER_DATASETS]
+    sets += [(f"sample:{n}", lambda p=path: load_dataset(p, **read)) for n, path in sample_datasets().items()]
     print("| data set | rows | features | depth | repeats | trees | rules M | build s (median) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, load in sets:

@@ -52,7 +52,7 @@ from explainer.data import (  # noqa: E402
     sample_datasets,
 )
 from explainer.pool import build_pool  # noqa: E402
-from explainer.pool_defaults import default_pool_settings, integer_code_columns  # noqa: E402
+from explainer.pool_defaults import default_load_settings, default_pool_settings  # noqa: E402
 from explainer.report import evaluate_rules  # noqa: E402
 from explainer.rules import Condition, Rule, RuleSet, merge_conditions  # noqa: E402
 from explainer.solvers import solve  # noqa: E402
@@ -73,21 +73,6 @@ def datasets(names=None):
         wanted = set(names)
         out = [o for o in out if o[0] in wanted]
     return out
-
-
-def with_value_columns(ds, loader) -> pd.DataFrame:
-    """The plain features plus one ``col=v`` column per value of each small integer-coded column.
-
-    Emulates a table read both ways: the numeric reading (thresholds) and the
-    categorical one (``= v``), side by side.
-    """
-    cols = integer_code_columns(ds)
-    if not cols:
-        return ds.X
-    cat = loader(categorical=cols)
-    specs = {s.name: s for s in cat.feature_specs}
-    extra = [n for n in cat.X.columns if specs[n].kind == "onehot" and specs[n].column in cols]
-    return pd.concat([ds.X, cat.X[extra]], axis=1)
 
 
 # ----------------------------------------------------------------------------- peers
@@ -228,29 +213,23 @@ CONFIGS = {
     "d6r3": ("depth 6, 3 repeats", *_cfg(depth=6, repeats=3)),
     "d6r5": ("depth 6, 5 repeats", *_cfg(depth=6, repeats=5)),
     "d8r3": ("depth 8, 3 repeats", *_cfg(depth=8, repeats=3)),
-    "before+values": ("the default before, integer codes also read as '= v'", *_cfg(reading="both")),
-    "before+categorical": ("the default before, integer codes read only as '= v'", *_cfg(reading="categorical")),
-    "d6r5+values": ("depth 6, 5 repeats, integer codes also read as '= v'", *_cfg(depth=6, repeats=5, reading="both")),
+    "before+values": ("the default before, with ordinal_as_categorical (integer codes with 3-10 values also read as '= v')", *_cfg(reading="both")),
+    "d6r5+values": ("depth 6, 5 repeats, ordinal_as_categorical", *_cfg(depth=6, repeats=5, reading="both")),
     "d10": ("depth 10, 1 repeat", *_cfg(depth=10)),
-    "d8r3+values": ("depth 8, 3 repeats, integer codes also read as '= v'", *_cfg(depth=8, repeats=3, reading="both")),
+    "d8r3+values": ("depth 8, 3 repeats, ordinal_as_categorical", *_cfg(depth=8, repeats=3, reading="both")),
     "default": ("the chosen default (default_pool_settings)", None, "default"),
 }
 
 
 def pool_for(config: str, ds, loader, paper_depth, seed: int = 0):
+    """Our pool under ``config``; peers and pools see the same rows, the pool maybe more features."""
     _, settings_of, reading = CONFIGS[config]
     if reading == "default":
         settings = default_pool_settings(ds)
-        X = with_value_columns(ds, loader) if settings.pop("value_conditions", False) else ds.X
+        X = loader(**default_load_settings()).X
     else:
         settings = settings_of(ds, paper_depth)
-        if reading == "both":
-            X = with_value_columns(ds, loader)
-        elif reading == "categorical":
-            cols = integer_code_columns(ds)
-            X = loader(categorical=cols).X if cols else ds.X
-        else:
-            X = ds.X
+        X = loader(ordinal_as_categorical=True).X if reading == "both" else ds.X
     t0 = time.perf_counter()
     pool = build_pool(X, ds.y, random_state=seed, classes=ds.classes, **settings)
     return pool, time.perf_counter() - t0

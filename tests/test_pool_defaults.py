@@ -8,7 +8,7 @@ from explainer.cli import main
 from explainer.data import load_dataset, sample_datasets
 from explainer.estimator import RuleSetExplainer
 from explainer.pool import build_pool
-from explainer.pool_defaults import default_pool_settings, integer_code_columns
+from explainer.pool_defaults import default_load_settings, default_pool_settings
 from explainer.report import evaluate_rules
 from explainer.rules import parse_rules, rules_for_data
 from explainer.solvers import solve
@@ -36,16 +36,21 @@ def test_defaults_take_a_dataset_and_overrides():
     assert default_pool_settings(ds, source="forest", n_repeats=2)["n_repeats"] == 2
 
 
-def test_integer_code_columns():
+def test_default_reading_offers_values_of_small_integer_codes():
     df = pd.DataFrame({
-        "code": [1, 2, 3, 4, 5, 1, 2, 3] * 3,  # 5 integer values: a code
+        "code": [1, 2, 3, 4, 5, 1, 2, 3] * 3,  # 5 integer values: a code, read both ways
         "flag": [0, 1] * 12,  # two values: one threshold already says '= v'
         "size": np.linspace(0.5, 9.5, 24),  # not integers
-        "count": list(range(24)),  # integers, but too many values
         "y": ["a", "b", "c"] * 8,
     })
-    ds = load_dataset(df, target="y", keep=["count"])
-    assert integer_code_columns(ds) == ["code"]
+    assert default_load_settings() == {"ordinal_as_categorical": True}
+    ds = load_dataset(df, target="y", **default_load_settings())
+    code = [s for s in ds.feature_specs if s.column == "code"]
+    assert [(s.kind, s.value) for s in code] == [("numeric", None)] + [("onehot", v) for v in range(1, 6)]
+    assert [s.kind for s in ds.feature_specs if s.column in ("flag", "size")] == ["numeric", "numeric"]
+    # 'code = 3' is one condition; with thresholds alone it takes two
+    rows = np.flatnonzero(ds.X[[s.name for s in code if s.value == 3][0]].to_numpy() == 1)
+    assert rows.tolist() == np.flatnonzero(df["code"].to_numpy() == 3).tolist()
 
 
 # A depth-3 CART tree on Iris written out by hand (scikit-learn's bundled copy, 150 rows).
