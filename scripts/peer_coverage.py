@@ -216,6 +216,7 @@ CONFIGS = {
     "before+values": ("the default before, with ordinal_as_categorical (integer codes with 3-10 values also read as '= v')", *_cfg(reading="both")),
     "d6r5+values": ("depth 6, 5 repeats, ordinal_as_categorical", *_cfg(depth=6, repeats=5, reading="both")),
     "d10": ("depth 10, 1 repeat", *_cfg(depth=10)),
+    "d8+values": ("depth 8, 1 repeat, ordinal_as_categorical", *_cfg(depth=8, reading="both")),
     "d8r3+values": ("depth 8, 3 repeats, ordinal_as_categorical", *_cfg(depth=8, repeats=3, reading="both")),
     "default": ("the chosen default (default_pool_settings)", None, "default"),
 }
