@@ -37,11 +37,12 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
 
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--depth", type=int, default=None,
-                   help="D: trees of depth 1..D-1 (default: the paper's depth for its data sets, else 5)")
+    p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
-    p.add_argument("--repeats", type=int, default=1, help="train the grid this many times (pool richness)")
-    p.add_argument("--source", choices=["grid", "forest"], default="grid")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="train the grid this many times (pool richness; default 3 up to 2,000 rows, "
+                        "2 up to 10,000, else 1)")
+    p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 
 
@@ -56,8 +57,10 @@ def _load(args):
 
 def _load_dataset(args):
     from .data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
+    from .pool_defaults import default_load_settings
 
     kwargs = {
+        **default_load_settings(),
         "categorical": args.categorical,
         "exclude": args.exclude,
         "keep": args.keep,
@@ -79,30 +82,19 @@ def _load_dataset(args):
     )
 
 
-def _paper_depth(name: str) -> int | None:
-    from .bench import paper_settings
-
-    try:
-        settings = paper_settings()
-    except (OSError, ValueError):
-        return None
-    row = settings.get(name)
-    return int(row["depth"]) if row else None
-
-
 def _pool(args, ds, X=None, y=None):
     """The pool of ``ds`` (or of the rows ``X, y`` of it, e.g. the training rows of a held-out split)."""
     from .pool import build_pool
+    from .pool_defaults import default_pool_settings
     from .rules import parse_rules
 
-    depth = args.depth or _paper_depth(ds.name) or 5
+    settings = default_pool_settings(ds, max_depth=args.depth, n_repeats=args.repeats, source=args.source)
     extra = None
     if args.extra_rules:
         extra = parse_rules(_read_text(args.extra_rules))
     return build_pool(
-        ds.X if X is None else X, ds.y if y is None else y, depth, random_state=args.pool_seed,
-        n_repeats=args.repeats, source=args.source, extra_rules=extra, classes=ds.classes,
-        feature_specs=ds.feature_specs,
+        ds.X if X is None else X, ds.y if y is None else y, random_state=args.pool_seed, extra_rules=extra,
+        classes=ds.classes, feature_specs=ds.feature_specs, **settings,
     )
 
 

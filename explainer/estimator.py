@@ -16,6 +16,7 @@ from sklearn.utils.validation import (
 from .encoder import TableEncoder
 from .pipeline import explain_pool
 from .pool import build_pool
+from .pool_defaults import default_pool_settings
 from .report import TIE, UNCOVERED, vote
 
 
@@ -24,17 +25,21 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    max_depth : D of the CART grid (trees of depth 1 .. D-1).
+    max_depth : D of the CART grid (trees of depth 1 .. D-1); ``None`` = the default pool's (8).
     complexity_budget, error_budget : Bc and Be; ``None`` takes the default budgets
         (:func:`explainer.pipeline.default_budgets`).
     eps : conflict penalty.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...).
     algorithm_params : dict of the algorithm's parameters.
-    n_repeats, source : pool richness and source (``grid`` or ``forest``).
+    n_repeats, source : pool richness and source (``grid`` or ``forest``); ``None`` = the default
+        pool's (3 repeats up to 2,000 rows, 2 up to 10,000, else 1; ``grid``).
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
     encoder : a :class:`~explainer.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
-        = ``TableEncoder(detect_identifiers=False)``.  A DataFrame may hold text, pandas
+        = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
+        and the same values as an array give the same rules (pass
+        ``TableEncoder(ordinal_as_categorical=True)`` for the command line's reading, where small
+        integer codes also offer ``= v`` conditions).  A DataFrame may hold text, pandas
         ``category``, boolean and missing values: rules name its columns (``colour = red``,
         ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
         Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
@@ -49,14 +54,14 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        max_depth=5,
+        max_depth=None,
         complexity_budget=None,
         error_budget=None,
         eps=1.0,
         algorithm="qga",
         algorithm_params=None,
-        n_repeats=1,
-        source="grid",
+        n_repeats=None,
+        source=None,
         default_class=None,
         random_state=None,
         encoder=None,
@@ -95,7 +100,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             y = np.asarray(y)
             if y.ndim != 1 or len(y) != len(X):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
-            self.encoder_ = clone(self.encoder) if self.encoder is not None else TableEncoder(detect_identifiers=False)
+            self.encoder_ = (
+                clone(self.encoder) if self.encoder is not None
+                else TableEncoder(detect_identifiers=False)
+            )
             return self.encoder_.fit_transform(X), y
         self.encoder_ = None
         arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
@@ -115,9 +123,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.default_class_ = self.classes_[0]
             self.fallback_proba_ = np.ones(1)
             return self
+        settings = default_pool_settings(
+            frame, max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
+        )
         self.pool_ = build_pool(
-            frame, y, self.max_depth, random_state=pool_seed, n_repeats=self.n_repeats,
-            source=self.source, classes=list(self.classes_),
+            frame, y, random_state=pool_seed, classes=list(self.classes_), **settings,
             feature_specs=self.encoder_.feature_specs_ if self.encoder_ is not None else None,
         )
         explanation = explain_pool(

@@ -15,13 +15,13 @@ def iris_csv(tmp_path):
 
 
 def test_rules_prints_pool_and_budgets(iris_csv, capsys):
-    assert main(["rules", iris_csv, "--target", "class", "--depth", "3"]) == 0
+    assert main(["rules", iris_csv, "--target", "class", "--depth", "3", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
     assert "trees:       24" in out and "rules (M):" in out and "best tree:" in out
 
 
 def test_rules_json(iris_csv, capsys):
-    assert main(["rules", iris_csv, "--depth", "4", "--json"]) == 0
+    assert main(["rules", iris_csv, "--depth", "4", "--repeats", "1", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["n_trees"] == 36 and d["n_rules"] > 0
     assert d["best_tree"]["suggested_complexity_budget"] < d["best_tree"]["complexity"]

@@ -29,7 +29,7 @@ def test_sklearn_compatible(estimator, check):
 
 def test_fit_predict_score_on_iris():
     X, y = load_iris(return_X_y=True, as_frame=True)
-    est = RuleSetExplainer(max_depth=3, complexity_budget=4, error_budget=5, algorithm="rfhc", random_state=0)
+    est = RuleSetExplainer(max_depth=3, n_repeats=1, complexity_budget=4, error_budget=5, algorithm="rfhc", random_state=0)
     est.fit(X, y)
     assert est.rules_ is not None and est.rules_.complexity <= 4
     assert est.result_.errors <= 5 and est.result_.feasible
