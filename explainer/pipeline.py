@@ -73,6 +73,10 @@ class DefaultBudgets:
         }
 
 
+#: the QGA run that estimates the frontier's maximum for the default budgets: small, for a first page load
+DEFAULTS_QGA = {"n_population": 20, "n_generations": 5}
+
+
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                     tolerance: float = KNEE_TOLERANCE) -> DefaultBudgets:
     """Default budgets from the selection problem's own trade-off frontier.
@@ -82,13 +86,15 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     the frontier over Bc = 1 .. 2 c* at that Be (the frontier's default range),
     the smallest Bc whose coverage is within ``tolerance`` percentage points
     of the frontier's maximum.  That maximum is estimated at Bc = 2 c* by the
-    best of a local search, the greedy and a QGA run (at most 1 s), or is the
-    best frontier point, if higher.
+    best of a local search, the greedy and a short QGA run
+    (:data:`DEFAULTS_QGA`), or is the best frontier
+    point, if higher.
 
     The frontier is swept from Bc = 1 up and stops at the knee; the selection
-    found at 2 c* is tried at every point where it fits.  It is kept cheap for a first page load: the exact solver only where it
-    proves a point within 0.2 s, no QGA, and after 1 s only carry-forward and
-    local search.
+    found at 2 c* is tried at every point where it fits.  Only deterministic
+    steps are used (carry-forward, local search, greedy, a seeded QGA with a
+    fixed number of generations; no time limit and no exact solver), so the
+    same pool gives the same defaults on every machine.
     """
     best = pool.best_tree()
     if best is None:
@@ -107,8 +113,9 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
             reference = max(reference, point.coverage)
             return point.coverage >= reference - slack - 1e-9
 
-    fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0.2,
-                  qga_time_limit=0, time_limit=1.0, seeds=[ref_selection])
+    # no time limits anywhere here: the same pool gives the same defaults on any machine
+    fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0,
+                  qga_time_limit=0, seeds=[ref_selection])
     knee = fr.knee(tolerance, reference=reference)
     return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
                           reference=float(reference), n_rows=base.n_rows,
@@ -122,7 +129,7 @@ def _best_known(problem) -> np.ndarray:
     candidates = [local_search(problem, np.zeros(problem.n_rules, dtype=bool)), solve(problem, "greedy").selection]
     best = max(candidates, key=lambda r: problem.evaluate(r).coverage)
     if problem.evaluate(best).coverage < coverable_rows(problem) - 1e-9:
-        q = solve(problem, "qga", random_state=0, time_limit=1.0).selection
+        q = solve(problem, "qga", random_state=0, **DEFAULTS_QGA).selection
         best = max([best, q], key=lambda r: problem.evaluate(r).coverage)
     return best
 

@@ -2,7 +2,7 @@
 
     python scripts/default_budgets.py [--data-dir DIR] [NAME ...]
 
-For each data set (the CLI's reading and depth: the paper's depth for its data sets, else 5):
+For each data set, read and pooled as the command line does (``explainer.pool_defaults``):
 the default budgets, the time to find them, the coverage QGA reaches at them (seed 0),
 the maximum of the full frontier (``explainer.frontier.frontier`` with its default
 settings, Bc = 1 .. 2 c*) at the default error budget and the gap to it in percentage
@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from explainer.bench import paper_settings
 from explainer.data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
 from explainer.frontier import frontier
 from explainer.pipeline import default_budgets, explain_pool
 from explainer.pool import build_pool
+from explainer.pool_defaults import default_load_settings, default_pool_settings
 from explainer.problem import SelectionProblem
 from explainer.solvers import solve
 
@@ -36,18 +36,17 @@ def main() -> None:
     ap.add_argument("--data-dir")
     args = ap.parse_args()
     samples = sample_datasets()
-    settings = paper_settings()
     names = args.names or [*samples, *PAPER_DATASETS]
     print("| data set | rows | Bc | Be | time s | coverage % (QGA) | frontier max % (Bc <= 2c*) | gap (pp) "
           "| best at Be, any Bc % |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         if name in samples:
-            ds = load_dataset(samples[name])
+            ds = load_dataset(samples[name], **default_load_settings())
         else:
-            ds = load_paper_dataset(name, args.data_dir)
-        depth = int(settings[name]["depth"]) if name in settings else 5
-        pool = build_pool(ds.X, ds.y, depth, random_state=0, classes=ds.classes)
+            ds = load_paper_dataset(name, args.data_dir, **default_load_settings())
+        pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
+                          **default_pool_settings(ds))
         t = time.perf_counter()
         d = default_budgets(pool)
         t_d = time.perf_counter() - t
