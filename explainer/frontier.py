@@ -296,6 +296,7 @@ def frontier(
     qga_ratio: float = 1.5,
     time_limit: float | None = None,
     seeds=None,
+    qga_params: dict | None = None,
 ) -> Frontier:
     """The best coverage at every budget of a range, the other budget fixed.
 
@@ -317,6 +318,9 @@ def frontier(
         carry-forward and the local search (still feasible and monotone, rarely proven).
     seeds : selections (boolean, one entry per rule) tried at every point where they keep
         both budgets, e.g. a good selection at a large budget.
+    qga_params : parameters of the QGA runs instead of ``time_limit=qga_time_limit`` (e.g. a
+        fixed number of generations, which makes the sweep independent of the machine's speed
+        when the exact solver is off too).
     """
     if axis not in AXES:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
@@ -391,8 +395,9 @@ def frontier(
                 skip, backoff = backoff, 2 * backoff
         elif skip:
             skip -= 1
-        if not proven and qga_time_limit > 0 and b in marks and not late:
-            res = solve(problem, "qga", random_state=seed, time_limit=qga_time_limit, callback=relay)
+        if not proven and (qga_params or qga_time_limit > 0) and b in marks and not late:
+            params = qga_params or {"time_limit": qga_time_limit}
+            res = solve(problem, "qga", random_state=seed, callback=relay, **params)
             if res.coverage > best_f + _TOL:
                 best, best_f, how = res.selection, res.coverage, "qga"
                 # QGA ends at a local optimum of its own moves; the bound may now be met
@@ -416,7 +421,8 @@ def frontier(
         points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
         time_s=time.perf_counter() - t_start, stopped=stopped,
         settings={"budget_range": [lo, hi], "random_state": random_state, "exact_time_limit": exact_time_limit,
-                  "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit},
+                  "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit,
+                  "qga_params": qga_params},
     )
     if callback is not None:
         callback.on_end(result)

@@ -92,8 +92,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
 
     The frontier is swept from Bc = 1 up and stops at the knee; the selection
     found at 2 c* is tried at every point where it fits.  Only deterministic
-    steps are used (carry-forward, local search, greedy, a seeded QGA with a
-    fixed number of generations; no time limit and no exact solver), so the
+    steps are used (carry-forward, local search, greedy, small seeded QGA runs with
+    a fixed number of generations; no time limit and no exact solver), so the
     same pool gives the same defaults on every machine.
     """
     best = pool.best_tree()
@@ -115,7 +115,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
 
     # no time limits anywhere here: the same pool gives the same defaults on any machine
     fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0,
-                  qga_time_limit=0, seeds=[ref_selection])
+                  qga_params=DEFAULTS_QGA, seeds=[ref_selection])
     knee = fr.knee(tolerance, reference=reference)
     return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
                           reference=float(reference), n_rows=base.n_rows,

@@ -172,3 +172,23 @@ def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
     assert _Relay(CallbackList([flag])).on_generation(None) is True
     flag.clear()
     assert _Relay(CallbackList([flag])).on_generation(None) is False
+
+
+def test_default_budgets_do_not_depend_on_the_clock(monkeypatch):
+    # the defaults' search uses no time limit: a clock that jumps a minute at every reading
+    # (a very slow or loaded machine) gives the same budgets
+    import itertools
+    import time as time_module
+
+    from explainer.data import load_dataset
+    from explainer.pipeline import default_budgets
+    from explainer.pool import build_pool
+
+    ds = load_dataset("sample_data/iris.csv")
+    pool = build_pool(ds.X, ds.y, 8, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
+    expected = default_budgets(pool)
+    ticks = itertools.count()
+    monkeypatch.setattr(time_module, "perf_counter", lambda: 60.0 * next(ticks))
+    slow = default_budgets(pool)
+    assert (slow.complexity_budget, slow.error_budget, slow.coverage) == (
+        expected.complexity_budget, expected.error_budget, expected.coverage)
