@@ -8,13 +8,13 @@ import pytest
 from explainer.callbacks import Callback
 from explainer.problem import SelectionProblem
 from explainer.solvers import get_solver
-from explainer.solvers._genetic import (
+from explainer.solvers.forex import forex_candidates
+from explainer.solvers.operators import (
     crossover_masks,
     pareto_ranks,
     random_feasible_population,
     select_pairs,
 )
-from explainer.solvers.forex import forex_candidates
 
 # test key -> (registry name, small parameters)
 FAST = {
@@ -144,7 +144,7 @@ class StopAt(Callback):
 
 @pytest.mark.parametrize("key", ["rfhc", "ga", "irfre", "irfre_rfhc", "greedy"])
 def test_stop_request(key):
-    p = random_problem(3, N=60, M=40, eps=0.0, bc=10**6, be=10**6)
+    p = random_problem(3, N=60, M=40, eps=0.0, bc=12, be=10**6)  # 100 % (a stop of its own) out of reach
     res = make(key).solve(p, random_state=0, callback=StopAt(2))
     assert res.status == "stopped" and res.message
     assert len(res.history) == 2

@@ -9,7 +9,9 @@ from explainer.callbacks import Callback
 from explainer.problem import SelectionProblem
 from explainer.result import STOPPED
 from explainer.solvers import get_solver
-from explainer.solvers.qga import QGA, MoveScorer
+from explainer.solvers.local_search import LocalSearch
+from explainer.solvers.moves import MoveScorer
+from explainer.solvers.qga import QGA
 from explainer.solvers.qubo import GeneticQUBOSampler
 
 FAST = dict(n_population=20, n_generations=15, rfhc_trials=5)
@@ -221,9 +223,9 @@ def test_move_gains_are_exact(seed):
 
 def test_super_mutation_strictly_increases_and_stays_feasible():
     p = random_problem(77, N=60, M=40)
-    q = QGA(**FAST)
     usable = (p.lengths <= p.complexity_budget) & (p.errors <= p.error_budget)
     scorer = MoveScorer(p, usable)
+    search = LocalSearch(p, scorer)
     rng = np.random.default_rng(0)
     for _ in range(10):
         st = p.state(np.zeros(p.n_rules, dtype=bool))
@@ -231,7 +233,7 @@ def test_super_mutation_strictly_increases_and_stays_feasible():
             if st.flip_fits(int(i)) and rng.random() < 0.5:
                 st.flip(int(i))
         before = st.coverage
-        q.super_mutation(p, st, scorer, np.zeros((0, p.n_rules), dtype=np.int8))
+        search.run(st)
         assert st.feasible and st.coverage >= before
         assert st.coverage == p.evaluate(st.r).coverage
         assert scorer.best_move(st) is None  # a local optimum of the structured mutations

@@ -53,6 +53,8 @@ import scipy.sparse as sp
 from ..problem import SelectionProblem
 from ..result import FEASIBLE, OPTIMAL
 from .base import Monitor, RunOutcome, Solver
+from .local_search import greedy_fill, usable_rules
+from .moves import MoveScorer
 
 _TOL = 1e-6
 
@@ -74,54 +76,18 @@ def _round_bound(bound: float, grid: int | None) -> float:
 
 
 def greedy_incumbent(problem: SelectionProblem) -> np.ndarray:
-    """A quick feasible selection: best of a gain greedy and a gain/cost greedy.
+    """A quick feasible selection: the better of a gain greedy and a gain/cost greedy.
 
-    Each step adds the rule with the largest f* gain (or gain per unit of
-    normalised budget use) among those that keep both budgets and gain > 0.
-    Gains of all rules are computed at once from per-row counts, O(nnz) a step.
+    Both are :func:`~explainer.solvers.local_search.greedy_fill` from the empty
+    selection (the shared engine: per-rule gains from per-row counts).
     """
-    M, N = problem.n_rules, problem.n_rows
-    rows = problem.indices
-    owner = np.repeat(np.arange(M), problem.support)
-    cls_of_entry = problem.rule_class[owner]
-    L = problem.lengths.astype(float)
-    E = problem.errors.astype(float)
-    inf = np.iinfo(np.int64).max
-    bc, be = problem.complexity_budget, problem.error_budget
-    cost = (L / bc if bc not in (0, inf) else 0.0) + (E / max(be, 1) if be != inf else 0.0)
-    cost = np.maximum(cost, 1e-9)
-
-    best_r, best_f = np.zeros(M, dtype=bool), 0.0
+    scorer = MoveScorer(problem, usable_rules(problem))
+    best_r, best_f = np.zeros(problem.n_rules, dtype=bool), 0.0
     for use_ratio in (False, True):
-        r = np.zeros(M, dtype=bool)
-        total = np.zeros(N, dtype=np.int64)
-        per_class = np.zeros((N, problem.n_classes), dtype=np.int64)
-        used_l = used_e = 0
-        f = 0.0
-        while True:
-            t = total[rows]
-            new_cov = np.bincount(owner, weights=(t == 0), minlength=M)
-            new_pairs = np.bincount(owner, weights=t - per_class[rows, cls_of_entry], minlength=M)
-            gain = new_cov - problem.eps * new_pairs
-            ok = (
-                ~r
-                & (gain > _TOL)
-                & (used_l + problem.lengths <= bc)
-                & (used_e + problem.errors <= be)
-            )
-            if not ok.any():
-                break
-            score = np.where(ok, gain / cost if use_ratio else gain, -np.inf)
-            i = int(np.argmax(score))
-            r[i] = True
-            rr = problem.rows_of(i)
-            total[rr] += 1
-            per_class[rr, problem.rule_class[i]] += 1
-            used_l += int(problem.lengths[i])
-            used_e += int(problem.errors[i])
-            f += float(gain[i])
-        if f > best_f + _TOL:
-            best_r, best_f = r, f
+        st = problem.state()
+        greedy_fill(st, scorer, ratio=use_ratio)
+        if st.coverage > best_f + _TOL:
+            best_r, best_f = st.r.copy(), st.coverage
     return best_r
 
 

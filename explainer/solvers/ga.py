@@ -1,7 +1,7 @@
 """The standard genetic algorithm with budget constraints (Algorithm 4 of the paper).
 
 * Initial population: random feasible bit strings (see
-  :func:`~explainer.solvers._genetic.random_feasible_population`).
+  :func:`~explainer.solvers.operators.random_feasible_population`).
 * Each generation draws n/2 pairs of distinct individuals with probability
   proportional to the fitness f*.  f* can be negative when eps > 0, so the
   weights are f* - min(0, min f*) (all equal weights when they sum to 0).
@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..problem import SelectionProblem
-from ._genetic import crossover_masks, random_feasible_population, select_pairs
 from .base import Monitor, RunOutcome, Solver
+from .operators import crossover_masks, random_feasible_population, select_pairs
 
 
 def _retry_until_feasible(problem, make, current, fallback, max_retries):
@@ -53,6 +53,7 @@ class GA(Solver):
         mutation_rate: float | None = None,
         max_retries: int = 20,
         early_stop: bool = False,
+        time_limit: float | None = None,
     ):
         self.n_population = n_population
         self.n_generations = n_generations
@@ -60,6 +61,7 @@ class GA(Solver):
         self.mutation_rate = mutation_rate
         self.max_retries = max_retries
         self.early_stop = early_stop
+        self.time_limit = time_limit
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         M = problem.n_rules

@@ -1,4 +1,13 @@
-"""Pieces shared by the genetic baselines (standard GA and IRFRE)."""
+"""Genetic operators shared by GA, IRFRE and both QGAs (one copy of each).
+
+* :func:`select_pairs` - n pairs of distinct individuals, fitness-proportional;
+* :func:`crossover_masks` / :func:`crossover_pair` - uniform, one- and two-point crossover;
+* :func:`crossover_until_feasible` - the paper's "repeat the crossover until the child keeps the
+  budgets", bounded, with the caller's fallback;
+* :func:`weighted_subset` - m indices without replacement, probability proportional to weights;
+* :func:`distinct_rows` / :func:`unique_rows` - de-duplication of bit strings;
+* :func:`random_feasible_population` - rejection-sampled feasible bit strings.
+"""
 
 from __future__ import annotations
 
@@ -20,17 +29,35 @@ def expected_fit_count(problem: SelectionProblem) -> float:
     return float(np.clip(min(counts), 1.0, max(M, 1)))
 
 
-def first_occurrences(R: np.ndarray) -> np.ndarray:
-    """Indices of the distinct rows of a boolean matrix, in order of first occurrence."""
-    if len(R) <= 1:
-        return np.arange(len(R))
-    _, first = np.unique(np.packbits(R, axis=1), axis=0, return_index=True)
+def distinct_rows(X: np.ndarray) -> np.ndarray:
+    """Indices of the first occurrence of each distinct row of a bool matrix, increasing."""
+    X = np.asarray(X, dtype=bool)
+    if X.shape[0] <= 1:
+        return np.arange(X.shape[0])
+    packed = np.ascontiguousarray(np.packbits(X, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
     return np.sort(first)
 
 
 def unique_rows(R: np.ndarray) -> np.ndarray:
     """Distinct rows of a boolean matrix, in order of first occurrence."""
-    return R[first_occurrences(R)]
+    return R[distinct_rows(R)]
+
+
+def row_key(r: np.ndarray) -> bytes:
+    """A hashable key of one bit string (for memo tables)."""
+    return np.packbits(r).tobytes()
+
+
+def weighted_subset(weights: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+    """m indices drawn without replacement with probability proportional to weights, sorted.
+
+    Efraimidis-Spirakis keys ``-log(u) / w``: the m smallest are a sequential
+    weighted draw without replacement.
+    """
+    keys = -np.log(1.0 - rng.random(weights.shape[0])) / weights
+    return np.sort(np.argpartition(keys, m - 1)[:m]) if m < weights.shape[0] else np.arange(weights.shape[0])
 
 
 def random_feasible_population(
@@ -69,31 +96,42 @@ def random_feasible_population(
     return found
 
 
-def select_pairs(weights: np.ndarray, n_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n_pairs`` pairs of distinct indices, each drawn with probability ∝ weights.
+def _draw(cdf: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    idx = np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
+    return np.minimum(idx, cdf.shape[0] - 1)
 
-    The second member is drawn from the weights conditioned on differing from
-    the first (rejection); if that has no mass left it is uniform over the
-    others.  With a single individual both members are that individual.
+
+def select_pairs(weights: np.ndarray, n_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``n_pairs`` pairs of distinct indices, each member drawn with probability proportional to weights.
+
+    Weights are clipped at 0 (f* can be negative when conflicts outweigh
+    coverage); with no positive mass they are uniform.  The second member is
+    redrawn a few times when it equals the first, then moved to another index
+    uniformly.  With a single individual both members are that individual.
     """
-    w = np.asarray(weights, dtype=float)
+    w = np.maximum(np.asarray(weights, dtype=float), 0.0)
     P = len(w)
-    if w.sum() <= 0 or not np.isfinite(w.sum()):
+    if not np.isfinite(w.sum()) or w.sum() <= 0:
         w = np.ones(P)
-    prob = w / w.sum()
-    a = rng.choice(P, n_pairs, p=prob)
-    b = rng.choice(P, n_pairs, p=prob)
+    cdf = np.cumsum(w)
+    a = _draw(cdf, n_pairs, rng)
+    b = _draw(cdf, n_pairs, rng)
     if P == 1:
         return a, b
     for _ in range(32):
         same = a == b
         if not same.any():
             break
-        b[same] = rng.choice(P, int(same.sum()), p=prob)
+        b[same] = _draw(cdf, int(same.sum()), rng)
     same = a == b
     if same.any():
         b[same] = (a[same] + 1 + rng.integers(0, P - 1, int(same.sum()))) % P
     return a, b
+
+
+def fitness_weights(fit: np.ndarray) -> np.ndarray:
+    """Fitness-proportional weights ``max(f*, 0) + 1e-9`` (every individual can still be drawn)."""
+    return np.maximum(np.asarray(fit, dtype=float), 0.0) + 1e-9
 
 
 def crossover_masks(kind: str, n: int, M: int, rng: np.random.Generator) -> np.ndarray:
@@ -108,6 +146,26 @@ def crossover_masks(kind: str, n: int, M: int, rng: np.random.Generator) -> np.n
         ends = np.sort(rng.integers(0, M + 1, (n, 2)), axis=1)
         return ~((idx[None, :] >= ends[:, :1]) & (idx[None, :] < ends[:, 1:]))
     raise ValueError(f"unknown crossover {kind!r}; use 'uniform', 'one_point' or 'two_point'")
+
+
+def crossover_pair(kind: str, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two complementary children of parents x and y."""
+    mask = crossover_masks(kind, 1, x.shape[0], rng)[0]
+    return np.where(mask, x, y), np.where(mask, y, x)
+
+
+def crossover_until_feasible(problem: SelectionProblem, kind: str, x, y, rng, retries: int):
+    """The paper's crossover: repeated (at most ``retries`` times) until both children keep the budgets.
+
+    Returns ``(c1, c2, ok)``; ``ok`` is False when the last attempt still broke
+    a budget, and the caller applies its documented fallback.
+    """
+    for _ in range(max(int(retries), 1)):
+        c1, c2 = crossover_pair(kind, x, y, rng)
+        feas = problem.feasible_mask(np.vstack([c1, c2]))
+        if feas.all():
+            return c1, c2, True
+    return c1, c2, False
 
 
 def pareto_ranks(objectives: np.ndarray) -> np.ndarray:
