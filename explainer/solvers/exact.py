@@ -55,8 +55,35 @@ from ..result import FEASIBLE, OPTIMAL
 from .base import Monitor, RunOutcome, Solver
 from .local_search import greedy_fill, usable_rules
 from .moves import MoveScorer
+from .termination import Termination
 
 _TOL = 1e-6
+#: rough memory of a model, for the refusal test: bytes per constraint-matrix nonzero and per variable
+#: (the solver keeps the matrix row- and column-wise, a presolved copy and its LP factorisation)
+BYTES_PER_NONZERO = 400
+BYTES_PER_VARIABLE = 300
+#: the clock is read every this many iterations of the model-building loops
+_CLOCK_EVERY = 2048
+
+
+class _OutOfTime(Exception):
+    """Raised by the model building when the run's deadline has passed."""
+
+
+class _TooLarge(Exception):
+    """Raised when a model would not fit in ``max_memory_mb``."""
+
+
+def _check_clock(deadline: float | None, i: int = 0) -> None:
+    if deadline is not None and i % _CLOCK_EVERY == 0 and time.perf_counter() >= deadline:
+        raise _OutOfTime
+
+
+def model_memory_mb(n_groups_nnz: int, n_groups: int, n_rules: int, n_pairs: int, n_budget_rows: int) -> float:
+    """Estimated memory (MB) of the MILP: e/r rows, pair rows (3 nonzeros each), budget rows."""
+    nnz = n_groups_nnz + n_groups + 3 * n_pairs + n_budget_rows * n_rules
+    nv = n_rules + n_groups + n_pairs
+    return (BYTES_PER_NONZERO * nnz + BYTES_PER_VARIABLE * nv) / 2**20
 
 
 # --------------------------------------------------------------------- helpers
@@ -140,7 +167,7 @@ class _Reduced:
         return self.pairs_among(np.arange(self.n_kept))
 
 
-def _reduce(problem: SelectionProblem) -> tuple[_Reduced, dict]:
+def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_Reduced, dict]:
     L, E, S = problem.lengths, problem.errors, problem.support
     ok = (L <= problem.complexity_budget) & (E <= problem.error_budget) & (S > 0)
     stats = {"fixed_zero": int((~ok).sum())}
@@ -148,7 +175,8 @@ def _reduce(problem: SelectionProblem) -> tuple[_Reduced, dict]:
     order = np.lexsort((np.arange(problem.n_rules), L))
     seen: set = set()
     kept = []
-    for i in order:
+    for n, i in enumerate(order):
+        _check_clock(deadline, n)
         if not ok[i]:
             continue
         key = (int(problem.rule_class[i]), problem.rows_of(int(i)).tobytes())
@@ -165,6 +193,7 @@ def _reduce(problem: SelectionProblem) -> tuple[_Reduced, dict]:
     weights: list[int] = []
     members: list[np.ndarray] = []
     for j in range(cov_rows.shape[0]):
+        _check_clock(deadline, j)
         cols = cov_rows.indices[cov_rows.indptr[j] : cov_rows.indptr[j + 1]]
         if cols.size == 0:
             continue
@@ -269,7 +298,7 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint) 
     return _SubResult(sel, value, bound, proven, msg, nv, n_cons)
 
 
-def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, seed, on_solution):
+def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, seed, on_solution, deadline=None):
     try:
         from ortools.sat.python import cp_model
     except ImportError as exc:
@@ -288,9 +317,11 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     z = [m.NewBoolVar(f"z{p}") for p in range(P)]
     gi = red.groups
     for g in range(G):
+        _check_clock(deadline, g)
         cols = gi.indices[gi.indptr[g] : gi.indptr[g + 1]]
         m.AddBoolOr([r[int(i)] for i in cols]).OnlyEnforceIf(e[g])
     for p in range(P):
+        _check_clock(deadline, p)
         m.AddBoolOr([r[int(pa[p])].Not(), r[int(pb[p])].Not(), z[p]])
     for coef, budget in red.budget_rows:
         m.Add(sum(int(cf) * r[i] for i, cf in enumerate(coef) if cf) <= int(budget))
@@ -299,7 +330,10 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
         for i in range(K):
             m.AddHint(r[i], bool(hint[i]))
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(float(time_limit), 0.01)
+    left = time_limit if deadline is None else min(time_limit, deadline - time.perf_counter())
+    if left <= 0:
+        raise _OutOfTime
+    solver.parameters.max_time_in_seconds = max(float(left), 0.01)
     solver.parameters.num_workers = int(workers)
     solver.parameters.random_seed = int(seed)
     solver.parameters.relative_gap_limit = float(mip_rel_gap)
@@ -339,6 +373,16 @@ class Exact(Solver):
     backend : ``"highs"`` (scipy) or ``"cpsat"`` (needs ``ortools``).
     workers : CP-SAT search workers (HiGHS ignores it).  With more than one the
         CP-SAT run is not guaranteed to be reproducible.
+    max_memory_mb : a model whose estimated size (:func:`model_memory_mb`: ``BYTES_PER_NONZERO`` per
+        constraint nonzero, ``BYTES_PER_VARIABLE`` per variable) exceeds this is not built: the run
+        returns its warm start, status "feasible", with a message saying so.  None: no limit.
+
+    Time: ``time_limit`` covers the whole run - the warm start (given at most half of it), the
+    presolve, every model build (the clock is read while building) and every solve (each gets only
+    the time left).  The overshoot is what one step that cannot be interrupted takes after the
+    deadline: evaluating a solution, or the solver's own return from its time limit (HiGHS and
+    CP-SAT honour it within about a second on the paper's data sets).
+    The result is never worse than the warm start: the incumbent starts there and only improves.
     """
 
     name = "exact"
@@ -351,6 +395,7 @@ class Exact(Solver):
         lazy_conflicts: bool = True,
         backend: str = "highs",
         workers: int = 8,
+        max_memory_mb: float | None = 4000.0,
     ):
         if backend not in ("highs", "cpsat"):
             raise ValueError(f"backend must be 'highs' or 'cpsat', got {backend!r}")
@@ -360,6 +405,7 @@ class Exact(Solver):
         self.lazy_conflicts = lazy_conflicts
         self.backend = backend
         self.workers = workers
+        self.max_memory_mb = max_memory_mb
 
     # ------------------------------------------------------------ incumbent
     def _warm_start(self, problem: SelectionProblem, seed: int = 0) -> np.ndarray:
@@ -375,7 +421,9 @@ class Exact(Solver):
                 raise ValueError(
                     f"warm_start must be 'greedy', another algorithm's name, None or a selection, got {ws!r}"
                 )
-            heuristic = get_solver(ws).solve(problem, random_state=seed)
+            # the warm start gets at most half of the run's time; the model gets the rest
+            budget = None if self.time_limit is None else 0.5 * float(self.time_limit)
+            heuristic = get_solver(ws, time_limit=budget).solve(problem, random_state=seed)
             greedy = greedy_incumbent(problem)
             better = heuristic.coverage >= problem.evaluate(greedy).coverage
             return heuristic.selection if better else greedy
@@ -387,136 +435,169 @@ class Exact(Solver):
         return r
 
     # ------------------------------------------------------------------ run
+    def termination(self) -> Termination:
+        # the deadline (warm start and model building included) is the solver's own
+        return Termination(full_coverage=False)
+
+    def _check_size(self, red: _Reduced, n_pairs: int) -> None:
+        mb = model_memory_mb(int(red.groups.nnz), red.groups.shape[0], red.n_kept, int(n_pairs), len(red.budget_rows))
+        if self.max_memory_mb is not None and mb > float(self.max_memory_mb):
+            raise _TooLarge(
+                f"model too large: about {mb:.0f} MB estimated ({red.n_kept} rules, {red.groups.shape[0]} row "
+                f"groups, {int(n_pairs)} conflict pairs) > max_memory_mb={self.max_memory_mb}; "
+                "returning the warm start (raise max_memory_mb or shrink the pool)",
+                round(mb, 1),
+            )
+
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         t0 = time.perf_counter()
-        deadline = t0 + float(self.time_limit)
+        deadline = t0 + (float(self.time_limit) if self.time_limit is not None else 1e9)
         eps = problem.eps
         grid = _eps_grid(eps)
         seed = int(rng.integers(0, 2**31 - 1))
 
         incumbent = self._warm_start(problem, seed)
-        inc_value = problem.evaluate(incumbent).coverage
-        red, stats = _reduce(problem)
-        K = red.n_kept
-        trivial_bound = float(red.weights.sum())  # every coverable row, no conflicts
-        bound = _round_bound(trivial_bound, grid)
+        inc_value = warm_value = problem.evaluate(incumbent).coverage
+        stats: dict = {}
+        K = 0
+        pa = np.zeros(0, dtype=np.int64)
+        bound = np.inf
+        try:
+            red, stats = _reduce(problem, deadline)
+            K = red.n_kept
+            trivial_bound = float(red.weights.sum())  # every coverable row, no conflicts
+            bound = _round_bound(trivial_bound, grid)
 
-        def full(sel_k: np.ndarray) -> np.ndarray:
-            r = np.zeros(problem.n_rules, dtype=bool)
-            r[red.kept[sel_k]] = True
-            return r
+            def full(sel_k: np.ndarray) -> np.ndarray:
+                r = np.zeros(problem.n_rules, dtype=bool)
+                r[red.kept[sel_k]] = True
+                return r
 
-        def to_kept(r: np.ndarray) -> np.ndarray:
-            return r[red.kept]
+            def to_kept(r: np.ndarray) -> np.ndarray:
+                return r[red.kept]
 
-        # a warm start may use rules that the reduction dropped (duplicates): map them
-        # onto their kept twin is unnecessary for correctness, it only seeds pairs/hints.
-        hint = to_kept(incumbent)
-
-        # pair set of the model, kept numbering, as (a, b) -> q
-        if self.lazy_conflicts and eps > 0:
-            pa, pb, pq = red.pairs_among(np.flatnonzero(hint))
-        elif eps > 0:
-            pa, pb, pq = red.all_pairs()
-        else:
-            pa = pb = pq = np.zeros(0, dtype=np.int64)
-        in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
-        if inc_value >= bound - _TOL:
-            # the incumbent covers every coverable row without conflicts: nothing to solve
-            monitor.generation(np.array([inc_value]), incumbent[None, :])
-            return self._outcome(incumbent, inc_value, bound, True, "", 0, 0, pa, K, 0, None, stats)
-
-        def on_solution(sel_k):
-            nonlocal incumbent, inc_value
-            r = full(sel_k)
-            ev = problem.evaluate(r)
-            if ev.feasible and ev.coverage > inc_value + _TOL:
-                incumbent, inc_value = r, ev.coverage
-            return monitor.generation(np.array([inc_value]), incumbent[None, :])
-
-        message = ""
-        proven_model = False
-        last_model_value = None
-        n_vars = n_cons = 0
-        iterations = 0
-        while True:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                message = "time limit reached"
-                break
-            iterations += 1
-            if self.backend == "highs":
-                sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint)
-            else:
-                sub = _solve_cpsat(
-                    red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.workers, seed, on_solution
-                )
-            n_vars, n_cons = sub.n_variables, sub.n_constraints
-            sub_bound = _round_bound(sub.bound, grid)
-            if sub_bound >= inc_value - _TOL:  # a bound below a known solution is no bound
-                bound = min(bound, sub_bound)
-            missing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-            if sub.selection is not None:
-                r = full(sub.selection)
-                ev = problem.evaluate(r)
-                if not ev.feasible:  # pragma: no cover - would be a modelling bug
-                    raise AssertionError("the MILP solution breaks a budget")
-                model_value = self._model_value(red, sub.selection, pa, pb, pq, eps)
-                # e and z set from r can only raise the value of an unfinished solution
-                # (CP-SAT may leave e_g = 0 on a covered row); at an optimum they agree
-                tol = 1e-4 * max(1.0, abs(model_value))
-                if model_value < sub.model_value - tol or (
-                    sub.proven and self.mip_rel_gap == 0 and abs(model_value - sub.model_value) > tol
-                ):
-                    raise AssertionError(
-                        f"rounded MILP solution has value {model_value}, solver reported {sub.model_value}"
-                    )
-                ma, mb, mq = red.pairs_among(np.flatnonzero(sub.selection))
-                new = np.array(
-                    [(a, b) not in in_model for a, b in zip(ma.tolist(), mb.tolist(), strict=True)],
-                    dtype=bool,
-                )
-                missing = ma[new], mb[new], mq[new]
-                # model value minus the penalties it missed is the true f*
-                if abs(model_value - eps * missing[2].sum() - ev.coverage) > 1e-6 * max(1.0, abs(ev.coverage)):
-                    raise AssertionError(
-                        f"model value {model_value} and true f* {ev.coverage} disagree"
-                    )
-                last_model_value = model_value
-                if ev.coverage > inc_value + _TOL or (
-                    abs(ev.coverage - inc_value) <= _TOL and missing[0].size == 0
-                ):
-                    incumbent, inc_value = r, ev.coverage
-            stop = monitor.generation(np.array([inc_value]), incumbent[None, :])
-            if sub.message and sub.selection is None and not sub.proven:
-                message = sub.message
-            if inc_value >= bound - _TOL:
-                proven_model = True
-                break
-            if not sub.proven or sub.selection is None:
-                message = sub.message or message
-                break
-            if missing[0].size == 0:
-                # solved within mip_rel_gap and no pair missing: nothing more to learn
-                proven_model = sub.proven
-                break
-            if stop:
-                message = "stopped on request"
-                break
-            # add every pair touching a chosen rule, not only the violated ones: far
-            # fewer rounds (measured: 15 -> 4 on a dense random instance)
-            na, nb, nq = red.pairs_touching(np.flatnonzero(sub.selection))
-            fresh = np.array(
-                [(a, b) not in in_model for a, b in zip(na.tolist(), nb.tolist(), strict=True)],
-                dtype=bool,
-            )
-            missing = na[fresh], nb[fresh], nq[fresh]
-            pa = np.concatenate([pa, missing[0]])
-            pb = np.concatenate([pb, missing[1]])
-            pq = np.concatenate([pq, missing[2]])
-            in_model.update(zip(missing[0].tolist(), missing[1].tolist(), strict=True))
+            # a warm start may use rules that the reduction dropped (duplicates): map them
+            # onto their kept twin is unnecessary for correctness, it only seeds pairs/hints.
             hint = to_kept(incumbent)
 
+            # pair set of the model, kept numbering, as (a, b) -> q
+            if self.lazy_conflicts and eps > 0:
+                pa, pb, pq = red.pairs_among(np.flatnonzero(hint))
+            elif eps > 0:
+                per_group = np.diff(red.groups.indptr)
+                most = min(red.n_kept * (red.n_kept - 1) // 2, int((per_group * (per_group - 1) // 2).sum()))
+                self._check_size(red, most)
+                pa, pb, pq = red.all_pairs()
+            else:
+                pa = pb = pq = np.zeros(0, dtype=np.int64)
+            in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
+            if inc_value >= bound - _TOL:
+                # the incumbent covers every coverable row without conflicts: nothing to solve
+                monitor.generation(np.array([inc_value]), incumbent[None, :])
+                return self._outcome(incumbent, inc_value, bound, True, "", 0, 0, pa, K, 0, None, stats)
+
+            def on_solution(sel_k):
+                nonlocal incumbent, inc_value
+                r = full(sel_k)
+                ev = problem.evaluate(r)
+                if ev.feasible and ev.coverage > inc_value + _TOL:
+                    incumbent, inc_value = r, ev.coverage
+                return monitor.generation(np.array([inc_value]), incumbent[None, :])
+
+            message = ""
+            proven_model = False
+            last_model_value = None
+            n_vars = n_cons = 0
+            iterations = 0
+            while True:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    message = "time limit reached"
+                    break
+                iterations += 1
+                self._check_size(red, pa.size)
+                if self.backend == "highs":
+                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint)
+                else:
+                    sub = _solve_cpsat(
+                        red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.workers, seed, on_solution,
+                        deadline,
+                    )
+                n_vars, n_cons = sub.n_variables, sub.n_constraints
+                sub_bound = _round_bound(sub.bound, grid)
+                if sub_bound >= inc_value - _TOL:  # a bound below a known solution is no bound
+                    bound = min(bound, sub_bound)
+                missing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+                if sub.selection is not None:
+                    r = full(sub.selection)
+                    ev = problem.evaluate(r)
+                    if not ev.feasible:  # pragma: no cover - would be a modelling bug
+                        raise AssertionError("the MILP solution breaks a budget")
+                    model_value = self._model_value(red, sub.selection, pa, pb, pq, eps)
+                    # e and z set from r can only raise the value of an unfinished solution
+                    # (CP-SAT may leave e_g = 0 on a covered row); at an optimum they agree
+                    tol = 1e-4 * max(1.0, abs(model_value))
+                    if model_value < sub.model_value - tol or (
+                        sub.proven and self.mip_rel_gap == 0 and abs(model_value - sub.model_value) > tol
+                    ):
+                        raise AssertionError(
+                            f"rounded MILP solution has value {model_value}, solver reported {sub.model_value}"
+                        )
+                    ma, mb, mq = red.pairs_among(np.flatnonzero(sub.selection))
+                    new = np.array(
+                        [(a, b) not in in_model for a, b in zip(ma.tolist(), mb.tolist(), strict=True)],
+                        dtype=bool,
+                    )
+                    missing = ma[new], mb[new], mq[new]
+                    # model value minus the penalties it missed is the true f*
+                    if abs(model_value - eps * missing[2].sum() - ev.coverage) > 1e-6 * max(1.0, abs(ev.coverage)):
+                        raise AssertionError(
+                            f"model value {model_value} and true f* {ev.coverage} disagree"
+                        )
+                    last_model_value = model_value
+                    if ev.coverage > inc_value + _TOL or (
+                        abs(ev.coverage - inc_value) <= _TOL and missing[0].size == 0
+                    ):
+                        incumbent, inc_value = r, ev.coverage
+                stop = monitor.generation(np.array([inc_value]), incumbent[None, :])
+                if sub.message and sub.selection is None and not sub.proven:
+                    message = sub.message
+                if inc_value >= bound - _TOL:
+                    proven_model = True
+                    break
+                if not sub.proven or sub.selection is None:
+                    message = sub.message or message
+                    break
+                if missing[0].size == 0:
+                    # solved within mip_rel_gap and no pair missing: nothing more to learn
+                    proven_model = sub.proven
+                    break
+                if stop:
+                    message = "stopped on request"
+                    break
+                # add every pair touching a chosen rule, not only the violated ones: far
+                # fewer rounds (measured: 15 -> 4 on a dense random instance)
+                na, nb, nq = red.pairs_touching(np.flatnonzero(sub.selection))
+                fresh = np.array(
+                    [(a, b) not in in_model for a, b in zip(na.tolist(), nb.tolist(), strict=True)],
+                    dtype=bool,
+                )
+                missing = na[fresh], nb[fresh], nq[fresh]
+                pa = np.concatenate([pa, missing[0]])
+                pb = np.concatenate([pb, missing[1]])
+                pq = np.concatenate([pq, missing[2]])
+                in_model.update(zip(missing[0].tolist(), missing[1].tolist(), strict=True))
+                hint = to_kept(incumbent)
+
+        except _OutOfTime:
+            message = "time limit reached while building the model; best selection so far"
+            proven_model, n_vars, n_cons, iterations, last_model_value = False, 0, 0, 0, None
+        except _TooLarge as exc:
+            message = str(exc)
+            proven_model, n_vars, n_cons, iterations, last_model_value = False, 0, 0, 0, None
+            stats["refused_model_mb"] = exc.args[1] if len(exc.args) > 1 else None
+        if inc_value < warm_value - _TOL:  # pragma: no cover - the incumbent only ever improves
+            raise AssertionError("the exact solver lost its warm start")
         return self._outcome(
             incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
             last_model_value, stats,
