@@ -24,6 +24,10 @@ from .termination import FULL_COVERAGE, TIME_LIMIT, Termination
 STOP_REQUEST = "stopped on request"
 
 
+def _finite(budget: int) -> int | None:
+    return None if budget >= np.iinfo(np.int64).max else int(budget)
+
+
 @dataclass
 class RunOutcome:
     """What ``_run`` hands back; status/message default to a normal finish."""
@@ -177,6 +181,8 @@ class Solver:
             time_s=monitor.elapsed(),
             history=monitor.history,
             info=info,
+            complexity_budget=_finite(problem.complexity_budget),
+            error_budget=_finite(problem.error_budget),
         )
         monitor.callback.on_end(result)
         return result
