@@ -148,10 +148,10 @@ SMALL = {
     "irfre": {"n_generations": 5, "n_population": 20},
     "irfre_rfhc": {"n_generations": 5, "n_population": 20, "n_trials": 5},
     "ga": {"n_generations": 5, "n_population": 20},
-    "qga": {"n_generations": 5},
-    "qga_paper": {"n_generations": 3, "n_kernel_subspaces": 6, "rfhc_trials": 5},
+    "qga": {"n_generations": 2, "n_population": 10, "rfhc_trials": 5},
+    "qga_paper": {"n_generations": 2, "n_population": 10, "n_kernel_subspaces": 4, "rfhc_trials": 5},
     "rfhc": {"n_trials": 5},
-    "exact": {"time_limit": 10, "warm_start": "greedy"},
+    "exact": {"time_limit": 1, "warm_start": "greedy"},  # stopped runs are cleaned too
 }
 
 

@@ -431,3 +431,37 @@ def test_ablation_switches(switch):
         assert imp["lazy_add"] == 0
     none = QGA(**FAST, rfhc_seeds=False, qubo_population=False).solve(p, random_state=0)
     assert none.info["initial_population"] == 1  # the empty selection only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kernel_gains_equal_full_evaluation(seed):
+    from explainer.solvers.local_search import kernel_gains
+
+    p = random_problem(650 + seed, N=70, M=40)
+    free = SelectionProblem(p.coverage_dense, p.rule_class, p.y, p.lengths, None, None, n_classes=p.n_classes)
+    rng = np.random.default_rng(seed)
+    st = free.state(rng.random(free.n_rules) < 0.3)
+    kernel = rng.integers(-1, 2, (25, free.n_rules)) * (rng.random((25, free.n_rules)) < 0.2)
+    R = np.where(kernel > 0, True, np.where(kernel < 0, False, st.r[None, :]))
+    np.testing.assert_allclose(kernel_gains(st, R), free.fitness(R) - st.coverage)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_kernel_step_picks_the_best_feasible_mutation(seed):
+    from explainer.solvers.local_search import KernelMoves
+
+    p = random_problem(660 + seed, N=70, M=40)
+    rng = np.random.default_rng(seed)
+    kernel = (rng.integers(-1, 2, (30, p.n_rules)) * (rng.random((30, p.n_rules)) < 0.15)).astype(np.int8)
+    st = p.state()
+    for i in rng.permutation(p.n_rules):
+        if st.flip_fits(int(i)) and rng.random() < 0.3:
+            st.flip(int(i))
+    R = np.where(kernel > 0, True, np.where(kernel < 0, False, st.r[None, :]))
+    ok = p.feasible_mask(R) & (R != st.r[None, :]).any(axis=1)
+    f = np.where(ok, p.fitness(R), -np.inf)
+    before = st.coverage
+    applied = KernelMoves(kernel).step(st)
+    assert applied == bool(f.max() > before + 1e-9)
+    if applied:
+        assert np.array_equal(st.r, R[int(np.argmax(f))]) and st.coverage == f.max()

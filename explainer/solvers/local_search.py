@@ -197,24 +197,85 @@ def clean_up(problem: SelectionProblem, selection: np.ndarray, *, fill: bool = T
 
 
 # ------------------------------------------------------------ super-mutation
+def flip_gains(st: SelectionState, vid: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
+    """f* change of ``n`` candidate moves, move ``vid[k]`` flipping rule ``rules[k]`` (each rule once per move).
+
+    Exact (integer counts): per (move, covered row) the firing counts are
+    updated by the flips, and the change of covered rows and conflicting pairs
+    is summed per move.  O(rows covered by the flipped rules x classes), not a
+    full evaluation of every mutated selection.
+    """
+    p = st.problem
+    N, K = p.n_rows, p.n_classes
+    if vid.size == 0:
+        return np.zeros(n)
+    sign = np.where(st.r[rules], -1, 1)
+    starts = p.indptr[rules]
+    lens = p.indptr[rules + 1] - starts
+    offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+    rows = p.indices[np.repeat(starts, lens) + offs]
+    uk, inv = np.unique(np.repeat(vid.astype(np.int64), lens) * N + rows, return_inverse=True)
+    sgn = np.repeat(sign, lens).astype(np.int64)
+    cls = np.repeat(p.rule_class[rules], lens)
+    urow, uvid = uk % N, uk // N
+    t_old = st.total[urow].astype(np.int64)
+    pc_old = st.per_class[urow].astype(np.int64)
+    t_new = t_old + np.bincount(inv, weights=sgn, minlength=uk.size).astype(np.int64)
+    pc_new = pc_old + np.bincount(inv * K + cls, weights=sgn, minlength=uk.size * K).astype(np.int64).reshape(-1, K)
+    d_cov = (t_new > 0).astype(np.int64) - (t_old > 0)
+    d_pairs = ((t_new * t_new - (pc_new * pc_new).sum(axis=1)) - (t_old * t_old - (pc_old * pc_old).sum(axis=1))) // 2
+    return np.bincount(uvid, weights=d_cov, minlength=n) - p.eps * np.bincount(uvid, weights=d_pairs, minlength=n)
+
+
+def kernel_gains(st: SelectionState, R: np.ndarray) -> np.ndarray:
+    """f*(R[i]) - f*(st) for every row of the selection matrix R (see :func:`flip_gains`)."""
+    vid, rules = np.nonzero(R != st.r[None, :])
+    return flip_gains(st, vid, rules, R.shape[0])
+
+
+class KernelMoves:
+    """The sampled kernel vectors as mutations ``x (+) m = clip(x + m, 0, 1)``, kept sparse.
+
+    Only the nonzeros of the vectors are stored; for a selection, an entry
+    flips its rule when it is +1 on an unselected or -1 on a selected rule.
+    Budgets and gains are then computed from the flips alone.
+    """
+
+    def __init__(self, kernel: np.ndarray):
+        self.n = int(kernel.shape[0])
+        self.vid, self.rule = np.nonzero(kernel)
+        self.up = kernel[self.vid, self.rule] > 0
+
+    def step(self, st: SelectionState) -> bool:
+        """Apply the most augmenting feasible mutation (ties: the first vector), if any."""
+        if self.n == 0:
+            return False
+        p = st.problem
+        flip = self.up != st.r[self.rule]
+        vid, rules = self.vid[flip], self.rule[flip]
+        if vid.size == 0:
+            return False
+        sign = np.where(st.r[rules], -1, 1)
+        d_len = np.bincount(vid, weights=sign * p.lengths[rules], minlength=self.n)
+        d_err = np.bincount(vid, weights=sign * p.errors[rules], minlength=self.n)
+        ok = (np.bincount(vid, minlength=self.n) > 0) & (st.complexity + d_len <= p.complexity_budget) & (
+            st.errors + d_err <= p.error_budget
+        )
+        if not ok.any():
+            return False
+        keep = ok[vid]
+        gain = np.where(ok, flip_gains(st, vid[keep], rules[keep], self.n), -np.inf)
+        j = int(np.argmax(gain))
+        if gain[j] <= TOL:
+            return False
+        for i in rules[vid == j]:
+            st.flip(int(i))
+        return True
+
+
 def kernel_step(problem: SelectionProblem, st: SelectionState, kernel: np.ndarray) -> bool:
-    """Apply the most augmenting feasible kernel mutation ``x (+) m = clip(x + m, 0, 1)``, if any."""
-    if kernel.shape[0] == 0:
-        return False
-    r = st.r
-    R = np.where(kernel > 0, True, np.where(kernel < 0, False, r[None, :]))
-    changed = (R != r[None, :]).any(axis=1)
-    keep = changed & problem.feasible_mask(R)
-    if not keep.any():
-        return False
-    Rk = R[keep]
-    f = problem.fitness(Rk)
-    j = int(np.argmax(f))  # ties: the first vector of the (fixed) kernel order
-    if f[j] <= st.coverage + TOL:
-        return False
-    for i in np.flatnonzero(Rk[j] != r):
-        st.flip(int(i))
-    return True
+    """Apply the most augmenting feasible kernel mutation of ``kernel`` (dense rows), if any."""
+    return KernelMoves(kernel).step(st)
 
 
 class LocalSearch:
@@ -239,6 +300,7 @@ class LocalSearch:
         self.problem = problem
         self.scorer = scorer
         self.kernel = np.zeros((0, problem.n_rules), dtype=np.int8) if kernel is None else kernel
+        self.kernel_moves = KernelMoves(self.kernel)
         self.structured = structured and scorer is not None
         self.one_for_two = one_for_two and self.structured
         self.lazy = lazy
@@ -281,7 +343,7 @@ class LocalSearch:
                     self.improvements["one_for_two"] += 1
                     steps += 1
                     continue
-            if kernel_step(self.problem, st, self.kernel):
+            if self.kernel_moves.step(st):
                 self.improvements["kernel"] += 1
                 steps += 1
                 continue
@@ -296,6 +358,9 @@ __all__ = [
     "clean_up",
     "drop_dead_rules",
     "greedy_fill",
+    "KernelMoves",
+    "flip_gains",
+    "kernel_gains",
     "kernel_step",
     "lazy_adds",
     "repair",

@@ -1,9 +1,9 @@
 """Genetic operators shared by GA, IRFRE and both QGAs (one copy of each).
 
 * :func:`select_pairs` - n pairs of distinct individuals, fitness-proportional;
-* :func:`crossover_masks` / :func:`crossover_pair` - uniform, one- and two-point crossover;
-* :func:`crossover_until_feasible` - the paper's "repeat the crossover until the child keeps the
-  budgets", bounded, with the caller's fallback;
+* :func:`crossover_masks` - uniform, one- and two-point crossover;
+* :func:`crossover_children` / :func:`retry_until_feasible` - the paper's "repeat the crossover
+  (or mutation) until the child keeps the budgets", bounded, the caller choosing the fallback;
 * :func:`weighted_subset` - m indices without replacement, probability proportional to weights;
 * :func:`distinct_rows` / :func:`unique_rows` - de-duplication of bit strings;
 * :func:`random_feasible_population` - rejection-sampled feasible bit strings.
@@ -148,24 +148,41 @@ def crossover_masks(kind: str, n: int, M: int, rng: np.random.Generator) -> np.n
     raise ValueError(f"unknown crossover {kind!r}; use 'uniform', 'one_point' or 'two_point'")
 
 
-def crossover_pair(kind: str, x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Two complementary children of parents x and y."""
-    mask = crossover_masks(kind, 1, x.shape[0], rng)[0]
-    return np.where(mask, x, y), np.where(mask, y, x)
+def retry_until_feasible(problem: SelectionProblem, make, current: np.ndarray, max_retries: int):
+    """Regenerate the rows of ``current`` that break a budget with ``make(rows)``, at most ``max_retries`` times.
 
-
-def crossover_until_feasible(problem: SelectionProblem, kind: str, x, y, rng, retries: int):
-    """The paper's crossover: repeated (at most ``retries`` times) until both children keep the budgets.
-
-    Returns ``(c1, c2, ok)``; ``ok`` is False when the last attempt still broke
-    a budget, and the caller applies its documented fallback.
+    Returns ``(current, ok)``; the rows with ``ok`` False still break a budget
+    and the caller applies its documented fallback.
     """
-    for _ in range(max(int(retries), 1)):
-        c1, c2 = crossover_pair(kind, x, y, rng)
-        feas = problem.feasible_mask(np.vstack([c1, c2]))
-        if feas.all():
-            return c1, c2, True
-    return c1, c2, False
+    feasible = problem.feasible_mask(current)
+    for _ in range(max(int(max_retries), 0)):
+        if feasible.all():
+            break
+        bad = np.flatnonzero(~feasible)
+        current[bad] = make(bad)
+        feasible[bad] = problem.feasible_mask(current[bad])
+    return current, feasible
+
+
+def crossover_children(problem: SelectionProblem, kind: str, pop: np.ndarray, a: np.ndarray, b: np.ndarray,
+                       rng: np.random.Generator, retries: int):
+    """Two children per pair (a[i], b[i]); each crossover repeated until the child keeps the budgets.
+
+    Child i comes from (first[i], second[i]) with ``first = [a, b]``, ``second = [b, a]``, so the
+    two children of a pair are drawn independently.  Returns ``(children, ok, first, second)``;
+    ``ok`` is False for a child still over budget after ``retries`` repetitions (the paper
+    repeats "until", which need not end).
+    """
+    first = np.concatenate([a, b])
+    second = np.concatenate([b, a])
+    X, Y = pop[first], pop[second]
+    M = pop.shape[1]
+
+    def make(rows):
+        return np.where(crossover_masks(kind, len(rows), M, rng), X[rows], Y[rows])
+
+    children, ok = retry_until_feasible(problem, make, make(np.arange(len(first))), retries)
+    return children, ok, first, second
 
 
 def pareto_ranks(objectives: np.ndarray) -> np.ndarray:

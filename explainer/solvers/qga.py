@@ -53,8 +53,8 @@ from .base import Monitor, RunOutcome, Solver
 from .local_search import MOVE_KINDS, LocalSearch, repair, usable_rules
 from .moves import TOL, MoveScorer
 from .operators import (
+    crossover_children,
     crossover_masks,
-    crossover_until_feasible,
     distinct_rows,
     fitness_weights,
     row_key,
@@ -236,17 +236,16 @@ class QGA(Solver):
             out_of_time=monitor.termination.out_of_time,
         )
 
-    def _fallback(self, problem, x, y, fx, fy, c1, c2, scorer):
-        """Children for a pair whose crossover kept breaking a budget."""
-        if self.crossover_fallback == "parent":
-            better = x if fx >= fy else y  # always feasible
-            return [c if problem.is_feasible(c) else better.copy() for c in (c1, c2)]
-        out = []
-        for c in (c1, c2):
-            st = problem.state(c)
-            repair(st, scorer)
-            out.append(st.r.copy())
-        return out
+    def _fallback(self, problem, children, ok, pop, fit, first, second, scorer) -> int:
+        """Fix, in place, the children whose crossover kept breaking a budget; returns how many."""
+        for i in np.flatnonzero(~ok):
+            if self.crossover_fallback == "parent":  # a copy of the fitter parent: always feasible
+                children[i] = pop[first[i]] if fit[first[i]] >= fit[second[i]] else pop[second[i]]
+            else:
+                st = problem.state(children[i])
+                repair(st, scorer)
+                children[i] = st.r
+        return int((~ok).sum())
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         N = problem.n_rows
@@ -281,26 +280,22 @@ class QGA(Solver):
             child_fit: list[float] = []
             if pop.shape[0] >= 2:
                 a_idx, b_idx = select_pairs(fitness_weights(fit), max(pop.shape[0] // 2, 1), rng)
-                for a, b in zip(a_idx, b_idx, strict=True):
-                    c1, c2, ok = crossover_until_feasible(
-                        problem, self.crossover, pop[a], pop[b], rng, self.crossover_retries
-                    )
-                    pair = [c1, c2]
-                    if not ok:
-                        fallbacks += 1
-                        pair = self._fallback(problem, pop[a], pop[b], fit[a], fit[b], c1, c2, scorer)
-                    for c in pair:
-                        hit = memo.get(row_key(c))
-                        if hit is None:
-                            st = problem.state(c)
-                            steps += search.run(st)
-                            hit = (st.r.copy(), float(st.coverage))
-                            memo[row_key(c)] = hit
-                            memo.setdefault(row_key(hit[0]), hit)
-                        children.append(hit[0])
-                        child_fit.append(hit[1])
-                        children_total += 1
-                    if max(child_fit) >= N - TOL or monitor.termination.out_of_time():
+                crossed, ok, first, second = crossover_children(
+                    problem, self.crossover, pop, a_idx, b_idx, rng, self.crossover_retries
+                )
+                fallbacks += self._fallback(problem, crossed, ok, pop, fit, first, second, scorer)
+                for c in crossed:
+                    hit = memo.get(row_key(c))
+                    if hit is None:
+                        st = problem.state(c)
+                        steps += search.run(st)
+                        hit = (st.r.copy(), float(st.coverage))
+                        memo[row_key(c)] = hit
+                        memo.setdefault(row_key(hit[0]), hit)
+                    children.append(hit[0])
+                    child_fit.append(hit[1])
+                    children_total += 1
+                    if hit[1] >= N - TOL or monitor.termination.out_of_time():
                         break  # 100 % coverage cannot be beaten; out of time: report and stop
             if children:
                 pop = np.vstack([pop, np.array(children)])
