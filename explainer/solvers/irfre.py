@@ -27,6 +27,7 @@ import numpy as np
 from ..problem import SelectionProblem
 from .base import Monitor, RunOutcome, Solver
 from .operators import (
+    crossover_masks,
     distinct_rows,
     pareto_ranks,
     random_feasible_population,
@@ -67,7 +68,7 @@ class IRFRE(Solver):
         for _ in range(int(self.n_generations)):
             n_pairs = max(1, len(pop) // 2)
             a, b = select_pairs(1.0 / rank, n_pairs, rng)
-            mask = rng.random((n_pairs, M)) < 0.5
+            mask = crossover_masks("uniform", n_pairs, M, rng)
             children = np.vstack([np.where(mask, pop[a], pop[b]), np.where(mask, pop[b], pop[a])])
             children ^= rng.random(children.shape) < rate
             children = children[problem.feasible_mask(children)]
