@@ -168,8 +168,9 @@ def crossover_children(problem: SelectionProblem, kind: str, pop: np.ndarray, a:
                        rng: np.random.Generator, retries: int):
     """Two children per pair (a[i], b[i]); each crossover repeated until the child keeps the budgets.
 
-    Child i comes from (first[i], second[i]) with ``first = [a, b]``, ``second = [b, a]``, so the
-    two children of a pair are drawn independently.  Returns ``(children, ok, first, second)``;
+    Child i comes from (first[i], second[i]) with ``first = [a, b]``, ``second = [b, a]``; the
+    first attempt gives each pair two complementary children (one mask), a repetition draws a
+    fresh mask for the child that broke a budget.  Returns ``(children, ok, first, second)``;
     ``ok`` is False for a child still over budget after ``retries`` repetitions (the paper
     repeats "until", which need not end).
     """
@@ -181,7 +182,10 @@ def crossover_children(problem: SelectionProblem, kind: str, pop: np.ndarray, a:
     def make(rows):
         return np.where(crossover_masks(kind, len(rows), M, rng), X[rows], Y[rows])
 
-    children, ok = retry_until_feasible(problem, make, make(np.arange(len(first))), retries)
+    # first attempt: the textbook pair of complementary children (one mask, both ways round)
+    mask = crossover_masks(kind, len(a), M, rng)
+    start = np.where(np.vstack([mask, mask]), X, Y)
+    children, ok = retry_until_feasible(problem, make, start, retries)
     return children, ok, first, second
 
 
