@@ -228,10 +228,7 @@ def test_termination_criteria():
 
 def test_stall_ends_a_run_through_the_monitor():
     p = random_problem(4, N=60, M=40, eps=1.0, bc=12, be=10**6)
-    solver = make("ga")
-    solver.stall = 2
-    solver.n_generations = 200
-    res = solver.solve(p, random_state=0)
+    res = get_solver("ga", n_population=16, n_generations=200, stall=2).solve(p, random_state=0)
     assert len(res.history) < 200 and res.status == "ok"
     best = [h.best for h in res.history]
     assert best[-1] == best[-3]  # two generations without improvement before the stop

@@ -46,6 +46,7 @@ class GA(Solver):
         max_retries: int = 20,
         early_stop: bool = False,
         time_limit: float | None = None,
+        stall: int | None = None,
     ):
         self.n_population = n_population
         self.n_generations = n_generations
@@ -54,6 +55,7 @@ class GA(Solver):
         self.max_retries = max_retries
         self.early_stop = early_stop
         self.time_limit = time_limit
+        self.stall = stall
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         M = problem.n_rules

@@ -47,12 +47,13 @@ class IRFRE(Solver):
     name = "irfre"
 
     def __init__(self, n_population: int = 100, n_generations: int = 100, mutation_rate: float | None = None,
-                 init_density: float | None = None, time_limit: float | None = None):
+                 init_density: float | None = None, time_limit: float | None = None, stall: int | None = None):
         self.n_population = n_population
         self.n_generations = n_generations
         self.mutation_rate = mutation_rate
         self.init_density = init_density
         self.time_limit = time_limit
+        self.stall = stall
 
     def _initial_population(self, problem: SelectionProblem, rng: np.random.Generator) -> np.ndarray:
         return random_feasible_population(problem, int(self.n_population), rng, self.init_density)
@@ -96,8 +97,9 @@ class IRFRERFHC(IRFRE):
     name = "irfre_rfhc"
 
     def __init__(self, n_population: int = 100, n_generations: int = 100, mutation_rate: float | None = None,
-                 init_density: float | None = None, n_trials: int = 30, time_limit: float | None = None):
-        super().__init__(n_population, n_generations, mutation_rate, init_density, time_limit)
+                 init_density: float | None = None, n_trials: int = 30, time_limit: float | None = None,
+                 stall: int | None = None):
+        super().__init__(n_population, n_generations, mutation_rate, init_density, time_limit, stall)
         self.n_trials = n_trials
 
     def _initial_population(self, problem: SelectionProblem, rng: np.random.Generator) -> np.ndarray:

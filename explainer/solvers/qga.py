@@ -87,6 +87,7 @@ class QGA(Solver):
     max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves.
     early_stopping : stop when min == max fitness in the population.
     time_limit : seconds (None: no limit); the run then ends with the best selection so far.
+    stall : stop after this many generations in a row without a better selection (None: never).
     rfhc_seeds, qubo_population, kernel_mutations, structured_moves, one_for_two, lazy_adds,
     weighted_subspaces : ablation switches (see the module docstring), all True by default.
     """
@@ -116,6 +117,7 @@ class QGA(Solver):
         max_ejections: int = 32,
         early_stopping: bool = True,
         time_limit: float | None = None,
+        stall: int | None = None,
         rfhc_seeds: bool = True,
         qubo_population: bool = True,
         kernel_mutations: bool = True,
@@ -141,6 +143,7 @@ class QGA(Solver):
         self.max_ejections = max_ejections
         self.early_stopping = early_stopping
         self.time_limit = time_limit
+        self.stall = stall
         self.rfhc_seeds = rfhc_seeds
         self.qubo_population = qubo_population
         self.kernel_mutations = kernel_mutations

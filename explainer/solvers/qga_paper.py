@@ -61,7 +61,7 @@ class QGAPaper(QGA):
     ----------
     n_population, n_generations, subspace_size, n_targets, n_subspaces, n_samples, n_kernel,
     kernel_subspace_size, n_kernel_subspaces, rfhc_trials, crossover, crossover_retries, sampler,
-    max_super_mutation_steps, early_stopping, time_limit : as for
+    max_super_mutation_steps, early_stopping, time_limit, stall : as for
         :class:`~explainer.solvers.qga.QGA` (``n_kernel=None``: no cap).
     """
 
@@ -88,6 +88,7 @@ class QGAPaper(QGA):
         max_super_mutation_steps: int = 1000,
         early_stopping: bool = True,
         time_limit: float | None = None,
+        stall: int | None = None,
     ):
         super().__init__(
             n_population=n_population, n_generations=n_generations, subspace_size=subspace_size,
@@ -95,7 +96,7 @@ class QGAPaper(QGA):
             kernel_subspace_size=kernel_subspace_size, n_kernel_subspaces=n_kernel_subspaces,
             rfhc_trials=rfhc_trials, crossover=crossover, crossover_retries=crossover_retries,
             sampler=sampler, max_super_mutation_steps=max_super_mutation_steps, early_stopping=early_stopping,
-            time_limit=time_limit, structured_moves=False, one_for_two=False, lazy_adds=False,
+            time_limit=time_limit, stall=stall, structured_moves=False, one_for_two=False, lazy_adds=False,
             weighted_subspaces=False,
         )
 

@@ -33,9 +33,9 @@ class Termination:
     time_limit: float | None = None
     stall: int | None = None
     full_coverage: bool = True
-    _t0: float = field(default=0.0, repr=False)
-    _best: float = field(default=float("-inf"), repr=False)
-    _since: int = field(default=0, repr=False)
+    _t0: float = field(default=0.0, init=False, repr=False)
+    _best: float = field(default=float("-inf"), init=False, repr=False)
+    _since: int = field(default=0, init=False, repr=False)
 
     def start(self) -> Termination:
         """Reset the clock and the stall counter (called when the run starts)."""
