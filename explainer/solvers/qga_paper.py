@@ -10,7 +10,8 @@ What it does, step by step (Algorithm 8):
    decoded to {-1, 0, 1}, zero dropped, closed under negation;
 3. per generation, with n the current population size: n/2 pairs of distinct
    individuals drawn with probability proportional to f*; two children per
-   pair by crossover, repeated until both keep the budgets;
+   pair by crossover (complementary at the first attempt), each repeated
+   until it keeps the budgets;
 4. super-mutation of every child: while some mutation m of the set gives a
    feasible ``x (+) m = clip(x + m, 0, 1)`` with strictly higher f*, apply the
    one with the highest f* (the paper does not say which augmenting mutation
