@@ -350,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
-    p.add_argument("--time-limit", type=float, help="seconds (exact solver)")
+    p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
     p.add_argument("--out", help="also write the rules to this text file")
     p.add_argument("--holdout", type=float, metavar="FRACTION",
                    help="hold out this share of the rows (stratified, seeded by --seed); "

@@ -33,6 +33,18 @@ class SelectionResult:
     time_s: float
     history: list[GenerationRecord] = field(default_factory=list)
     info: dict = field(default_factory=dict)  # e.g. bound, gap, optimal, evaluations
+    complexity_budget: int | None = None  # Bc of the problem solved (None: unbounded or unknown)
+    error_budget: int | None = None  # Be
+
+    def __repr__(self) -> str:
+        def of(used, budget):
+            return f"{used}/{budget}" if budget is not None else f"{used}"
+
+        return (
+            f"SelectionResult({self.algorithm}: {self.n_rules} rules, coverage {100 * self.coverage_score:.2f}%, "
+            f"complexity {of(self.complexity, self.complexity_budget)}, errors {of(self.errors, self.error_budget)}, "
+            f"{self.status})"
+        )
 
     @property
     def rule_indices(self) -> np.ndarray:

@@ -8,13 +8,13 @@ import pytest
 from explainer.callbacks import Callback
 from explainer.problem import SelectionProblem
 from explainer.solvers import get_solver
-from explainer.solvers._genetic import (
+from explainer.solvers.forex import forex_candidates
+from explainer.solvers.operators import (
     crossover_masks,
     pareto_ranks,
     random_feasible_population,
     select_pairs,
 )
-from explainer.solvers.forex import forex_candidates
 
 # test key -> (registry name, small parameters)
 FAST = {
@@ -144,7 +144,7 @@ class StopAt(Callback):
 
 @pytest.mark.parametrize("key", ["rfhc", "ga", "irfre", "irfre_rfhc", "greedy"])
 def test_stop_request(key):
-    p = random_problem(3, N=60, M=40, eps=0.0, bc=10**6, be=10**6)
+    p = random_problem(3, N=60, M=40, eps=0.0, bc=12, be=10**6)  # 100 % (a stop of its own) out of reach
     res = make(key).solve(p, random_state=0, callback=StopAt(2))
     assert res.status == "stopped" and res.message
     assert len(res.history) == 2
@@ -201,3 +201,43 @@ def test_iris_pool_depth3_budgets_4_5():
         res = get_solver(name).solve(p, random_state=0)
         assert res.feasible and res.coverage <= opt
     assert get_solver("rfhc").solve(p, random_state=0).coverage >= 0.9 * opt
+
+
+def test_termination_criteria():
+    from explainer.solvers.termination import (
+        FULL_COVERAGE,
+        N_GENERATIONS,
+        STALL,
+        TIME_LIMIT,
+        Termination,
+    )
+
+    t = Termination(n_generations=5, stall=2).start()
+    assert t.update(0, 1.0, 10) is None  # the initial population never counts as a generation
+    assert t.update(1, 2.0, 10) is None
+    assert t.update(2, 2.0, 10) is None  # one generation without a better best
+    assert t.update(3, 2.0, 10) == STALL
+    t = Termination(n_generations=2).start()
+    assert t.update(1, 1.0, 10) is None and t.update(2, 1.5, 10) == N_GENERATIONS
+    assert Termination().start().update(1, 10.0, 10) == FULL_COVERAGE
+    assert Termination(full_coverage=False).start().update(1, 10.0, 10) is None
+    t = Termination(time_limit=0.0).start()
+    assert t.out_of_time() and t.update(1, 1.0, 10) == TIME_LIMIT
+    assert Termination().start().remaining() == float("inf")
+
+
+def test_stall_ends_a_run_through_the_monitor():
+    p = random_problem(4, N=60, M=40, eps=1.0, bc=12, be=10**6)
+    res = get_solver("ga", n_population=16, n_generations=200, stall=2).solve(p, random_state=0)
+    assert len(res.history) < 200 and res.status == "ok"
+    best = [h.best for h in res.history]
+    assert best[-1] == best[-3]  # two generations without improvement before the stop
+
+
+def test_result_repr_is_one_line():
+    p = random_problem(5, N=60, M=40, eps=1.0, bc=12, be=5)
+    res = make("greedy").solve(p)
+    text = repr(res)
+    assert "\n" not in text and text.startswith("SelectionResult(greedy:")
+    assert f"complexity {res.complexity}/12" in text and f"errors {res.errors}/5" in text
+    assert f"{100 * res.coverage_score:.2f}%" in text and res.status in text

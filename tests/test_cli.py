@@ -87,8 +87,8 @@ def test_pools_table_lists_every_paper_data_set(shared_datasets_dir, capsys):
 
 
 def test_option_that_does_not_apply_is_a_clear_error(capsys):
-    assert main(["explain", "iris", "--algorithm", "rfhc", "--time-limit", "5", "--quiet"]) == 2
-    assert "--time-limit does not apply to the rfhc algorithm" in capsys.readouterr().err
+    assert main(["explain", "iris", "--algorithm", "rfhc", "--generations", "5", "--quiet"]) == 2
+    assert "--generations does not apply to the rfhc algorithm" in capsys.readouterr().err
     assert main(["explain", "iris", "--algorithm", "greedy", "--generations", "5", "--quiet"]) == 2
 
 

@@ -22,6 +22,7 @@ FAST = {
     "irfre_rfhc": {"n_generations": 15, "n_population": 30, "n_trials": 10},
     "ga": {"n_generations": 15, "n_population": 30},
     "qga": {"n_generations": 20},
+    "qga_paper": {"n_generations": 20},
     "rfhc": {"n_trials": 10},
     "exact": {"time_limit": 20, "warm_start": "greedy"},
 }
@@ -102,3 +103,84 @@ def test_contract_on_shared_data(name, dataset, shared_pools):
     exact = solve(problem, "exact", time_limit=30)
     if name != "forex":
         assert res.coverage <= exact.info["bound"] + 1e-9
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_every_algorithm_honours_a_time_limit(name):
+    """A zero time limit ends every run at once with a feasible selection (exact: its warm start)."""
+    problem = random_problem(5, N=300, M=40)
+    params = {**FAST.get(name, {}), "time_limit": 0.0}
+    if name == "exact":
+        params["warm_start"] = "greedy"
+    res = solve(problem, name, random_state=0, **params)
+    assert name == "forex" or res.feasible
+    if name in ("forex", "forex_trimmed"):
+        return  # one pass, nothing to stop
+    if name == "exact":
+        assert res.status == "feasible" and "time limit" in res.message
+    else:
+        assert res.status == "stopped" and res.message == "time limit", (res.status, res.message)
+        assert len(res.history) <= 2
+
+
+def dead_rules(problem, selection):
+    """Selected rules whose removal leaves f* unchanged or higher (brute force over the selection)."""
+    f = problem.evaluate(selection).coverage
+    dead = []
+    for i in np.flatnonzero(selection):
+        x = selection.copy()
+        x[i] = False
+        if problem.evaluate(x).coverage >= f - 1e-9:
+            dead.append(int(i))
+    return dead
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_dead_rules_on_random_problems(name, seed):
+    problem = random_problem(seed)
+    res = solve(problem, name, random_state=seed, **FAST.get(name, {}))
+    if name != "forex":  # reproduced as published: not cleaned
+        assert dead_rules(problem, res.selection) == []
+
+
+SMALL = {
+    "irfre": {"n_generations": 5, "n_population": 20},
+    "irfre_rfhc": {"n_generations": 5, "n_population": 20, "n_trials": 5},
+    "ga": {"n_generations": 5, "n_population": 20},
+    "qga": {"n_generations": 2, "n_population": 10, "rfhc_trials": 5},
+    "qga_paper": {"n_generations": 2, "n_population": 10, "n_kernel_subspaces": 4, "rfhc_trials": 5},
+    "rfhc": {"n_trials": 5},
+    "exact": {"time_limit": 1, "warm_start": "greedy"},  # stopped runs are cleaned too
+}
+
+
+@pytest.fixture(scope="module")
+def paper_problems(shared_datasets_dir):
+    from explainer.pool import build_pool
+
+    out = {}
+    for name, st in paper_settings().items():
+        ds = load_paper_dataset(name, shared_datasets_dir)
+        pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
+        bc, be = int(st["complexity_budget"]), int(st["errors_budget"])
+        out[name] = (pool.problem(bc, be), pool.problem(max(bc // 2, 1), be // 2))
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_no_dead_rules_on_the_paper_data_sets(paper_problems):
+    """Every algorithm (forex aside), the 10 paper data sets, the paper's budgets and half of them."""
+    found = []
+    for dataset, problems in paper_problems.items():
+        for problem in problems:
+            for name in sorted(ALGORITHMS):
+                if name == "forex":
+                    continue
+                res = solve(problem, name, random_state=0, **SMALL.get(name, {}))
+                assert res.feasible
+                dead = dead_rules(problem, res.selection)
+                if dead:
+                    found.append((dataset, problem.complexity_budget, name, dead))
+    assert found == []

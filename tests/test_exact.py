@@ -195,3 +195,74 @@ def test_default_warm_start_from_qga_stays_exact(seed):
     result = Exact().solve(problem, random_state=seed)
     assert result.status == OPTIMAL
     assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)
+
+
+def _binding_problem(seed):
+    """A problem whose greedy start is not provably optimal (so a model must be built)."""
+    for s in range(seed, seed + 200):
+        p = random_problem(s, N=40, M=12, eps=1.0)
+        r = greedy_incumbent(p)
+        if p.evaluate(r).coverage < brute_force(p) - 1e-9:
+            return p, r
+    raise AssertionError("no binding instance found")
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_a_model_over_the_memory_limit_is_refused_and_the_warm_start_returned(lazy):
+    from explainer.solvers.milp import model_memory_mb
+
+    p, start = _binding_problem(0)
+    res = Exact(warm_start=start, max_memory_mb=1e-6, lazy_conflicts=lazy).solve(p)
+    assert res.status == FEASIBLE and "model too large" in res.message and "max_memory_mb" in res.message
+    assert res.coverage >= p.evaluate(start).coverage  # the warm start (possibly cleaned, never worse)
+    assert res.feasible and not res.info["optimal"]
+    # the estimate grows with every part of the model
+    base = model_memory_mb(100, 10, 20, 5, 2)
+    assert all(model_memory_mb(*a) > base for a in [(200, 10, 20, 5, 2), (100, 20, 20, 5, 2), (100, 10, 40, 5, 2),
+                                                    (100, 10, 20, 50, 2), (100, 10, 20, 5, 3)])
+    assert Exact(warm_start=start).solve(p).info["optimal"]  # the default limit lets it through
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_never_worse_than_the_warm_start(seed):
+    p, start = _binding_problem(10 * seed)
+    for limit in (0.0, 0.05, 30.0):
+        res = Exact(warm_start=start, time_limit=limit).solve(p, random_state=seed)
+        assert res.feasible and res.coverage >= p.evaluate(start).coverage - 1e-9
+
+
+def test_warm_start_heuristic_gets_at_most_half_the_time(monkeypatch):
+    from explainer.solvers import qga
+
+    seen = {}
+    original = qga.QGA.__init__
+
+    def spy(self, *args, **kwargs):
+        seen["time_limit"] = kwargs.get("time_limit")
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(qga.QGA, "__init__", spy)
+    p, _ = _binding_problem(3)
+    Exact(warm_start="qga", time_limit=8.0).solve(p)
+    assert seen["time_limit"] == 4.0
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+@pytest.mark.parametrize("lazy", [True, False])
+def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):
+    """tic-tac-toe at half the paper's budgets is not proven in 2 s; the run still ends about then."""
+    from explainer.bench import paper_settings
+    from explainer.data import load_paper_dataset
+    from explainer.pool import build_pool
+
+    st = paper_settings()["tic_tac_toe"]
+    ds = load_paper_dataset("tic_tac_toe", shared_datasets_dir)
+    pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
+    p = pool.problem(int(st["complexity_budget"]) // 2, int(st["errors_budget"]) // 2)
+    start = greedy_incumbent(p)
+    t0 = time.perf_counter()
+    res = Exact(time_limit=2.0, warm_start=start, lazy_conflicts=lazy).solve(p)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 2.0 + 3.0, f"{elapsed:.1f}s for a 2 s limit"  # documented overshoot: about a second
+    assert res.feasible and res.coverage >= p.evaluate(start).coverage

@@ -9,7 +9,9 @@ from explainer.callbacks import Callback
 from explainer.problem import SelectionProblem
 from explainer.result import STOPPED
 from explainer.solvers import get_solver
-from explainer.solvers.qga import QGA, MoveScorer
+from explainer.solvers.local_search import LocalSearch
+from explainer.solvers.moves import MoveScorer
+from explainer.solvers.qga import QGA
 from explainer.solvers.qubo import GeneticQUBOSampler
 
 FAST = dict(n_population=20, n_generations=15, rfhc_trials=5)
@@ -221,9 +223,9 @@ def test_move_gains_are_exact(seed):
 
 def test_super_mutation_strictly_increases_and_stays_feasible():
     p = random_problem(77, N=60, M=40)
-    q = QGA(**FAST)
     usable = (p.lengths <= p.complexity_budget) & (p.errors <= p.error_budget)
     scorer = MoveScorer(p, usable)
+    search = LocalSearch(p, scorer)
     rng = np.random.default_rng(0)
     for _ in range(10):
         st = p.state(np.zeros(p.n_rules, dtype=bool))
@@ -231,7 +233,7 @@ def test_super_mutation_strictly_increases_and_stays_feasible():
             if st.flip_fits(int(i)) and rng.random() < 0.5:
                 st.flip(int(i))
         before = st.coverage
-        q.super_mutation(p, st, scorer, np.zeros((0, p.n_rules), dtype=np.int8))
+        search.run(st)
         assert st.feasible and st.coverage >= before
         assert st.coverage == p.evaluate(st.r).coverage
         assert scorer.best_move(st) is None  # a local optimum of the structured mutations
@@ -317,3 +319,149 @@ def test_population_evaluation_paths_agree(monkeypatch):
     for key in ("coverage", "covered", "conflicting_pairs", "feasible"):
         assert np.array_equal(small[key], big[key]), key
     assert np.array_equal(small["coverage"], [p.state(r).coverage for r in R])
+
+
+# ---------------------------------------------------------------- inner GAs feed the outer loop
+def _inner_inputs(q, p):
+    from explainer.solvers.local_search import usable_rules
+
+    return q._sampler(), q._weights(p), usable_rules(p)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_initial_population_holds_algorithm_6_samples_all_feasible(seed):
+    p = random_problem(600 + seed, N=60, M=40)
+    q = QGA(**FAST)
+    sampler, weights, usable = _inner_inputs(q, p)
+    samples = q.feasible_samples(p, np.random.default_rng(seed), sampler, weights, usable)
+    pop = q.initial_population(p, np.random.default_rng(seed), sampler, weights, usable)
+    assert len(samples) > 0 and samples.any(axis=1).any(), "Algorithm 6 found no non-empty feasible sample"
+    assert p.feasible_mask(samples).all() and p.feasible_mask(pop).all()
+    rows = {r.tobytes() for r in pop}
+    assert all(s.tobytes() in rows for s in samples)
+    assert len(rows) == len(pop)  # distinct
+
+
+@pytest.mark.parametrize("n_kernel", [None, 64, 7])
+def test_kernel_vectors_are_ternary_and_closed_under_negation(n_kernel):
+    p = random_problem(610, N=60, M=40)
+    q = QGA(**FAST, n_kernel=n_kernel)
+    sampler, weights, usable = _inner_inputs(q, p)
+    K = q.approximate_kernel(p, np.random.default_rng(0), sampler, weights, usable)
+    assert K.shape[0] > 0 and K.shape[1] == p.n_rules
+    assert np.isin(K, [-1, 0, 1]).all() and (K != 0).any(axis=1).all()
+    keys = {k.tobytes() for k in K}
+    assert len(keys) == len(K)
+    assert all((-k).tobytes() in keys for k in K)
+    if n_kernel is not None:
+        assert len(K) <= n_kernel
+    # every vector lives on rules that fit the budgets alone, and is nearly in the kernel of A
+    assert not K[:, ~usable].any()
+
+
+def test_qga_paper_uses_only_kernel_mutations(monkeypatch):
+    from explainer.solvers import solve
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a structured move was scored")
+
+    for name in ("best_move", "best_one_for_two", "add_drop_gains"):
+        monkeypatch.setattr(MoveScorer, name, forbidden)
+    monkeypatch.setattr("explainer.solvers.qga.repair", forbidden)
+    monkeypatch.setattr("explainer.solvers.local_search.lazy_adds", forbidden)
+    kernel_steps = 0
+    for seed in range(4):
+        p = random_problem(620 + seed, N=80, M=40)
+        res = solve(p, "qga_paper", random_state=seed, n_generations=10)
+        imp = res.info["improvements"]
+        assert {k for k, v in imp.items() if v} <= {"kernel"}
+        assert res.feasible and res.info["initial_population"] >= 1
+        assert res.info["cleanup"]["added"] == 0  # the clean-up only drops here
+        kernel_steps += imp["kernel"]
+    assert kernel_steps > 0, "Algorithm 7's mutations never augmented anything"
+
+
+def test_qga_paper_is_deterministic_and_keeps_every_initial_individual():
+    from explainer.solvers.qga_paper import QGAPaper
+
+    p = random_problem(630, N=80, M=40)
+    a = QGAPaper(n_population=5, n_generations=5).solve(p, random_state=1)
+    b = QGAPaper(n_population=5, n_generations=5).solve(p, random_state=1)
+    assert np.array_equal(a.selection, b.selection)
+    assert a.history[0].population == a.info["initial_population"] > 5  # not cut before generation 1
+    assert all(h.population <= 5 for h in a.history[1:])
+
+
+def test_a_swap_is_found_when_it_is_the_only_improvement():
+    """Rows 0-3; A covers {0, 1}, B covers {0, 1, 2, 3}; both of length 2, Bc = 2.
+
+    From {A}: no add fits, dropping A loses 2 rows, swapping A for B gains 2.
+    """
+    C = np.zeros((4, 2), dtype=bool)
+    C[[0, 1], 0] = True
+    C[:, 1] = True
+    p = SelectionProblem(C, [0, 0], [0, 0, 0, 0], [2, 2], complexity_budget=2, error_budget=0)
+    st = p.state(np.array([True, False]))
+    search = LocalSearch(p, MoveScorer(p, np.ones(2, dtype=bool)), one_for_two=False)
+    search.run(st)
+    assert st.r.tolist() == [False, True] and st.coverage == 4
+    assert search.improvements["swap"] == 1
+    assert sum(search.improvements.values()) == 1
+
+
+@pytest.mark.parametrize(
+    "switch",
+    ["rfhc_seeds", "qubo_population", "kernel_mutations", "structured_moves", "one_for_two", "lazy_adds",
+     "weighted_subspaces"],
+)
+def test_ablation_switches(switch):
+    p = random_problem(640, N=80, M=40)
+    res = QGA(**FAST, **{switch: False}).solve(p, random_state=0)
+    again = QGA(**FAST, **{switch: False}).solve(p, random_state=0)
+    assert res.feasible and np.array_equal(res.selection, again.selection)
+    imp = res.info["improvements"]
+    assert sum(imp.values()) == res.info["super_mutation_steps"]
+    if switch == "kernel_mutations":
+        assert res.info["kernel_size"] == 0 and imp["kernel"] == 0
+    if switch == "structured_moves":
+        assert imp["add"] == imp["drop"] == imp["swap"] == imp["one_for_two"] == imp["lazy_add"] == 0
+    if switch == "one_for_two":
+        assert imp["one_for_two"] == 0
+    if switch == "lazy_adds":
+        assert imp["lazy_add"] == 0
+    none = QGA(**FAST, rfhc_seeds=False, qubo_population=False).solve(p, random_state=0)
+    assert none.info["initial_population"] == 1  # the empty selection only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kernel_gains_equal_full_evaluation(seed):
+    from explainer.solvers.local_search import kernel_gains
+
+    p = random_problem(650 + seed, N=70, M=40)
+    free = SelectionProblem(p.coverage_dense, p.rule_class, p.y, p.lengths, None, None, n_classes=p.n_classes)
+    rng = np.random.default_rng(seed)
+    st = free.state(rng.random(free.n_rules) < 0.3)
+    kernel = rng.integers(-1, 2, (25, free.n_rules)) * (rng.random((25, free.n_rules)) < 0.2)
+    R = np.where(kernel > 0, True, np.where(kernel < 0, False, st.r[None, :]))
+    np.testing.assert_allclose(kernel_gains(st, R), free.fitness(R) - st.coverage)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_kernel_step_picks_the_best_feasible_mutation(seed):
+    from explainer.solvers.local_search import KernelMoves
+
+    p = random_problem(660 + seed, N=70, M=40)
+    rng = np.random.default_rng(seed)
+    kernel = (rng.integers(-1, 2, (30, p.n_rules)) * (rng.random((30, p.n_rules)) < 0.15)).astype(np.int8)
+    st = p.state()
+    for i in rng.permutation(p.n_rules):
+        if st.flip_fits(int(i)) and rng.random() < 0.3:
+            st.flip(int(i))
+    R = np.where(kernel > 0, True, np.where(kernel < 0, False, st.r[None, :]))
+    ok = p.feasible_mask(R) & (R != st.r[None, :]).any(axis=1)
+    f = np.where(ok, p.fitness(R), -np.inf)
+    before = st.coverage
+    applied = KernelMoves(kernel).step(st)
+    assert applied == bool(f.max() > before + 1e-9)
+    if applied:
+        assert np.array_equal(st.r, R[int(np.argmax(f))]) and st.coverage == f.max()

@@ -20,6 +20,7 @@ ALGORITHMS: dict[str, str] = {
     "irfre_rfhc": "explainer.solvers.irfre:IRFRERFHC",
     "ga": "explainer.solvers.ga:GA",
     "qga": "explainer.solvers.qga:QGA",
+    "qga_paper": "explainer.solvers.qga_paper:QGAPaper",
     "greedy": "explainer.solvers.greedy:Greedy",
     "exact": "explainer.solvers.exact:Exact",
 }
@@ -32,6 +33,7 @@ LABELS: dict[str, str] = {
     "irfre_rfhc": "IRFRE RF+HC",
     "ga": "Standard GA",
     "qga": "QGA (nested GA)",
+    "qga_paper": "QGA as in the paper (Algorithms 5-8)",
     "greedy": "Greedy (budgeted max coverage)",
     "exact": "Exact (MILP, HiGHS)",
 }

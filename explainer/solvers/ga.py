@@ -1,7 +1,7 @@
 """The standard genetic algorithm with budget constraints (Algorithm 4 of the paper).
 
 * Initial population: random feasible bit strings (see
-  :func:`~explainer.solvers._genetic.random_feasible_population`).
+  :func:`~explainer.solvers.operators.random_feasible_population`).
 * Each generation draws n/2 pairs of distinct individuals with probability
   proportional to the fitness f*.  f* can be negative when eps > 0, so the
   weights are f* - min(0, min f*) (all equal weights when they sum to 0).
@@ -22,22 +22,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..problem import SelectionProblem
-from ._genetic import crossover_masks, random_feasible_population, select_pairs
 from .base import Monitor, RunOutcome, Solver
-
-
-def _retry_until_feasible(problem, make, current, fallback, max_retries):
-    """Regenerate the infeasible rows of ``current`` with ``make(rows)``; else ``fallback``."""
-    feasible = problem.feasible_mask(current)
-    retries = 0
-    while not feasible.all() and retries < max_retries:
-        bad = np.flatnonzero(~feasible)
-        current[bad] = make(bad)
-        feasible[bad] = problem.feasible_mask(current[bad])
-        retries += 1
-    bad = ~feasible
-    current[bad] = fallback[bad]
-    return current, int(bad.sum())
+from .operators import (
+    crossover_children,
+    crossover_masks,
+    random_feasible_population,
+    retry_until_feasible,
+    select_pairs,
+)
 
 
 class GA(Solver):
@@ -53,6 +45,8 @@ class GA(Solver):
         mutation_rate: float | None = None,
         max_retries: int = 20,
         early_stop: bool = False,
+        time_limit: float | None = None,
+        stall: int | None = None,
     ):
         self.n_population = n_population
         self.n_generations = n_generations
@@ -60,6 +54,8 @@ class GA(Solver):
         self.mutation_rate = mutation_rate
         self.max_retries = max_retries
         self.early_stop = early_stop
+        self.time_limit = time_limit
+        self.stall = stall
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         M = problem.n_rules
@@ -73,26 +69,19 @@ class GA(Solver):
             n = len(pop)
             n_pairs = max(1, n // 2)
             a, b = select_pairs(fit - min(0.0, float(fit.min())), n_pairs, rng)
-            first = np.concatenate([a, b])
-            second = np.concatenate([b, a])
-            X, Y = pop[first], pop[second]
-            better = np.where((fit[first] >= fit[second])[:, None], X, Y)
-
-            def cross(rows, X=X, Y=Y):
-                return np.where(crossover_masks(self.crossover, len(rows), M, rng), X[rows], Y[rows])
-
-            children = cross(np.arange(len(first)))
-            children, fb = _retry_until_feasible(problem, cross, children, better, self.max_retries)
-            fallbacks["crossover"] += fb
+            children, ok, first, second = crossover_children(problem, self.crossover, pop, a, b, rng, self.max_retries)
+            better = np.where((fit[first] >= fit[second])[:, None], pop[first], pop[second])
+            children[~ok] = better[~ok]
+            fallbacks["crossover"] += int((~ok).sum())
 
             base = children.copy()
 
             def mutate(rows, base=base):
                 return base[rows] ^ (rng.random((len(rows), M)) < rate)
 
-            children = mutate(np.arange(len(base)))
-            children, fb = _retry_until_feasible(problem, mutate, children, base, self.max_retries)
-            fallbacks["mutation"] += fb
+            children, ok = retry_until_feasible(problem, mutate, mutate(np.arange(len(base))), self.max_retries)
+            children[~ok] = base[~ok]
+            fallbacks["mutation"] += int((~ok).sum())
 
             child_fit = problem.fitness(children)
             monitor.evaluations += len(children)

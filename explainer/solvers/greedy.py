@@ -15,8 +15,10 @@ the procedure does:
 3. Take the better of 1. and 2.; complete it by running the ratio phase from
    it (for 1. this changes nothing; for 2. it adds whatever still fits and helps).
 
-Δf* of every rule is computed at once from the per-row counts of the current
-selection (three sparse products), so one step costs O(nnz * K).
+Δf* of every rule comes from the shared local-search engine
+(:func:`~explainer.solvers.local_search.greedy_fill` with a
+:class:`~explainer.solvers.moves.MoveScorer`: per-row counts, updated from
+the rows the last add touched).
 Deterministic: ties go to the lowest rule index and the generator is unused.
 """
 
@@ -26,64 +28,24 @@ import numpy as np
 
 from ..problem import SelectionProblem, SelectionState
 from .base import Monitor, RunOutcome, Solver
+from .local_search import budget_scale, greedy_fill, rule_costs, usable_rules
+from .moves import MoveScorer
 
-
-def budget_scale(budget: int) -> float:
-    """1 / budget for a finite positive budget, else 0 (the term does not count)."""
-    if budget <= 0 or budget >= np.iinfo(np.int64).max:
-        return 0.0
-    return 1.0 / float(budget)
-
-
-def rule_costs(problem: SelectionProblem) -> np.ndarray:
-    """cost_i = L_i / Bc + E_i / Be with the guards of :func:`budget_scale`."""
-    return problem.lengths * budget_scale(problem.complexity_budget) + problem.errors * budget_scale(
-        problem.error_budget
-    )
-
-
-class MarginalGains:
-    """Δf* of adding each rule to a selection state, for all rules at once."""
-
-    def __init__(self, problem: SelectionProblem):
-        self.problem = problem
-        self.cov_t = problem.coverage_sparse.T.tocsr().astype(np.float64)  # M x N
-        self.arange = np.arange(problem.n_rules)
-
-    def __call__(self, state: SelectionState) -> np.ndarray:
-        p = self.problem
-        new_rows = self.cov_t @ (state.total == 0).astype(np.float64)
-        fired = self.cov_t @ state.total.astype(np.float64)
-        same = np.asarray(self.cov_t @ state.per_class.astype(np.float64))[self.arange, p.rule_class]
-        return new_rows - p.eps * (fired - same)
+__all__ = ["Greedy", "budget_scale", "ratio_greedy", "rule_costs"]
 
 
 def ratio_greedy(problem: SelectionProblem, state: SelectionState, monitor: Monitor | None = None,
                  candidates: np.ndarray | None = None) -> SelectionState:
     """Grow ``state`` in place by the ratio rule; returns it.  Reports one generation per added rule."""
-    gains = MarginalGains(problem)
-    costs = rule_costs(problem)
-    allowed = np.ones(problem.n_rules, dtype=bool) if candidates is None else np.asarray(candidates, bool)
-    while True:
-        fits = (
-            allowed
-            & ~state.r
-            & (state.complexity + problem.lengths <= problem.complexity_budget)
-            & (state.errors + problem.errors <= problem.error_budget)
-        )
-        if not fits.any():
-            break
-        delta = gains(state)
-        if monitor is not None:
-            monitor.evaluations += int(fits.sum())
-        ok = fits & (delta > 1e-9)
-        if not ok.any():
-            break
-        ratio = np.where(ok, delta / np.maximum(costs, 1e-12), -np.inf)
-        i = int(np.argmax(ratio))
-        state.flip(i)
-        if monitor is not None and monitor.generation(np.array([state.coverage]), state.r[None, :]):
-            break
+    scorer = MoveScorer(problem, usable_rules(problem))
+
+    def step(st):
+        if monitor is None:
+            return False
+        monitor.evaluations += 1
+        return monitor.generation(np.array([st.coverage]), st.r[None, :])
+
+    greedy_fill(state, scorer, ratio=True, allowed=candidates, on_step=step)
     return state
 
 
@@ -92,13 +54,13 @@ class Greedy(Solver):
 
     name = "greedy"
 
-    def __init__(self):
-        pass
+    def __init__(self, time_limit: float | None = None):
+        self.time_limit = time_limit
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         state = ratio_greedy(problem, problem.state(), monitor)
         info = {"ratio_coverage": float(state.coverage), "used_single_rule": False}
-        if monitor.stop_requested:
+        if monitor.stop_reason:
             return RunOutcome(state.r.copy(), info=info)
         single_ok = (problem.lengths <= problem.complexity_budget) & (problem.errors <= problem.error_budget)
         if single_ok.any():

@@ -4,7 +4,7 @@ A multi-objective genetic algorithm over three objectives: maximise the
 coverage f*, minimise the complexity L(r) and the errors E(r).
 
 * Initial population: random feasible bit strings (rejection sampling with a
-  low density, see :func:`~explainer.solvers._genetic.random_feasible_population`;
+  low density, see :func:`~explainer.solvers.operators.random_feasible_population`;
   ``init_density`` fixes the density).  If no random string is feasible the
   population is the empty selection alone.  :class:`IRFRERFHC` adds every RF+HC
   trial result to it.
@@ -25,14 +25,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..problem import SelectionProblem
-from ._genetic import (
-    first_occurrences,
+from .base import Monitor, RunOutcome, Solver
+from .operators import (
+    crossover_masks,
+    distinct_rows,
     pareto_ranks,
     random_feasible_population,
     select_pairs,
     unique_rows,
 )
-from .base import Monitor, RunOutcome, Solver
 from .rfhc import RFHC
 
 
@@ -46,11 +47,13 @@ class IRFRE(Solver):
     name = "irfre"
 
     def __init__(self, n_population: int = 100, n_generations: int = 100, mutation_rate: float | None = None,
-                 init_density: float | None = None):
+                 init_density: float | None = None, time_limit: float | None = None, stall: int | None = None):
         self.n_population = n_population
         self.n_generations = n_generations
         self.mutation_rate = mutation_rate
         self.init_density = init_density
+        self.time_limit = time_limit
+        self.stall = stall
 
     def _initial_population(self, problem: SelectionProblem, rng: np.random.Generator) -> np.ndarray:
         return random_feasible_population(problem, int(self.n_population), rng, self.init_density)
@@ -66,12 +69,12 @@ class IRFRE(Solver):
         for _ in range(int(self.n_generations)):
             n_pairs = max(1, len(pop) // 2)
             a, b = select_pairs(1.0 / rank, n_pairs, rng)
-            mask = rng.random((n_pairs, M)) < 0.5
+            mask = crossover_masks("uniform", n_pairs, M, rng)
             children = np.vstack([np.where(mask, pop[a], pop[b]), np.where(mask, pop[b], pop[a])])
             children ^= rng.random(children.shape) < rate
             children = children[problem.feasible_mask(children)]
             merged = np.vstack([pop, children])
-            distinct = first_occurrences(merged)
+            distinct = distinct_rows(merged)
             new = distinct[distinct >= len(pop)]  # the parents are distinct already
             cm = problem.evaluate_population(merged[new])
             monitor.evaluations += len(new)
@@ -94,8 +97,9 @@ class IRFRERFHC(IRFRE):
     name = "irfre_rfhc"
 
     def __init__(self, n_population: int = 100, n_generations: int = 100, mutation_rate: float | None = None,
-                 init_density: float | None = None, n_trials: int = 30):
-        super().__init__(n_population, n_generations, mutation_rate, init_density)
+                 init_density: float | None = None, n_trials: int = 30, time_limit: float | None = None,
+                 stall: int | None = None):
+        super().__init__(n_population, n_generations, mutation_rate, init_density, time_limit, stall)
         self.n_trials = n_trials
 
     def _initial_population(self, problem: SelectionProblem, rng: np.random.Generator) -> np.ndarray:

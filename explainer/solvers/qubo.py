@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .operators import distinct_rows, select_pairs
+
 # ----------------------------------------------------------------------------
 # the paper's explicit matrices
 
@@ -178,17 +180,6 @@ class QUBO:
 # samplers
 
 
-def distinct_rows(X: np.ndarray) -> np.ndarray:
-    """Indices of the first occurrence of each distinct row of a bool matrix, increasing."""
-    X = np.asarray(X, dtype=bool)
-    if X.shape[0] <= 1:
-        return np.arange(X.shape[0])
-    packed = np.ascontiguousarray(np.packbits(X, axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first = np.unique(keys, return_index=True)
-    return np.sort(first)
-
-
 def best_distinct(X: np.ndarray, energies: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``n`` lowest-energy distinct rows of X (stable: ties keep their order)."""
     X = np.asarray(X, dtype=bool)
@@ -198,27 +189,6 @@ def best_distinct(X: np.ndarray, energies: np.ndarray, n: int) -> tuple[np.ndarr
     first = distinct_rows(X)
     order = first[np.argsort(energies[first], kind="stable")][: max(int(n), 0)]
     return X[order], energies[order]
-
-
-def _draw(cdf: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    idx = np.searchsorted(cdf, rng.random(n) * cdf[-1], side="right")
-    return np.minimum(idx, cdf.shape[0] - 1)
-
-
-def draw_pairs(p: np.ndarray, n_pairs: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n_pairs`` pairs of distinct indices, each drawn with probability ``p`` (needs len(p) >= 2)."""
-    m = p.shape[0]
-    cdf = np.cumsum(p)
-    a = _draw(cdf, n_pairs, rng)
-    b = _draw(cdf, n_pairs, rng)
-    for _ in range(3):  # redraw partners equal to their mate
-        same = a == b
-        if not same.any():
-            break
-        b[same] = _draw(cdf, int(same.sum()), rng)
-    same = a == b
-    b[same] = (b[same] + 1 + rng.integers(0, m - 1, int(same.sum()))) % m
-    return a, b
 
 
 class QUBOSampler:
@@ -262,9 +232,8 @@ class GeneticQUBOSampler(QUBOSampler):
                 pop, energy = best_distinct(pop, qubo.energy(pop), size)
                 continue
             fit = energy.max() - energy + 1.0  # minimisation -> positive fitness
-            p = fit / fit.sum()
             n_pairs = max(m // 2, 1)
-            a, b = draw_pairs(p, n_pairs, rng)
+            a, b = select_pairs(fit, n_pairs, rng)
             mask = rng.random((n_pairs, nv)) < 0.5
             c1 = np.where(mask, pop[a], pop[b])
             c2 = np.where(mask, pop[b], pop[a])
@@ -334,8 +303,6 @@ __all__ = [
     "GeneticQUBOSampler",
     "QUBOSampler",
     "best_distinct",
-    "distinct_rows",
-    "draw_pairs",
     "decode_kernel",
     "feasibility_qubo",
     "kernel_encoder",

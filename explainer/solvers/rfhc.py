@@ -66,13 +66,17 @@ class RFHC(Solver):
     ----------
     n_trials : number of randomised passes over all rules.
     k : the constant of the rule score (4 in the paper).
+    time_limit : seconds (None: no limit), checked after every trial.
+    stall : stop after this many trials in a row without a better selection (None: never).
     """
 
     name = "rfhc"
 
-    def __init__(self, n_trials: int = 30, k: float = 4.0):
+    def __init__(self, n_trials: int = 30, k: float = 4.0, time_limit: float | None = None, stall: int | None = None):
         self.n_trials = n_trials
         self.k = k
+        self.time_limit = time_limit
+        self.stall = stall
 
     def _max_generations(self):
         return self.n_trials

@@ -1,0 +1,386 @@
+"""Gains of the structured moves, scored for every rule at once from per-row counts.
+
+:class:`MoveScorer` keeps the per-rule sums ``C' [z0 z1 n c_own]`` of a
+selection state (``z0``/``z1``: rows covered 0 / 1 times, ``n``: rules firing
+per row, ``c_own``: rules of the rule's own class firing), from which the gain
+of adding or dropping *every* rule follows in O(M):
+
+    add b:  rows of b covered 0 times  - eps * (rules of another class firing on b's rows)
+    drop a: -(rows of a covered once)  + eps * (the same)
+
+The sums are updated from the rows whose counts changed since the last call
+(a full sparse product only when a third of the rows or more changed), so a
+step after a few flips costs O(rows touched x rules per row), not O(nnz).
+
+Swaps (drop a, add b) add a rank-|S| correction from the rule-overlap (Gram)
+rows of the selected rules: ``G[a, b] = gdrop[a] + gadd[b] + D1[a, b] (+
+conflict term)`` with ``D1[a, b]`` the rows covered by a alone that b covers;
+``D1`` is gathered only for the columns whose upper bound
+``D1 <= min(D2, X1[a], X1[b])`` can still augment (the chosen swap is the
+same as with the full matrix).  1-for-2 moves (drop a, add b and c) are scored
+exactly for the ``n_pairs`` best (a, b) swaps whose bound can still augment.
+Gathers use numpy index arrays up to ``GATHER_LIMIT`` nonzeros, scipy sparse
+products above it (same integer counts).  Ties between equal gains go to the
+cheaper move (a tiny per-rule cost).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..problem import SelectionProblem
+
+TOL = 1e-9
+#: gathers of more nonzeros than this go through scipy's sparse products (numpy index arrays below it)
+GATHER_LIMIT = 50_000
+
+
+class MoveScorer:
+    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
+
+    The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
+    between calls and updated from the rows whose counts changed since the
+    last call (any state, any flips in between: the update only compares
+    per-row counts), so a step after a few flips costs O(rows touched x rules
+    per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
+    are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
+    ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
+    (same integer counts).
+    """
+
+    def __init__(self, problem: SelectionProblem, usable: np.ndarray):
+        self.p = problem
+        cov = problem.coverage_sparse  # N x M CSC (float32 ones)
+        self.cov = cov
+        self.CT = cov.T  # M x N CSR: a view, no copy
+        self.C = cov.tocsr()  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
+        self.r_ptr = self.C.indptr
+        self.r_idx = self.C.indices
+        self.M = problem.n_rules
+        self.k = problem.rule_class
+        self.L = problem.lengths.astype(np.float64)
+        self.E = problem.errors.astype(np.float64)
+        self.usable = usable
+        self.eps = problem.eps
+        # tiny per-rule costs: ties between equal gains go to the cheaper move
+        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < 2**62 else 0.0
+        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < 2**62 else 0.0
+        self.cost = pen_l * self.L + pen_e * self.E
+        self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
+        self._gmat = np.zeros((0, problem.n_rules))
+        self._n_gram = 0
+        self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
+        self.ctx = None
+        self.last_adds = None
+        self.products = 0  # full O(nnz) products
+        self.updates = 0  # incremental updates
+        self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
+
+    # ------------------------------------------------------------ gathering
+    def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
+        starts = self.r_ptr[rows].astype(np.int64)
+        lens = self.r_ptr[rows + 1] - starts
+        pos = np.repeat(np.arange(rows.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, self.r_idx[starts[pos] + offs]
+
+    def _row_nnz(self, rows: np.ndarray) -> int:
+        return int((self.r_ptr[rows + 1] - self.r_ptr[rows]).sum())
+
+    def _rows_of_rules(self, rules: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(position in ``rules``, row) for every row each rule covers."""
+        p = self.p
+        starts = p.indptr[rules]
+        lens = p.indptr[rules + 1] - starts
+        pos = np.repeat(np.arange(rules.size), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        return pos, p.indices[starts[pos] + offs]
+
+    def _indicator(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> sp.csr_matrix:
+        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i])."""
+        ones = np.ones(rows.size, dtype=np.float32)
+        return sp.csr_matrix((ones, (row_sets, rows)), shape=(n_sets, self.p.n_rows))
+
+    def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
+        if rows.size == 0:
+            return np.zeros((n_sets, self.M))
+        if self._row_nnz(rows) <= GATHER_LIMIT:
+            pos, rules = self._rules_of_rows(rows)
+            flat = np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M)
+            return flat.reshape(n_sets, self.M).astype(np.float64)
+        return (self._indicator(row_sets, rows, n_sets) @ self.C).toarray().astype(np.float64)
+
+    def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
+        """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
+        rows = np.flatnonzero(owner >= 0)
+        if rows.size == 0 or cols.size == 0:
+            return np.zeros((n_sets, cols.size))
+        p = self.p
+        if int((p.indptr[cols + 1] - p.indptr[cols]).sum()) <= GATHER_LIMIT:
+            pos, rows = self._rows_of_rules(cols)
+            o = owner[rows]
+            keep = o >= 0
+            flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            return flat.reshape(n_sets, cols.size).astype(np.float64)
+        sub_t = self.cov[:, cols].T  # |cols| x N CSR (a view of the column slice)
+        return (sub_t @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
+
+    def _swap_gains_cols(self) -> np.ndarray:
+        """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
+        c = self.ctx
+        if c["G"] is None:
+            S, cols, owner = c["S"], c["cols"], c["owner"]
+            rows = np.flatnonzero(owner >= 0)
+            D1 = self._row_sums(owner[rows], rows, S.size)[:, cols]
+            G = c["gdrop"][S, None] + c["gadd"][None, cols] + D1
+            if c["conf"] is not None:
+                G += c["conf"]
+            c["G"] = G
+        return c["G"]
+
+    def _swap_gain_rows(self, rows_a: np.ndarray) -> np.ndarray:
+        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached."""
+        c = self.ctx
+        if c["G"] is not None:
+            return c["G"][rows_a]
+        S, cols, owner = c["S"], c["cols"], c["owner"]
+        amap = np.full(S.size, -1, dtype=np.int64)
+        amap[rows_a] = np.arange(rows_a.size)
+        rows = np.flatnonzero(owner >= 0)
+        o = amap[owner[rows]]
+        keep = o >= 0
+        D1 = self._row_sums(o[keep], rows[keep], rows_a.size)[:, cols]
+        Sa = S[rows_a]
+        G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
+        if c["conf"] is not None:
+            G += c["conf"][rows_a]
+        return G
+
+    def swap_gains(self) -> np.ndarray:
+        """The |S| x M swap-gain matrix G (drop S[i], add b) of the last :meth:`best_move` that scored swaps.
+
+        Columns that cannot be added in any swap (selected, unusable or over a budget) hold -inf.
+        """
+        c = self.ctx
+        out = np.full((c["S"].size, self.M), -np.inf)
+        out[:, c["cols"]] = self._swap_gains_cols()
+        return out
+
+    def gram_rows(self, S: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+        """|S| x M overlaps |rows(a) & rows(b)| (cached per rule), or only the columns ``cols``."""
+        S = np.asarray(S, dtype=np.int64)
+        missing = np.unique(S[self._slot[S] < 0])
+        if missing.size:
+            need = self._n_gram + missing.size
+            if need > self._gmat.shape[0]:
+                grown = np.zeros((max(2 * self._gmat.shape[0], need, 16), self.M))
+                grown[: self._n_gram] = self._gmat[: self._n_gram]
+                self._gmat = grown
+            pos, rows = self._rows_of_rules(missing)
+            self._gmat[self._n_gram : need] = self._row_sums(pos, rows, missing.size)
+            self._slot[missing] = np.arange(self._n_gram, need)
+            self._n_gram = need
+        if cols is None:
+            return self._gmat[self._slot[S]]
+        return self._gmat[np.ix_(self._slot[S], cols)]
+
+    # ------------------------------------------------------------ add / drop
+    def _full_sums(self, st):
+        total = st.total
+        Z = np.column_stack(
+            [(total == 0).astype(np.float32), (total == 1).astype(np.float32), total.astype(np.float32), st.per_class.astype(np.float32)]
+        )
+        X = np.asarray(self.CT @ Z, dtype=np.float64)
+        self.products += 1
+        own = X[np.arange(X.shape[0]), 3 + self.k]
+        return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
+
+    def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed."""
+        cache = self._sums
+        if cache is not None:
+            tot0, pc0, X0, X1, Xt, Xo = cache
+            rows = np.flatnonzero((st.per_class != pc0).any(axis=1))
+            if rows.size == 0:
+                return X0, X1, Xt, Xo
+            if 3 * rows.size < st.total.shape[0]:
+                t_new = st.total[rows]
+                t_old = tot0[rows]
+                if self._row_nnz(rows) <= GATHER_LIMIT:
+                    pos, rules = self._rules_of_rows(rows)
+                    M = self.M
+                    d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
+                    d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
+                    dt = (t_new - t_old).astype(np.float64)[pos]
+                    dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
+                    do = dpc[pos, self.k[rules]]
+                    X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
+                    X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
+                    Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
+                    Xo = Xo + np.bincount(rules, weights=do, minlength=M)
+                else:
+                    # C[rows]' [d(z0) d(z1) d(n) d(c_k) for every class k]: one sparse product
+                    D = np.column_stack(
+                        [
+                            (t_new == 0).astype(np.float32) - (t_old == 0),
+                            (t_new == 1).astype(np.float32) - (t_old == 1),
+                            (t_new - t_old).astype(np.float32),
+                            (st.per_class[rows] - pc0[rows]).astype(np.float32),
+                        ]
+                    )
+                    dX = np.asarray(self.C[rows].T @ D, dtype=np.float64)
+                    X0 = X0 + dX[:, 0]
+                    X1 = X1 + dX[:, 1]
+                    Xt = Xt + dX[:, 2]
+                    Xo = Xo + dX[np.arange(self.M), 3 + self.k]
+                self.updates += 1
+                self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+                return X0, X1, Xt, Xo
+        X0, X1, Xt, Xo = self._full_sums(st)
+        self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+        return X0, X1, Xt, Xo
+
+    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
+        X0, X1, Xt, Xo = self._update_sums(st)
+        others = Xt - Xo
+        gadd = X0 - self.eps * others
+        gdrop = -X1 + self.eps * others
+        return gadd, gdrop, (st.total == 1).astype(np.float32)
+
+    def best_move(self, st, swaps: bool = True):
+        """The most augmenting add/drop/swap as (gain, drop_rule or -1, add_rule or -1), or None."""
+        p = self.p
+        r = st.r
+        slack_l = p.complexity_budget - st.complexity
+        slack_e = p.error_budget - st.errors
+        gadd, gdrop, _ = self.add_drop_gains(st)
+        self.ctx = None
+        cost = self.cost
+        # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
+        best_score, best = -np.inf, None
+        add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
+        self.last_adds = None
+        if add_ok.any():
+            s = np.where(add_ok, gadd - cost, -np.inf)
+            b = int(np.argmax(s))
+            best_score, best = s[b], (gadd[b], -1, b)
+            cand = np.flatnonzero(add_ok)
+            cand = cand[cand != b]
+            self.last_adds = (cand, gadd[cand], cost)
+        S = np.flatnonzero(r)
+        if S.size:
+            ok = gdrop[S] > TOL
+            if ok.any():
+                s = np.where(ok, gdrop[S] + cost[S], -np.inf)
+                j = int(np.argmax(s))
+                if s[j] > best_score:
+                    best_score, best = s[j], (gdrop[S[j]], int(S[j]), -1)
+            cand = self.usable & ~r
+            if best is not None:
+                return best  # an augmenting add or drop: swaps are scored only at add/drop optima
+            if swaps and cand.any():
+                # columns that fit the budgets after dropping at least one selected rule
+                cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
+                ok = (self.L[None, cols] - self.L[S, None] <= slack_l) & (self.E[None, cols] - self.E[S, None] <= slack_e)
+                if ok.any():
+                    D2 = self.gram_rows(S, cols)
+                    conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
+                    # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
+                    pos, rows = self._rows_of_rules(S)
+                    once = st.total[rows] == 1
+                    owner = np.full(st.total.shape[0], -1, dtype=np.int64)
+                    owner[rows[once]] = pos[once]
+                    # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
+                    # D1 is gathered only for the columns with a pair that may augment
+                    X1 = self._sums[3]
+                    bound = gdrop[S, None] + gadd[None, cols] + np.minimum(D2, np.minimum(X1[S, None], X1[None, cols]))
+                    if conf is not None:
+                        bound += conf
+                    self.ctx = dict(
+                        st=st, S=S, cols=cols, ok=ok, bound=bound, conf=conf, owner=owner, G=None,
+                        gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e,
+                    )  # fmt: skip
+                    live = ok & (bound > 0.0)
+                    lc = np.flatnonzero(live.any(axis=0))
+                    if lc.size:
+                        cl = cols[lc]
+                        G = gdrop[S, None] + gadd[None, cl] + self._owner_overlaps(owner, cl, S.size)
+                        if conf is not None:
+                            G += conf[:, lc]
+                        score = np.where(live[:, lc] & (G > TOL), G - (cost[None, cl] - cost[S, None]), -np.inf)
+                        flat = int(np.argmax(score))
+                        ia, jb = divmod(flat, score.shape[1])
+                        if score[ia, jb] > best_score:
+                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
+        return best
+
+    def best_one_for_two(self, st, n_pairs: int):
+        """The most augmenting 1-for-2 move (drop a, add b and c) among the ``n_pairs`` best swaps.
+
+        Uses the swap matrix of the last :meth:`best_move` on the same state:
+        after dropping a and adding b, the gain of adding c is
+        ``G[a, c] - gdrop[a] - |rows(b) & rows(c) uncovered without a| - eps [k_b != k_c] |rows(b) & rows(c)|``.
+        Returns (gain, a, b, c) or None.
+        """
+        ctx = self.ctx
+        if ctx is None or ctx["st"] is not st or n_pairs <= 0:
+            return None
+        S, cols, ok, bound, gdrop = ctx["S"], ctx["cols"], ctx["ok"], ctx["bound"], ctx["gdrop"]
+        if cols.size < 2:
+            return None
+        # gain(a, b, c) <= G[a, b] + G[a, c] - gdrop[a] <= bound[a, b] + bound[a, c] - gdrop[a]: nothing
+        # to find when the two largest bounds of every row cannot augment
+        top2 = np.partition(bound, bound.shape[1] - 2, axis=1)[:, -2:].sum(axis=1)
+        if float((top2 - gdrop[S]).max()) <= 0.0:
+            self.pruned_ejections += 1
+            return None
+        owner, cost = ctx["owner"], ctx["cost"]
+        slack_l, slack_e = ctx["slack_l"], ctx["slack_e"]
+        # a pair (a, b) can only lead to an augmenting move when
+        # ub = G[a, b] + max_{c != b} bound[a, c] - gdrop[a] > 0; among those, the n best by G
+        # (ties: larger ub first, then (a, b) order).  G is computed only for the rows a
+        # with a pair that passes the test with bound[a, b] >= G[a, b] in place of G.
+        m = bound.shape[1]
+        part = np.argpartition(bound, m - 2, axis=1)
+        j1 = part[:, -1]
+        b1 = bound[np.arange(S.size), j1]
+        b2 = bound[np.arange(S.size), part[:, -2]]
+        other = np.where(np.arange(m)[None, :] == j1[:, None], b2[:, None], b1[:, None]) - gdrop[S, None]
+        rows_a = np.flatnonzero((ok & (bound + other > 0.0)).any(axis=1))
+        if rows_a.size == 0:
+            self.pruned_ejections += 1
+            return None
+        G = self._swap_gain_rows(rows_a)
+        ub = G + other[rows_a]
+        top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
+        if top.size == 0:
+            return None
+        top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
+        n = top.size
+        ir, jb = np.divmod(top, m)  # ir indexes rows_a; rows_a is sorted, so (ir, jb) keeps (a, b) order
+        ia = rows_a[ir]
+        a_rules, b_rules = S[ia], cols[jb]
+        # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
+        pos, rows = self._rows_of_rules(b_rules)
+        left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
+        W = self._row_sums(pos[left], rows[left], n)[:, cols]
+        gain = G[ir, jb][:, None] + (G[ir] - gdrop[a_rules][:, None]) - W
+        if self.eps:
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
+        ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
+            self.E[None, cols] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
+        )
+        ok_c[np.arange(n), jb] = False
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, cols], -np.inf)
+        flat = int(np.argmax(s))
+        i, c = divmod(flat, s.shape[1])
+        if not np.isfinite(s[i, c]):
+            return None
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cols[c])
+
+
+__all__ = ["GATHER_LIMIT", "TOL", "MoveScorer"]
