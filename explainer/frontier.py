@@ -47,6 +47,8 @@ import pandas as pd
 from .callbacks import Callback
 from .problem import SelectionProblem
 from .solvers import solve
+from .solvers.local_search import LocalSearch, usable_rules
+from .solvers.moves import MoveScorer
 
 AXES = ("complexity", "errors")
 _TOL = 1e-6
@@ -209,15 +211,6 @@ def with_budgets(problem: SelectionProblem, complexity_budget, error_budget) -> 
     )
 
 
-def usable_rules(problem: SelectionProblem) -> np.ndarray:
-    """Rules that cover a row and fit both budgets on their own."""
-    return (
-        (problem.support > 0)
-        & (problem.lengths <= problem.complexity_budget)
-        & (problem.errors <= problem.error_budget)
-    )
-
-
 def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> int:
     """Rows covered by some usable rule: an upper bound on f* (conflicts only subtract)."""
     usable = usable_rules(problem) if usable is None else usable
@@ -228,11 +221,9 @@ def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) 
 
 def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None = None) -> np.ndarray:
     """Improve a feasible selection by augmenting moves until none applies (QGA's super-mutation)."""
-    from .solvers.qga import QGA, MoveScorer
-
     usable = usable_rules(problem) if usable is None else usable
     state = problem.state(selection)
-    QGA().super_mutation(problem, state, MoveScorer(problem, usable), np.zeros((0, problem.n_rules), dtype=np.int8))
+    LocalSearch(problem, MoveScorer(problem, usable)).run(state)
     return state.r.copy()
 
 
