@@ -36,7 +36,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "qga": ("qga", {}),
     "- RF+HC seeds": ("qga", {"rfhc_seeds": False}),
     "- Algorithm 6": ("qga", {"qubo_population": False}),
-    "- Algorithm 7": ("qga", {"kernel": False}),
+    "- Algorithm 7": ("qga", {"kernel_mutations": False}),
     "- structured moves": ("qga", {"structured_moves": False}),
     "- 1-for-2 moves": ("qga", {"one_for_two": False}),
     "- lazy adds": ("qga", {"lazy_adds": False}),
@@ -44,7 +44,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
 }
 
 DATASETS = ("wine", "breast_cancer_wisconsin", "mammographic_masses", "blood_transfusion", "tic_tac_toe")
-MOVES = ("add", "drop", "swap", "one_for_two", "kernel")
+MOVES = ("add", "lazy_add", "drop", "swap", "one_for_two", "kernel")
 COLUMNS = ["dataset", "budgets", "variant", "runs", "coverage_mean", "coverage_std", "optimum", "gap_pp",
            "time_median_s", "time_mean_s", *[f"share_{m}" for m in MOVES]]
 
@@ -89,7 +89,7 @@ def summarise(records):
 
 
 def markdown(rows) -> str:
-    head = ("| data set | budgets | variant | coverage % | gap (pp) | time (median) | improvements: add / drop / "
+    head = ("| data set | budgets | variant | coverage % | gap (pp) | time (median) | improvements: add / lazy add / drop / "
             "swap / 1-for-2 / kernel |")
     lines = [head, "|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -308,6 +308,9 @@ class LocalSearch:
         self.max_steps = max_steps
         self.out_of_time = out_of_time or (lambda: False)
         self.improvements = dict.fromkeys(MOVE_KINDS, 0)
+        #: 1-for-2 moves (the costliest scoring) are tried only from selections at least this good:
+        #: QGA sets it to its population's worst fitness, below which a child is dropped anyway
+        self.one_for_two_floor = -np.inf
 
     def _structured_step(self, st, limit: int) -> int:
         move = self.scorer.best_move(st)
@@ -335,7 +338,7 @@ class LocalSearch:
                 if n:
                     steps += n
                     continue
-            if self.one_for_two:
+            if self.one_for_two and st.coverage >= self.one_for_two_floor:
                 move = self.scorer.best_one_for_two(st, int(self.max_ejections))
                 if move is not None:
                     for i in move[1:]:

@@ -281,6 +281,8 @@ class QGA(Solver):
             generations += 1
             children: list[np.ndarray] = []
             child_fit: list[float] = []
+            if pop.shape[0] >= n_pop:
+                search.one_for_two_floor = float(fit[-1])
             if pop.shape[0] >= 2:
                 a_idx, b_idx = select_pairs(fitness_weights(fit), max(pop.shape[0] // 2, 1), rng)
                 crossed, ok, first, second = crossover_children(
