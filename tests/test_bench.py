@@ -215,3 +215,18 @@ def test_budget_scale(shared_datasets_dir, tmp_path, fake_paper):
     assert row["paper_coverage"] == ""  # no paper cell at other budgets
     assert int(row["complexity_budget"]) == half["iris"]["complexity_budget"]
     assert "x 0.5" in (out / "table3.md").read_text(encoding="utf-8")
+
+
+def test_the_paper_qga_column_sits_beside_both_of_our_qgas():
+    base = {"run": 0, "M": 30, "complexity": 4, "errors": 2, "feasible": True, "time_s": 1.0, "n_rows": 150,
+            "features": 4, "classes": 3, "trees": 24}
+    recs = [{**base, "dataset": "iris", "algorithm": a, "coverage": c} for a, c in
+            (("qga_paper", 93.0), ("qga", 94.0), ("greedy", 90.0))]
+    settings = {"iris": {"depth": 3, "rules": 64, "complexity_budget": 4, "errors_budget": 5}}
+    paper = [{"dataset": "iris", "algorithm_key": "qga", "coverage_pct": 93.8, "coverage_std": 0.3,
+              "time_s": 72.5, "complexity_mean": 4.0, "errors_mean": 3.0}]
+    rows = {r["algorithm"]: r for r in bench.summarise(recs, settings, paper)}
+    assert rows["qga_paper"]["paper_coverage"] == rows["qga"]["paper_coverage"] == 93.8
+    assert rows["greedy"]["paper_coverage"] is None  # the paper has no greedy
+    md = bench.markdown_table(list(rows.values()))
+    assert "QGA (as written)" in md and "QGA (ours)" in md

@@ -13,7 +13,7 @@ import subprocess
 
 import numpy as np
 
-from .paper import _PROJECT_ROOT, TABLE_LABELS
+from .paper import _PROJECT_ROOT, PAPER_COLUMN, TABLE_LABELS
 
 #: Columns of ``table3.csv`` (the first twelve are the stable interface).
 TABLE_COLUMNS = [
@@ -62,7 +62,7 @@ def summarise(records: list[dict], settings: dict[str, dict], paper_rows: list[d
             if not g:
                 continue
             s = settings.get(d, {})
-            p = paper.get((d, a), {})
+            p = paper.get((d, PAPER_COLUMN.get(a, a)), {})
             cov = [r["coverage"] for r in g]
             times = [r["time_s"] for r in g]
             mean = _mean(cov)
