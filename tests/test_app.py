@@ -8,7 +8,9 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explainer import dashboard as db
+from explainer.app import exports, sources
+from explainer.app import state as app_state
+from explainer.app.text import algorithm_parameters
 from explainer.data import DataError, load_dataset, sample_datasets
 from explainer.solvers import available
 
@@ -33,7 +35,7 @@ def new_app() -> AppTest:
 
 
 def load_iris(at: AppTest) -> AppTest:
-    at.switch_page("app_pages/data.py").run()
+    at.switch_page("app.py").run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "iris"
     at.run()
@@ -79,7 +81,7 @@ def explained():
     """An app with Iris loaded, the pool built and one run finished."""
     algorithm = pick_algorithm()
     at = load_iris(new_app())
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert not at.exception
     at.session_state["w_algorithm"] = algorithm
     at.session_state["w_bc"] = 3
@@ -118,7 +120,7 @@ def test_bad_upload_shows_error_and_keeps_data(bad):
     at = load_iris(new_app())
     before = at.session_state["dataset"]
     at.session_state["w_source_kind"] = "Upload a CSV"
-    at.session_state["upload"] = {"name": bad, "data": (BAD / bad).read_bytes()}
+    at.session_state["upload"] = sources.upload_source(bad, (BAD / bad).read_bytes())
     at.run()
     if not at.error:  # the table reads fine; the problem shows when it is prepared
         button(at, "Load data").click().run()
@@ -131,7 +133,7 @@ def test_bad_upload_shows_error_and_keeps_data(bad):
 def test_good_upload_replaces_data():
     at = load_iris(new_app())
     at.session_state["w_source_kind"] = "Upload a CSV"
-    at.session_state["upload"] = {"name": "wine.csv", "data": sample_datasets()["wine"].read_bytes()}
+    at.session_state["upload"] = sources.upload_source("wine.csv", sample_datasets()["wine"].read_bytes())
     at.run()
     button(at, "Load data").click().run()
     assert not at.error
@@ -140,13 +142,13 @@ def test_good_upload_replaces_data():
 
 def test_upload_handling_function_with_bytes():
     data = sample_datasets()["iris"].read_bytes()
-    ds = db.load_upload("iris.csv", data)
+    ds = sources.load_upload("iris.csv", data)
     assert ds.n_rows == 150 and ds.fingerprint == load_dataset(sample_datasets()["iris"]).fingerprint
     with pytest.raises(DataError):
-        db.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
+        sources.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
     state = {}
-    assert db.try_load(state, db.upload_source("iris.csv", data))[0]
-    ok, message = db.try_load(state, db.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
+    assert app_state.load_into(state, sources.upload_source("iris.csv", data))[0]
+    ok, message = app_state.load_into(state, sources.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
     assert not ok and message and state["dataset"].n_rows == 150
 
 
@@ -155,13 +157,13 @@ def test_upload_handling_function_with_bytes():
 
 def test_explain_page_needs_data():
     at = new_app()
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert not at.exception and at.info
 
 
 def test_pool_and_budget_defaults_come_from_the_best_tree(explained):
     at = explained
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     pool = at.session_state["pool"]
     best = pool.best_tree()
     values = metric_values(at)
@@ -187,11 +189,11 @@ def test_run_gives_history_and_summary_cards(explained):
 
 def test_bad_pool_setting_keeps_state(explained):
     at = explained
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     ex = at.session_state["explanation"]
     at.session_state["w_bc"] = 2
-    at.switch_page("app_pages/rules.py").run()
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/2_Rules.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert at.session_state["w_bc"] == 2  # widget values survive a page switch
     assert at.session_state["explanation"] is ex
     at.session_state["w_bc"] = 3
@@ -203,10 +205,10 @@ def test_bad_pool_setting_keeps_state(explained):
 
 def test_rules_page_table_conflicts_and_uncovered(explained):
     at = explained
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     report = at.session_state["explanation"].report
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["IF-THEN"]) == [r.text for r in report.rules]
     assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
     headers = [h.value for h in at.subheader]
@@ -215,7 +217,7 @@ def test_rules_page_table_conflicts_and_uncovered(explained):
 
 def test_rules_page_without_a_run():
     at = load_iris(new_app())
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("pages/2_Rules.py").run()
     assert not at.exception and at.info
 
 
@@ -224,7 +226,7 @@ def test_rules_page_without_a_run():
 
 def test_compare_page_runs_several_algorithms(explained):
     at = explained
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/3_Compare.py").run()
     assert not at.exception
     fast = [n for n in ("greedy", "rfhc", "exact") if n in available()]
     at.session_state["w_cmp_algorithms"] = fast
@@ -242,7 +244,7 @@ def test_compare_page_runs_several_algorithms(explained):
 
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/3_Compare.py").run()
     at.session_state["w_cmp_seeds"] = "1, two"
     at.run()
     assert at.error and not at.exception
@@ -255,10 +257,10 @@ def test_compare_page_rejects_bad_seeds(explained):
 
 def test_export_text_equals_library_rendering(explained):
     at = explained
-    at.switch_page("app_pages/export.py").run()
+    at.switch_page("pages/4_Export.py").run()
     assert not at.exception
     ex = at.session_state["explanation"]
-    payloads = db.export_payloads(ex, at.session_state["dataset"])
+    payloads = exports.export_payloads(ex, at.session_state["dataset"])
     expected = ex.pool.rule_set(ex.result.selection).to_text()
     assert payloads["text"][2] == expected == ex.report.rules.to_text()
     assert at.code[0].value.strip() == expected.strip()  # the page shows the same text
@@ -269,12 +271,12 @@ def test_export_text_equals_library_rendering(explained):
 
 def test_export_evaluates_uploaded_rules(explained):
     at = explained
-    at.switch_page("app_pages/export.py").run()
+    at.switch_page("pages/4_Export.py").run()
     text = at.session_state["explanation"].report.rules.to_text()
     at.session_state["rules_upload"] = {"name": "rules.txt", "data": text.encode()}
     at.run()
     assert not at.error and not at.exception
-    assert at.dataframe[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
+    assert at.table[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
     for bad in (b"IF nonsense THEN", b"IF petal_width <= 1 THEN CLASS=unicorn", b"IF nope > 1 THEN CLASS=setosa",
                 b"\xff\xfe\x00\x00garbage", b""):
         at.session_state["rules_upload"] = {"name": "bad.txt", "data": bad}
@@ -291,5 +293,5 @@ def test_opens_on_a_bundled_sample():
 
 
 def test_auto_parameters_are_offered_as_zero():
-    params = db.algorithm_parameters("qga")
+    params = algorithm_parameters("qga")
     assert params["n_population"] == 0 and params["n_generations"] == 100

@@ -74,7 +74,7 @@ WATCH_FIRST_POINT = """() => {
 
 def _run_and_time_first_point(page) -> float:
     page.evaluate(WATCH_FIRST_POINT)
-    page.get_by_role("button", name="Run").click()
+    page.locator(".st-key-run button").click()
     page.wait_for_function("() => window.__firstPoint !== null", timeout=120_000)
     return page.evaluate("window.__firstPoint") / 1000.0
 
@@ -169,7 +169,7 @@ class Blocking:
 
 
 def _goto(page, title):
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=title, exact=True).click()
 
 
 def _shot(page, name, idle=True):
@@ -245,8 +245,8 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
         _shot(page, "export")
 
         # ---- Compare: two quick algorithms
-        block("open Compare", lambda: _goto(page, "Compare"), lambda: page.get_by_role("button", name="Run all").wait_for())
-        page.get_by_role("button", name="Run all").click()
+        block("open Compare", lambda: _goto(page, "Compare"), lambda: page.locator(".st-key-run_all button").wait_for())
+        page.locator(".st-key-run_all button").click()
         page.get_by_role("heading", name="Results").wait_for(timeout=300_000)
         _idle(page)
         _shot(page, "compare")
@@ -281,11 +281,11 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
             generations.press("Enter")
             page.get_by_text("Changed from the defaults").wait_for()
             _idle(page)
-            page.get_by_role("button", name="Run").click()
+            page.locator(".st-key-run button").click()
             page.locator(".st-key-live_fitness .scatterlayer .trace").first.wait_for(state="attached")
             page.wait_for_timeout(1500)  # the chart grows
             _shot(page, "explain_running", idle=False)
-            page.get_by_role("button", name="Stop").click()
+            page.locator(".st-key-stop_run button").click()
             page.get_by_text("Selected rules").wait_for(timeout=60_000)
             _idle(page)
             stopped_cleanly = page.get_by_text("status: stopped").count() == 1
@@ -301,7 +301,7 @@ def test_dashboard_end_to_end(playwright_api, server, tmp_path):
             ("Data", lambda: page.get_by_text("Class distribution of").wait_for()),
             ("Rules", lambda: page.get_by_text("Inspect a rule").wait_for()),
             ("Export", lambda: page.get_by_role("button", name="Rules as text").wait_for()),
-            ("Compare", lambda: page.get_by_role("button", name="Run all").wait_for()),
+            ("Compare", lambda: page.locator(".st-key-run_all button").wait_for()),
             ("Explain", lambda: page.get_by_text("Rules in the pool (M)").wait_for()),
         ):
             warm(f"open {title}", lambda t=title: _goto(page, t), ready)

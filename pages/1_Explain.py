@@ -2,19 +2,32 @@
 
 import streamlit as st
 
-from explainer import dashboard as db
+from explainer.app import charts, exports, pools
+from explainer.app import state as app
+from explainer.app.jobs import Task
+from explainer.app.text import (
+    algorithm_choices,
+    algorithm_parameters,
+    default_algorithm,
+    label,
+    md_escape,
+    missing_algorithms,
+)
 
-state = st.session_state
+#: Seconds between redraws of a live run (the solver runs in its own process meanwhile).
+LIVE_REFRESH_S = 0.5
 
+state = app.setup("Explain")
 st.title("Explain")
-dataset = state.get(db.KEYS["dataset"])
+dataset = state.get(app.KEYS["dataset"])
 if dataset is None:
     st.info("Load a data set first.", icon=":material/info:")
-    st.page_link("app_pages/data.py", label="Go to the Data page", icon=":material/table_chart:")
+    st.page_link(app.PAGE_FILES["Data"], label="Go to the Data page", icon=":material/table_chart:")
     st.stop()
 
 # ------------------------------------------------------------------ 1. rule pool
-for key, default in (("w_pool_depth", 5), ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0)):
+for key, default in (("w_pool_depth", pools.default_depth(state.get(app.KEYS["data_ref"]))),
+                     ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0)):
     state.setdefault(key, default)
 
 with st.container(border=True):
@@ -26,19 +39,14 @@ with st.container(border=True):
     with st.form("pool_form", border=False):
         c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
         c1.slider("Max depth D", 2, 10, value=state["w_pool_depth"], key="w_pool_depth", help="Trees of depth 1 … D−1.")
-        c2.radio(
-            "Trees",
-            ["grid", "forest"],
-            index=["grid", "forest"].index(state["w_pool_source"]),
-            key="w_pool_source",
-            horizontal=True,
-            format_func={"grid": "CART grid", "forest": "random forest"}.get,
-        )
-        c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats", help="How often the grid is trained.")
+        c2.radio("Trees", ["grid", "forest"], index=["grid", "forest"].index(state["w_pool_source"]),
+                 key="w_pool_source", horizontal=True, format_func={"grid": "CART grid", "forest": "random forest"}.get)
+        c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats",
+                        help="How often the grid is trained.")
         c4.number_input("Pool seed", 0, 2**31 - 1, value=state["w_pool_seed"], step=1, key="w_pool_seed")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
 
-    settings = db.PoolSettings(
+    settings = pools.PoolSettings(
         max_depth=int(state["w_pool_depth"]),
         source=str(state["w_pool_source"]),
         n_repeats=int(state["w_pool_repeats"]),
@@ -46,10 +54,10 @@ with st.container(border=True):
     )
     try:
         with st.spinner("Building the rule pool…"):
-            pool = db.ensure_pool(state, settings)
+            pool = pools.ensure_pool(state, settings)
     except Exception as exc:  # keep the earlier pool and results
-        st.error("The rule pool could not be built: " + db.md_escape(exc), icon=":material/error:")
-        pool = state.get(db.KEYS["pool"])
+        st.error("The rule pool could not be built: " + md_escape(exc), icon=":material/error:")
+        pool = state.get(app.KEYS["pool"])
         if pool is None:
             st.stop()
         st.caption("The pool built before stays in use.")
@@ -61,51 +69,59 @@ with st.container(border=True):
     m3.metric("Paths before de-duplication", pool.n_candidate_rules)
     m4.metric("Best tree c* / e*", f"{best.complexity} / {best.errors}" if best else "—",
               help="The reference tree: complexity (sum of rule lengths) and errors.")
-    m5.metric("Built in", f"{state.get(db.KEYS['pool_time'], 0.0):.2f} s",
+    m5.metric("Built in", f"{state.get(app.KEYS['pool_time'], 0.0):.2f} s",
               help="Cached: the same data and settings reuse this pool.")
 
 # ------------------------------------------------------------------ 2. budgets and algorithm
 n_rows = dataset.n_rows
-c_star = best.complexity if best else 10
-e_star = best.errors if best else max(1, n_rows // 20)
-if state.get(db.KEYS["budget_for"]) != state[db.KEYS["pool_key"]]:
-    state["w_bc"] = best.complexity_budget if best else c_star
-    state["w_be"] = best.error_budget if best else e_star
-    state[db.KEYS["budget_for"]] = state[db.KEYS["pool_key"]]
-c_max = max(3 * c_star, 20, int(state["w_bc"]))
-e_max = min(n_rows, max(3 * e_star + 10, n_rows // 4, int(state["w_be"])))
-choices = db.algorithm_choices()
+pools.init_budgets(state, pool)
+bc_max, be_max = pools.budget_limits(pool, n_rows)
+for key, top, low in (("w_bc", bc_max, 1), ("w_be", be_max, 0)):
+    state[key] = min(max(int(state[key]), low), top)  # a link or an older pool may ask for more
+    state[key + "_slider"] = state[key]
+choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
     st.stop()
 if state.get("w_algorithm") not in choices:
-    state["w_algorithm"] = db.default_algorithm(choices)
+    state["w_algorithm"] = default_algorithm(choices)
 state.setdefault("w_eps", 1.0)
 state.setdefault("w_seed", 0)
+app.sync_url(state)
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
     b1, b2 = st.columns(2, gap="large")
     with b1:
-        bc = st.slider("Complexity budget Bc (total conditions)", 1, c_max, value=state["w_bc"], key="w_bc")
+        s, n = st.columns([4, 1], vertical_alignment="bottom")
+        s.slider("Complexity budget Bc (total conditions)", 1, bc_max, value=int(state["w_bc_slider"]),
+                 key="w_bc_slider", on_change=pools.sync_budget, args=(state, "w_bc", "w_bc_slider"))
+        bc = int(n.number_input("Bc", 1, bc_max, value=int(state["w_bc"]), step=1, key="w_bc",
+                                on_change=pools.sync_budget, args=(state, "w_bc", "w_bc")))
         st.caption(
-            f"Best tree: c\\* = {c_star} → default Bc = c\\* − 1 = {max(1, c_star - 1)}. "
-            f"Now {bc} = {100 * bc / max(1, c_star):.0f}% of c\\*."
+            (f"Best tree: c\\* = {best.complexity}. " if best else "")
+            + f"Up to {bc_max} (every rule of the pool)."
         )
     with b2:
-        be = st.slider("Error budget Be (misclassified rows)", 0, e_max, value=state["w_be"], key="w_be")
+        s, n = st.columns([4, 1], vertical_alignment="bottom")
+        s.slider("Error budget Be (misclassified rows)", 0, be_max, value=int(state["w_be_slider"]),
+                 key="w_be_slider", on_change=pools.sync_budget, args=(state, "w_be", "w_be_slider"))
+        be = int(n.number_input("Be", 0, be_max, value=int(state["w_be"]), step=1, key="w_be",
+                                on_change=pools.sync_budget, args=(state, "w_be", "w_be")))
         st.caption(
-            f"Best tree: e\\* = {e_star} ({100 * e_star / n_rows:.1f}% of rows) → default Be = e\\*. "
-            f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}."
+            (f"Best tree: e\\* = {best.errors}. " if best else "")
+            + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}."
         )
     a1, a2, a3 = st.columns([3, 1, 1])
-    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm", format_func=db.label)
-    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state["w_eps"]), step=0.1, key="w_eps", format="%.2f")
+    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm",
+                             format_func=label)
+    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state["w_eps"]), step=0.1, key="w_eps",
+                          format="%.2f")
     seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state["w_seed"]), step=1, key="w_seed")
-    defaults = db.algorithm_parameters(algorithm)
+    defaults = algorithm_parameters(algorithm)
     params = {}
     if defaults:
-        with st.expander(f"{db.label(algorithm)} parameters"):
+        with st.expander(f"{label(algorithm)} parameters"):
             cols = st.columns(4)
             for i, (name, default) in enumerate(defaults.items()):
                 key = f"w_param_{algorithm}_{name}"
@@ -114,82 +130,71 @@ with st.container(border=True):
                 if isinstance(default, bool):
                     value = col.checkbox(name, value=bool(state[key]), key=key)
                 elif isinstance(default, int):
-                    label = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
-                    value = col.number_input(label, min_value=0, value=int(state[key]), step=1, key=key)
+                    text = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
+                    value = col.number_input(text, min_value=0, value=int(state[key]), step=1, key=key)
                 else:
                     value = col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
                 if value != default:
                     params[name] = value
             if params:
                 st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))
-    missing = db.missing_algorithms()
+    missing = missing_algorithms()
     if missing:
-        st.caption("Not installed here: " + ", ".join(db.label(n) for n in missing))
+        st.caption("Not installed here: " + ", ".join(label(n) for n in missing))
 
 # ------------------------------------------------------------------ 3. run
-job = state.get(db.KEYS["job"])
+job = state.get(app.KEYS["job"])
 running = job is not None and not job.done
 
 with st.container(border=True):
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
-    if r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch"):
-        job = db.start_job(
-            state,
-            db.KEYS["job"],
-            [db.Task(algorithm, int(seed))],
-            complexity_budget=bc,
-            error_budget=be,
-            eps=eps,
-            algorithm_params={algorithm: params},
-        )
+    if r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run"):
+        job = app.start_job(state, app.KEYS["job"], [Task(algorithm, int(seed))], complexity_budget=bc,
+                            error_budget=be, eps=eps, algorithm_params={algorithm: params})
         running = not job.done
         if not running:
             st.rerun()  # finished already: show it everywhere, the sidebar included
     if not running:
-        r2.caption(f"Runs {db.label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
+        r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
     if running:
 
-        @st.fragment(run_every=0.3)
+        @st.fragment(run_every=LIVE_REFRESH_S)
         def live_run(job):
-            records = job.records()
-            name = db.label(job.tasks[0].algorithm)
-            if records:
-                last = records[-1]
-                gen = f"{last.generation}/{last.max_generations}" if last.max_generations else f"{last.generation}"
-                text = (f"{name}: generation {gen} · best {100 * last.best / n_rows:.2f}% · "
-                        f"{job.elapsed:.1f} s")
-            else:
-                text = f"{name}: starting… {job.elapsed:.1f} s"
-            if job.stopped and not job.done:
-                text += " · stopping"
             p1, p2 = st.columns([5, 1], vertical_alignment="center")
-            p1.progress(job.progress(), text=text)
-            p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped,
-                      key="stop_run", width="stretch")
-            if records:
-                st.plotly_chart(db.fitness_figure(records, n_rows, live=True), key="live_fitness", width="stretch")
-            else:  # no chart to draw yet: keep the browser free for the first generation
-                st.caption("Waiting for the first generation…")
+            p1.progress(job.progress(), text=job.status_text())
+            p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key="stop_run",
+                      width="stretch")
+            # the figure is rebuilt only when new generations arrived
+            cached = state.get("_live_figure")
+            if cached is None or cached[0] is not job or cached[1] != job.version:
+                records = job.records()
+                figure = charts.fitness_figure(records, n_rows, live=True) if records else None
+                cached = (job, job.version, figure)
+                state["_live_figure"] = cached
+            if cached[2] is not None:
+                st.plotly_chart(cached[2], key="live_fitness", width="stretch")
+            else:
+                st.caption("Waiting for generation 0…")
             if job.done:
                 st.rerun()
 
         live_run(job)
 
 # ------------------------------------------------------------------ results
-db.collect_finished(state)
+app.collect_finished(state)
 if job is not None and job.done and job.errors[0]:
-    st.error(db.md_escape(job.errors[0]), icon=":material/error:")
+    st.error(md_escape(job.errors[0]), icon=":material/error:")
 
-explanation = state.get(db.KEYS["explanation"])
-run_settings = state.get(db.KEYS["run_settings"]) or {}
+explanation = state.get(app.KEYS["explanation"])
+run_settings = state.get(app.KEYS["run_settings"]) or {}
 if explanation is not None and not running:
     result = explanation.result
     report = explanation.report
     with st.container(border=True):
         st.subheader("Result")
-        status_text = f"{db.label(result.algorithm)} · status: {result.status}"
+        status_text = f"{label(result.algorithm)} · status: {result.status}"
         if result.message:
             status_text += f" — {result.message}"
         if result.status in ("ok", "optimal"):
@@ -198,7 +203,10 @@ if explanation is not None and not running:
             st.warning(status_text, icon=":material/warning:")
         bc_run = run_settings.get("complexity_budget", report.complexity_budget)
         be_run = run_settings.get("error_budget", report.error_budget)
-        bt_report = db.best_tree_report(state, bc_run, be_run, run_settings.get("eps", 1.0))
+        eps_run = run_settings.get("eps", 1.0)
+        for warning in exports.result_warnings(result, bc_run, be_run, n_rows, eps_run):
+            st.warning(warning, icon=":material/report:")
+        bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
         st.markdown("**Selected rules**")
         s1, s2, s3, s4, s5 = st.columns(5)
@@ -206,8 +214,7 @@ if explanation is not None and not running:
                   delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
                          if bt_report else None))
         s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
-        s3.metric("Errors / budget", f"{result.errors} / {be_run}",
-                  help=f"{100 * result.errors / n_rows:.1f}% of the rows")
+        s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
         s4.metric("Rules", result.n_rules)
         s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
 
@@ -224,10 +231,10 @@ if explanation is not None and not running:
         g1, g2 = st.columns([1, 1], gap="large")
         with g1:
             if result.history:
-                st.plotly_chart(db.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
+                st.plotly_chart(charts.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
         with g2:
-            st.markdown("**Rules** (the paper's form)")
+            st.markdown("**Rules**")
             st.code(report.rules.to_text() or "(no rule selected)", language=None, wrap_lines=True)
-            st.page_link("app_pages/rules.py", label="Inspect the rules", icon=":material/rule:")
+            st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
 elif explanation is None and not running:
     st.info("Set the budgets and press **Run**.", icon=":material/info:")

@@ -1,0 +1,183 @@
+"""The dashboard's plotly figures.  Labels from the data are HTML-escaped (:func:`.text.plot_text`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .text import plot_text
+
+PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
+PLOT_COLORS = {"min": "#9aa5b1", "mean": "#4c78a8", "max": "#f58518", "best": "#2ca02c"}
+MAX_PLOT_POINTS = 300
+
+
+def thin(records, limit: int = MAX_PLOT_POINTS) -> list:
+    """At most ``limit`` records, evenly spaced, first and last kept (long runs stay light to draw)."""
+    records = list(records)
+    if len(records) <= limit:
+        return records
+    idx = np.unique(np.linspace(0, len(records) - 1, limit).round().astype(int))
+    return [records[i] for i in idx]
+
+
+def _count_bars(labels, values, *, title: str, xaxis_title: str, color: str, height: int, text=None) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=values,
+            text=text,
+            textposition="auto" if text is not None else None,
+            marker_color=color,
+            hovertemplate="%{x}: %{y} rows<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title, xaxis_title=xaxis_title, yaxis_title="rows", height=height,
+                      margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def class_distribution_figure(dataset) -> go.Figure:
+    counts = dataset.class_counts()
+    values = list(counts.values())
+    total = max(1, sum(values))
+    return _count_bars(
+        [plot_text(c) for c in counts], values,
+        title=f"Class distribution of '{plot_text(dataset.target)}'", xaxis_title="class",
+        color="#4c78a8", height=320, text=[f"{v} ({100 * v / total:.1f}%)" for v in values],
+    )
+
+
+def preview_figure(table: pd.DataFrame, target: str) -> go.Figure:
+    """Class counts of ``target`` in a raw table (before loading), at most 30 bars."""
+    counts = table[target].astype("string").fillna("(missing)").value_counts().head(30)
+    return _count_bars(
+        [plot_text(v) for v in counts.index], counts.to_numpy(),
+        title=f"Values of '{plot_text(target)}'", xaxis_title="value", color="#9aa5b1", height=280,
+    )
+
+
+def per_class_figure(per_class: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    x = per_class["class"].map(plot_text)
+    fig.add_bar(x=x, y=per_class["covered"], name="covered", marker_color="#4c78a8")
+    fig.add_bar(x=x, y=per_class["rows"] - per_class["covered"], name="uncovered", marker_color="#d3d9e0")
+    fig.update_layout(barmode="stack", height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="rows",
+                      legend=dict(orientation="h", y=1.1))
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def fitness_figure(records, n_rows: int, *, title: str = "Fitness per generation", height: int = 360,
+                   live: bool = False) -> go.Figure:
+    """min / mean / max fitness (coverage f*, % of rows) per generation, and the best feasible.
+
+    The x axis starts at generation 0, so the first generation shows as soon as it exists.
+    """
+    scale = 100.0 / n_rows if n_rows else 1.0
+    n_records = len(records)
+    records = thin(records)
+    gens = [r.generation for r in records]
+    fig = go.Figure()
+    for name, dash in (("max", None), ("mean", None), ("min", "dot"), ("best", "dash")):
+        fig.add_trace(
+            go.Scatter(
+                x=gens,
+                y=[getattr(r, name) * scale for r in records],
+                mode="lines+markers" if n_records < 40 else "lines",
+                name="best feasible" if name == "best" else name,
+                line=dict(color=PLOT_COLORS[name], dash=dash, width=2),
+                cliponaxis=False,
+                hovertemplate="generation %{x}: %{y:.2f}%<extra>" + name + "</extra>",
+            )
+        )
+    fig.update_layout(
+        title=title,
+        xaxis_title="generation",
+        yaxis_title="fitness (coverage f*, % of rows)",
+        height=height,
+        margin=dict(l=10, r=20, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
+        uirevision="fitness",
+    )
+    first = records[0].generation if records else 0
+    last = records[-1].generation if records else 0
+    max_gen = records[-1].max_generations if records else None
+    if live and max_gen:  # while running the axis runs ahead of the curve, up to the last generation
+        span = min(max_gen, max(2 * last, 10))
+    else:
+        span = max(last, first + 2)
+    fig.update_xaxes(range=[min(0, first), span], rangemode="tozero")
+    if span < 15:  # whole generations only (never a tick per generation on a long axis)
+        fig.update_xaxes(dtick=1)
+    return fig
+
+
+def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
+    """Best feasible coverage per generation of several runs, overlaid."""
+    scale = 100.0 / n_rows if n_rows else 1.0
+    fig = go.Figure()
+    for i, (name, records) in enumerate(curves):
+        if not records:
+            continue
+        records = thin(records)
+        fig.add_trace(
+            go.Scatter(
+                x=[r.generation for r in records],
+                y=[r.max * scale for r in records],
+                mode="lines+markers" if len(records) < 40 else "lines",
+                line=dict(color=PALETTE[i % len(PALETTE)], width=2),
+                cliponaxis=False,
+                name=plot_text(name),
+                hovertemplate="generation %{x}: %{y:.2f}%<extra>" + plot_text(name) + "</extra>",
+            )
+        )
+    fig.update_layout(
+        title="Max fitness per generation",
+        xaxis_title="generation (or step)",
+        yaxis_title="fitness (% of rows)",
+        height=380,
+        margin=dict(l=10, r=20, t=50, b=10),
+    )
+    fig.update_xaxes(rangemode="tozero")
+    return fig
+
+
+COMPARE_METRICS = [("coverage %", "{:.2f}%"), ("complexity", "{:.0f}"), ("errors", "{:.0f}"), ("time (s)", "{:.2f}")]
+
+
+def comparison_dots(frame: pd.DataFrame) -> go.Figure:
+    """Coverage, complexity, errors and time of each run as labelled dots, one panel per metric.
+
+    Each axis spans the values themselves (not from 0), so 92 % and 99 % look different,
+    and every dot carries its value.
+    """
+    names = [plot_text(r) for r in frame["run"]]
+    fig = make_subplots(rows=1, cols=len(COMPARE_METRICS), subplot_titles=[m for m, _ in COMPARE_METRICS],
+                        shared_yaxes=True, horizontal_spacing=0.04)
+    for col, (metric, fmt) in enumerate(COMPARE_METRICS, start=1):
+        values = frame[metric].astype(float).to_numpy()
+        fig.add_trace(
+            go.Scatter(
+                x=values,
+                y=names,
+                mode="markers+text",
+                text=[fmt.format(v) for v in values],
+                textposition="top center",
+                marker=dict(size=12, color=[PALETTE[i % len(PALETTE)] for i in range(len(names))]),
+                cliponaxis=False,
+                showlegend=False,
+                hovertemplate="%{y}: %{x}<extra>" + metric + "</extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+        pad = (hi - lo) * 0.15 or max(abs(hi) * 0.05, 0.5)
+        fig.update_xaxes(range=[lo - pad, hi + pad], row=1, col=col)
+    fig.update_yaxes(type="category", autorange="reversed")
+    fig.update_layout(height=120 + 48 * len(names), margin=dict(l=10, r=20, t=40, b=10))
+    return fig

@@ -1,0 +1,86 @@
+"""What the worker process does: the selection runs of one job, reported through a queue.
+
+Runs in a child process (see :mod:`.jobs`), so the solver has a core of its
+own and never competes with the Streamlit server for the interpreter lock.
+Never imports Streamlit.  Messages put on the queue, in order:
+
+* ``("start", i)`` when task ``i`` begins;
+* ``("gen", i, [GenerationRecord, ...])`` batches of generation records;
+* ``("done", i, Explanation)`` (its ``pool`` detached: the page holds it) or
+  ``("error", i, message)``;
+* ``("end",)`` last, always.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+from ..callbacks import Callback
+from ..pipeline import explain_pool
+from .text import label
+
+#: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
+FLUSH_S = 0.1
+
+
+class QueueReporter(Callback):
+    """Batches generation records onto ``queue``; asks the solver to stop once ``stop_event`` is set."""
+
+    def __init__(self, queue, stop_event, task: int):
+        self.queue = queue
+        self.stop_event = stop_event
+        self.task = task
+        self.buffer: list = []
+        self.last_flush = 0.0
+
+    def on_generation(self, record):
+        self.buffer.append(record)
+        now = time.perf_counter()
+        # the first record goes out at once: generation 0 shows as soon as it exists
+        if len(self.buffer) == 1 and self.last_flush == 0.0 or now - self.last_flush >= FLUSH_S:
+            self.flush(now)
+        return self.stop_event.is_set()
+
+    def flush(self, now: float | None = None) -> None:
+        if self.buffer:
+            self.queue.put(("gen", self.task, self.buffer))
+            self.buffer = []
+        self.last_flush = time.perf_counter() if now is None else now
+
+    def on_end(self, result):
+        self.flush()
+
+
+def run(payload: dict, queue, stop_event) -> None:
+    """Entry point of the worker process: every task of ``payload`` in turn, until stopped."""
+    try:
+        for i, task in enumerate(payload["tasks"]):
+            if stop_event.is_set():
+                break
+            queue.put(("start", i))
+            reporter = QueueReporter(queue, stop_event, i)
+            try:
+                explanation = explain_pool(
+                    payload["pool"],
+                    payload["X"],
+                    payload["y"],
+                    complexity_budget=payload["complexity_budget"],
+                    error_budget=payload["error_budget"],
+                    eps=payload["eps"],
+                    algorithm=task["algorithm"],
+                    random_state=task["seed"],
+                    callback=reporter,
+                    fingerprint=payload["fingerprint"],
+                    algorithm_params=payload["algorithm_params"].get(task["algorithm"]),
+                )
+            except Exception as exc:  # reported on the page, never a traceback there
+                traceback.print_exc()
+                reporter.flush()
+                queue.put(("error", i, f"{label(task['algorithm'])} failed: {type(exc).__name__}: {exc}"))
+                continue
+            reporter.flush()
+            explanation.pool = None  # the page has it; no need to send it back
+            queue.put(("done", i, explanation))
+    finally:
+        queue.put(("end",))
