@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from explainer.app import charts, exports, pools
+from explainer.app import charts, exports, live, pools
 from explainer.app import state as app
 from explainer.app.jobs import Task
+from explainer.app.pools import changed_parameters
 from explainer.app.text import (
     algorithm_choices,
     algorithm_parameters,
@@ -13,9 +14,6 @@ from explainer.app.text import (
     md_escape,
     missing_algorithms,
 )
-
-#: Seconds between redraws of a live run (the solver runs in its own process meanwhile).
-LIVE_REFRESH_S = 0.5
 
 state = app.setup("Explain")
 st.title("Explain")
@@ -119,7 +117,6 @@ with st.container(border=True):
                           format="%.2f")
     seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state["w_seed"]), step=1, key="w_seed")
     defaults = algorithm_parameters(algorithm)
-    params = {}
     if defaults:
         with st.expander(f"{label(algorithm)} parameters"):
             cols = st.columns(4)
@@ -128,14 +125,13 @@ with st.container(border=True):
                 state.setdefault(key, default)
                 col = cols[i % 4]
                 if isinstance(default, bool):
-                    value = col.checkbox(name, value=bool(state[key]), key=key)
+                    col.checkbox(name, value=bool(state[key]), key=key)
                 elif isinstance(default, int):
                     text = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
-                    value = col.number_input(text, min_value=0, value=int(state[key]), step=1, key=key)
+                    col.number_input(text, min_value=0, value=int(state[key]), step=1, key=key)
                 else:
-                    value = col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
-                if value != default:
-                    params[name] = value
+                    col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
+            params = changed_parameters(state, algorithm)
             if params:
                 st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))
     missing = missing_algorithms()
@@ -146,41 +142,25 @@ with st.container(border=True):
 job = state.get(app.KEYS["job"])
 running = job is not None and not job.done
 
+def start_run() -> None:
+    """on_click of Run: the worker starts before the page is drawn again, with the settings as they are now."""
+    name = state["w_algorithm"]
+    app.start_job(state, app.KEYS["job"], [Task(name, int(state["w_seed"]))], complexity_budget=int(state["w_bc"]),
+                  error_budget=int(state["w_be"]), eps=float(state["w_eps"]),
+                  algorithm_params={name: changed_parameters(state, name)})
+
+
 with st.container(border=True):
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
-    if r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run"):
-        job = app.start_job(state, app.KEYS["job"], [Task(algorithm, int(seed))], complexity_budget=bc,
-                            error_budget=be, eps=eps, algorithm_params={algorithm: params})
-        running = not job.done
-        if not running:
-            st.rerun()  # finished already: show it everywhere, the sidebar included
+    r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
+              on_click=start_run)
     if not running:
         r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
     if running:
-
-        @st.fragment(run_every=LIVE_REFRESH_S)
-        def live_run(job):
-            p1, p2 = st.columns([5, 1], vertical_alignment="center")
-            p1.progress(job.progress(), text=job.status_text())
-            p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key="stop_run",
-                      width="stretch")
-            # the figure is rebuilt only when new generations arrived
-            cached = state.get("_live_figure")
-            if cached is None or cached[0] is not job or cached[1] != job.version:
-                records = job.records()
-                figure = charts.fitness_figure(records, n_rows, live=True) if records else None
-                cached = (job, job.version, figure)
-                state["_live_figure"] = cached
-            if cached[2] is not None:
-                st.plotly_chart(cached[2], key="live_fitness", width="stretch")
-            else:
-                st.caption("Waiting for generation 0…")
-            if job.done:
-                st.rerun()
-
-        live_run(job)
+        live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
+                   stop_key="stop_run", chart_key="live_fitness")
 
 # ------------------------------------------------------------------ results
 app.collect_finished(state)

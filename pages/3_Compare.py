@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explainer.app import charts, exports
+from explainer.app import charts, exports, live
 from explainer.app import state as app
 from explainer.app.jobs import Task
 from explainer.app.text import algorithm_choices, algorithm_parameters, label, md_escape
@@ -69,23 +69,12 @@ with st.container(border=True):
 
 if running:
 
-    @st.fragment(run_every=0.5)
-    def live_compare(job):
-        p1, p2 = st.columns([5, 1], vertical_alignment="center")
-        p1.progress(job.progress(), text=job.status_text())
-        p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key="stop_compare",
-                  width="stretch")
-        cached = state.get("_compare_figure")
-        if cached is None or cached[0] is not job or cached[1] != job.version:
-            curves = [(label(t.algorithm) + f" (seed {t.seed})", job.records(i))
-                      for i, t in enumerate(job.tasks[: job.current + 1])]
-            cached = (job, job.version, charts.curves_figure(curves, dataset.n_rows))
-            state["_compare_figure"] = cached
-        st.plotly_chart(cached[2], key="live_curves", width="stretch")
-        if job.done:
-            st.rerun()
+    def live_curves(job):
+        curves = [(label(t.algorithm) + f" (seed {t.seed})", job.records(i))
+                  for i, t in enumerate(job.tasks[: job.current + 1])]
+        return charts.curves_figure(curves, dataset.n_rows)
 
-    live_compare(job)
+    live.watch(job, live_curves, stop_key="stop_compare", chart_key="live_curves")
 
 if job is not None and job.done:
     for err in job.errors:

@@ -56,21 +56,10 @@ def metric_values(at: AppTest) -> dict:
     return {m.label: m.value for m in at.metric}
 
 
-def wait_job(at: AppTest, key: str, timeout: float = 60.0, stop_after_first: bool = True) -> None:
-    """Poll like the page fragment does until the background job ends (Stop after the first point)."""
+def wait_job(at: AppTest, key: str, timeout: float = 60.0) -> None:
+    """The page watches its job until it ends (one fragment run); draw the result once more."""
     job = at.session_state[key]
-    deadline = time.time() + timeout
-    stopped = False
-    while not job.done and time.time() < deadline:
-        time.sleep(0.1)
-        if stop_after_first and not stopped and job.records():
-            at.run()
-            stop_key = "stop_run" if key == "job" else "stop_compare"
-            stop = [b for b in at.button if b.key == stop_key]
-            if stop and not job.done:
-                stop[0].click().run()
-            stopped = True
-    job.join(timeout=max(0.0, deadline - time.time()))
+    job.join(timeout)
     assert job.done, "the run did not finish in time"
     at.run()
     assert not at.exception
@@ -233,7 +222,7 @@ def test_compare_page_runs_several_algorithms(explained):
     at.session_state["w_cmp_seeds"] = "0, 1"
     at.run()
     button(at, "Run all").click().run()
-    wait_job(at, "compare_job", stop_after_first=False)
+    wait_job(at, "compare_job")
     table = at.dataframe[0].value
     assert len(table) == sum(2 if n == "rfhc" else 1 for n in fast)
     assert (table["status"] != "failed").all()

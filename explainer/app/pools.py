@@ -126,3 +126,15 @@ def _best_tree_report(pool_key, bc: int, be: int, eps: float, _pool: RulePool,
 def best_tree_report(state, bc: int, be: int, eps: float) -> RuleSetReport | None:
     """Metrics of the best tree's own rules, for comparison with a selection."""
     return _best_tree_report(state["pool_key"], int(bc), int(be), float(eps), state["pool"], state["dataset"])
+
+
+def changed_parameters(state, algorithm: str) -> dict:
+    """The algorithm's parameters whose widgets (``w_param_<algorithm>_<name>``) differ from the defaults."""
+    from .text import algorithm_parameters
+
+    out = {}
+    for name, default in algorithm_parameters(algorithm).items():
+        value = state.get(f"w_param_{algorithm}_{name}", default)
+        if value != default:
+            out[name] = value
+    return out

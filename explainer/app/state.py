@@ -219,7 +219,7 @@ def restore_from_url(state) -> None:
         else:
             state[KEYS["notice"]] = f"The link refers to a data set this server does not have ({ref})."
         return
-    options = {"target": qp.get("target") or None}
+    options = {"target": qp.get("target") or source.default_target}
     for k in LIST_PARAMS:
         options[k] = qp.get_all(k)
     ok, message = load_into(state, source, **options)
@@ -293,7 +293,8 @@ def sidebar(state, page: str) -> None:
             r = explanation.result
             st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * r.coverage_score:.1f}% coverage")
         running = [(name, state.get(key)) for name, key in (("Explain", KEYS["job"]), ("Compare", KEYS["compare_job"]))]
-        running = [(name, job) for name, job in running if job is not None and not job.done]
+        # the page that runs a job watches it itself (see .live); the sidebar reports the others
+        running = [(name, job) for name, job in running if job is not None and not job.done and name != page]
         if running:
             run_status(running)
 
@@ -323,7 +324,4 @@ def start_job(state, key: str, tasks: list, *, complexity_budget, error_budget, 
     job = jobs.Job(state[KEYS["pool"]], state[KEYS["dataset"]], tasks, complexity_budget=complexity_budget,
                    error_budget=error_budget, eps=eps, algorithm_params=algorithm_params)
     state[key] = job
-    job.start()
-    # a short wait lets a quick run (or its first generation) show in this very script run
-    job.wait_for_news(0.3, since=0)
-    return job
+    return job.start()

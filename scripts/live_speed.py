@@ -1,0 +1,184 @@
+"""How much slower is a run watched live in the dashboard than the same run from the command line?
+
+Times one run from the CLI (``explainer explain ... --json``), then the same
+data, pool depth, budgets, algorithm and seed in the dashboard, driven by
+headless chromium (Playwright) with the Explain page open the whole time:
+from pressing Run until the result is on the page.  The dashboard is opened
+through a link carrying the settings in its query parameters (the same link
+an analyst would share).  Prints both times, their ratio and whether the two
+runs selected the same rules.
+
+    python scripts/live_speed.py                      # mammographic masses, its paper depth and budgets
+    python scripts/live_speed.py --data banknote --complexity 23 --errors 35 --depth 5
+
+The ratio's denominator is the CLI's solver time (its JSON ``time_s``), not its
+wall time, which also counts start-up, reading and the pool; both are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+TARGET_RATIO = 1.25
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cli_run(args) -> tuple[float, dict]:
+    cmd = [sys.executable, "-m", "explainer.cli", "explain", args.data, "--depth", str(args.depth),
+           "--complexity", str(args.complexity), "--errors", str(args.errors), "--algorithm", args.algorithm,
+           "--seed", str(args.seed), "--quiet", "--json"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, json.loads(out.stdout)
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    raise SystemExit("streamlit did not start within 60 s")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (all its threads), 0 if it is gone."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(root: int) -> list[int]:
+    parents = {}
+    for stat in pathlib.Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        kids = [c for c, p in parents.items() if p == pid]
+        out.extend(kids)
+        todo.extend(kids)
+    return out
+
+
+def cpu_snapshot(server_pid: int) -> dict:
+    """CPU seconds so far of the Streamlit server itself and of the browser (this script's other children)."""
+    server_tree = set(_descendants(server_pid))
+    browser = [p for p in _descendants(os.getpid()) if p != server_pid and p not in server_tree]
+    return {"server": _cpu_seconds(server_pid), "browser": sum(_cpu_seconds(p) for p in browser)}
+
+
+def idle(page, timeout=60_000) -> None:
+    page.wait_for_timeout(150)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')",
+        timeout=timeout,
+    )
+
+
+def watched_run(url: str, args, server_pid: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    kind = "paper" if args.paper else "sample"
+    query = urllib.parse.urlencode({"data": f"{kind}:{args.data}", "depth": args.depth, "bc": args.complexity,
+                                    "be": args.errors, "alg": args.algorithm, "seed": args.seed})
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.set_default_timeout(120_000)
+        page.goto(f"{url}/Explain?{query}")
+        main = page.get_by_test_id("stMain")
+        main.get_by_text("Rules in the pool (M)").wait_for()
+        idle(page)
+        page.wait_for_timeout(1000)  # the page settles; the worker's fork server is up
+        run = page.locator(".st-key-run button")
+        cpu0 = cpu_snapshot(server_pid)
+        t0 = time.perf_counter()
+        run.click()
+        page.locator(".st-key-final_fitness").wait_for(timeout=args.timeout * 1000)
+        page.locator("[data-testid='stCode']").first.wait_for()
+        watched = time.perf_counter() - t0
+        cpu1 = cpu_snapshot(server_pid)
+        rules = page.locator("[data-testid='stCode']").first.inner_text()
+        shown_time = page.locator("[data-testid='stMetric']").filter(has_text="Time").first.inner_text()
+        browser.close()
+    return {"cpu": {k: cpu1[k] - cpu0[k] for k in cpu0}, "watched_s": watched, "rules": rules.strip(), "shown_time": shown_time.replace("\n", " ")}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="mammographic_masses", help="a paper data set or a bundled sample")
+    parser.add_argument("--sample", dest="paper", action="store_false", help="--data names a bundled sample")
+    parser.add_argument("--depth", type=int, default=7)
+    parser.add_argument("--complexity", type=int, default=90)
+    parser.add_argument("--errors", type=int, default=150)
+    parser.add_argument("--algorithm", default="qga")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for the watched run")
+    args = parser.parse_args(argv)
+
+    if not os.path.exists(CHROMIUM):
+        raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
+    cli_wall, cli = cli_run(args)
+    proc, url = start_server()
+    try:
+        web = watched_run(url, args, proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    ratio = web["watched_s"] / cli["time_s"]
+    same = web["rules"] == cli["rules_text"].strip()
+    print(f"data {args.data} (depth {args.depth}), Bc {args.complexity}, Be {args.errors}, "
+          f"{args.algorithm} seed {args.seed}; {os.cpu_count()} CPUs, load average "
+          + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    print(f"CLI:       solver {cli['time_s']:.2f} s ({cli['generations']} generations, status {cli['status']}); "
+          f"whole command {cli_wall:.2f} s")
+    print(f"dashboard: {web['watched_s']:.2f} s from Run to the result on the page, watched live "
+          f"(the page reports {web['shown_time']})")
+    print(f"CPU used meanwhile by the Streamlit server {web['cpu']['server']:.1f} s, "
+          f"by the browser {web['cpu']['browser']:.1f} s")
+    print(f"ratio watched / CLI solver: {ratio:.2f} (target <= {TARGET_RATIO}); "
+          f"watched / whole CLI command: {web['watched_s'] / cli_wall:.2f}")
+    print("same rules as the CLI: " + ("yes" if same else "NO"))
+    return 0 if ratio <= TARGET_RATIO and same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
