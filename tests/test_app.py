@@ -12,6 +12,7 @@ from explainer.app import exports, sources
 from explainer.app import state as app_state
 from explainer.app.text import algorithm_parameters
 from explainer.data import DataError, load_dataset, sample_datasets
+from explainer.pipeline import resolve_budgets
 from explainer.solvers import available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -150,7 +151,7 @@ def test_explain_page_needs_data():
     assert not at.exception and at.info
 
 
-def test_pool_and_budget_defaults_come_from_the_best_tree(explained):
+def test_pool_and_budget_defaults_are_the_engines(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
     pool = at.session_state["pool"]
@@ -158,7 +159,7 @@ def test_pool_and_budget_defaults_come_from_the_best_tree(explained):
     values = metric_values(at)
     assert values["Rules in the pool (M)"] == str(pool.n_rules)
     assert values["Best tree c* / e*"] == f"{best.complexity} / {best.errors}"
-    assert at.session_state["w_be"] == best.error_budget
+    assert (at.session_state["w_bc"], at.session_state["w_be"]) == resolve_budgets(pool)  # the engine's defaults
     key = at.session_state["pool_key"]
     at.session_state["w_eps"] = 0.5  # another widget: no rebuild
     at.run()
@@ -284,3 +285,180 @@ def test_opens_on_a_bundled_sample():
 def test_auto_parameters_are_offered_as_zero():
     params = algorithm_parameters("qga")
     assert params["n_population"] == 0 and params["n_generations"] == 100
+
+
+# ------------------------------------------------------------------ layout, URL state, budgets, analyst views
+
+PAGES = ["app.py", "pages/1_Explain.py", "pages/2_Rules.py", "pages/3_Compare.py", "pages/4_Export.py"]
+
+
+def test_pages_folder_holds_exactly_the_pages():
+    assert sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py")) == sorted(PAGES[1:])
+    assert [path for path, _, _ in app_state.PAGES] == PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_in_a_fresh_session(page):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(page).run()
+    assert not at.exception
+    assert at.title[0].value == {p: t for p, t, _ in app_state.PAGES}[page]
+    links = {link.proto.page for link in at.get("page_link")}  # URL paths: "" is app.py
+    assert {"", "Explain", "Rules", "Compare", "Export"} <= links, links
+
+
+def test_settings_live_in_the_url_and_a_reload_restores_them():
+    at = new_app()
+    at.session_state["w_sample"] = "wine"
+    at.run()
+    button(at, "Load data").click().run()
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_pool_depth"] = 4  # a new pool: its default budgets first
+    at.run()
+    at.session_state["w_bc"] = 7
+    at.session_state["w_be"] = 4
+    at.session_state["w_eps"] = 0.5
+    at.session_state["w_seed"] = 3
+    at.run()
+    params = {k: at.query_params[k] for k in at.query_params}
+    assert params["data"] == ["sample:wine"] or params["data"] == "sample:wine"
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in params.items()}
+    assert flat["bc"] == "7" and flat["be"] == "4" and flat["eps"] == "0.5" and flat["seed"] == "3"
+    assert flat["depth"] == "4" and flat["alg"] == at.session_state["w_algorithm"]
+
+    again = AppTest.from_file(APP, default_timeout=60)  # a new session: the reload of that URL
+    for k, v in flat.items():
+        again.query_params[k] = v
+    again.switch_page("pages/1_Explain.py").run()
+    assert not again.exception
+    state = again.session_state
+    assert state["dataset"].name == "wine"
+    assert (state["w_bc"], state["w_be"], state["w_eps"], state["w_seed"]) == (7, 4, 0.5, 3)
+    assert state["pool"].settings["max_depth"] == 4
+
+
+def test_a_link_to_a_paper_data_set_uses_its_target():
+    papers = {s.name: s for s in sources.paper_sources()}
+    if "zoo" not in papers:
+        pytest.skip("the paper's data sets are not here")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["data"] = "paper:zoo"
+    at.run()
+    assert at.session_state["dataset"].target == papers["zoo"].default_target
+
+
+def test_an_upload_is_restored_while_the_server_keeps_it():
+    data = sample_datasets()["loans"].read_bytes()
+    at = new_app()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    app_state.remember_upload(at.session_state, "my loans.csv", data)  # what the uploader's callback does
+    at.run()
+    button(at, "Load data").click().run()
+    assert at.session_state["dataset"].name == "my loans"
+    flat = {k: at.query_params[k] for k in at.query_params}
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in flat.items()}
+    assert flat["data"] == "upload:" + sources.digest(data)[:16] and flat["file"] == "my loans.csv"
+
+    again = AppTest.from_file(APP, default_timeout=60)
+    for k, v in flat.items():
+        again.query_params[k] = v
+    again.run()
+    assert again.session_state["dataset"].name == "my loans" and not again.warning
+
+    gone = AppTest.from_file(APP, default_timeout=60)
+    for k, v in flat.items():
+        gone.query_params[k] = v
+    gone.query_params["data"] = "upload:" + "0" * 16  # a file this server never saw (or forgot)
+    gone.run()
+    assert not gone.exception
+    assert any("upload it again" in w.value for w in gone.warning)
+    assert any("my loans" in w.value for w in gone.warning)
+
+
+def test_budget_inputs_reach_the_whole_pool(explained):
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    pool = at.session_state["pool"]
+    bc_input = next(n for n in at.number_input if n.key == "w_bc")
+    be_input = next(n for n in at.number_input if n.key == "w_be")
+    assert bc_input.max == int(pool.lengths.sum())  # every rule of the pool: no hidden cap
+    assert be_input.max == at.session_state["dataset"].n_rows
+    bc_input.set_value(45).run()
+    assert at.session_state["w_bc"] == 45 and at.session_state["w_bc_slider"] == 45
+    slider = next(s for s in at.slider if s.key == "w_bc_slider")
+    slider.set_value(5).run()
+    assert at.session_state["w_bc"] == 5
+    at.session_state["w_bc"] = 3
+    at.session_state["w_bc_slider"] = 3
+    at.run()
+
+
+def test_misclassified_rows_are_every_row_a_rule_gets_wrong(explained):
+    at = explained
+    report = at.session_state["explanation"].report
+    dataset = at.session_state["dataset"]
+    y = [str(v) for v in dataset.y]
+    expected = set()
+    for rule in report.rules:
+        covered = rule.covers(dataset.X)
+        expected |= {i for i in range(dataset.n_rows) if covered[i] and y[i] != str(rule.label)}
+    frame = exports.misclassified_frame(dataset, report)
+    assert set(frame["row"] - 1) == expected
+    assert len(expected) <= sum(m.errors for m in report.per_rule)
+    at.switch_page("pages/2_Rules.py").run()
+    assert "Misclassified rows" in [h.value for h in at.subheader]
+
+
+def test_result_warnings_say_why_in_words():
+    from types import SimpleNamespace
+
+    over = SimpleNamespace(algorithm="forex", complexity=30, errors=9, coverage=-12.0, covered=80,
+                           conflicting_pairs=92)
+    text = " ".join(exports.result_warnings(over, 10, 5, 150, 1.0))
+    assert "ignores the budgets" in text and "30 conditions" in text and "9 errors" in text
+    assert "negative" in text and "92 conflicts" in text
+    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0)
+    assert exports.result_warnings(fine, 4, 5, 150, 1.0) == []
+
+
+def test_the_server_answers_its_health_check():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        status = None
+        while time.time() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                    status, body = r.status, r.read()
+            except OSError:
+                assert proc.poll() is None, "streamlit exited"
+                time.sleep(0.2)
+        assert status == 200 and body == b"ok"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_library_core_imports_without_streamlit():
+    import subprocess
+    import sys
+
+    code = ("import sys; import explainer, explainer.cli, explainer.pipeline, explainer.estimator, "
+            "explainer.app.jobs, explainer.app.worker; "
+            "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    outside = [p for p in (ROOT / "explainer").rglob("*.py")
+               if "app" not in p.relative_to(ROOT / "explainer").parts and "streamlit" in p.read_text()]
+    assert not outside, outside

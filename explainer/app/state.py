@@ -272,6 +272,7 @@ def setup(page: str):
     collect_finished(state)
     sync_url(state)
     sidebar(state, page)
+    notice(state)
     return state
 
 
