@@ -96,7 +96,7 @@ with left:
                                          help="Columns to leave out entirely.")
                 keep = st.multiselect("Keep", columns, default=kept(f"w_keep_{fid}"), key=f"w_keep_{fid}",
                                       help="Columns to use even though they look like identifiers.")
-            submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:")
+            submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:", key="load_data")
         if submitted:
             others = [c for c in columns if c != target]
             ok, message = app.load_into(

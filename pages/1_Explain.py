@@ -75,8 +75,13 @@ n_rows = dataset.n_rows
 pools.init_budgets(state, pool)
 bc_max, be_max = pools.budget_limits(pool, n_rows)
 for key, top, low in (("w_bc", bc_max, 1), ("w_be", be_max, 0)):
-    state[key] = min(max(int(state[key]), low), top)  # a link or an older pool may ask for more
-    state[key + "_slider"] = state[key]
+    # a link or an older pool may ask for more; assign only on a change, since an assignment
+    # overrides what the browser may be sending at that moment
+    value = min(max(int(state[key]), low), top)
+    if state[key] != value:
+        state[key] = value
+    if state.get(key + "_slider") != value:
+        state[key + "_slider"] = value
 choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
@@ -159,8 +164,9 @@ with st.container(border=True):
         r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
     if running:
+        live.stop_button(job, key="stop_run")
         live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
-                   stop_key="stop_run", chart_key="live_fitness")
+                   chart_key="live_fitness")
 
 # ------------------------------------------------------------------ results
 app.collect_finished(state)

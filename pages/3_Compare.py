@@ -74,7 +74,8 @@ if running:
                   for i, t in enumerate(job.tasks[: job.current + 1])]
         return charts.curves_figure(curves, dataset.n_rows)
 
-    live.watch(job, live_curves, stop_key="stop_compare", chart_key="live_curves")
+    live.stop_button(job, key="stop_compare", what="the running algorithm (later runs are skipped)")
+    live.watch(job, live_curves, chart_key="live_curves")
 
 if job is not None and job.done:
     for err in job.errors:

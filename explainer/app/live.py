@@ -22,13 +22,22 @@ TEXT_REFRESH_S = 0.5
 CHART_REFRESH_S = 2.0
 
 
+def stop_button(job: Job, *, key: str, what: str = "the run") -> None:
+    """Stop, drawn outside the watching fragment.
+
+    A click inside a fragment only queues that fragment's next run, which would wait for the
+    watch to end; a click outside it interrupts the watch at once (its next line of text), the
+    callback stops the job, and the page watches the job to its end again.
+    """
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.caption(f"Stop ends {what} with the best selection found so far.")
+    c2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key=key, width="stretch")
+
+
 @st.fragment
-def watch(job: Job, figure: Callable[[Job], object | None], *, stop_key: str, chart_key: str) -> None:
-    """Progress, a Stop button (key ``stop_key``) and a live chart (in a container keyed ``chart_key``)."""
-    p1, p2 = st.columns([5, 1], vertical_alignment="center")
-    progress = p1.empty()
-    p2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key=stop_key,
-              width="stretch")
+def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -> None:
+    """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends."""
+    progress = st.empty()
     chart = st.container(key=chart_key).empty()
     drawn, drawn_at = None, 0.0
     while True:
