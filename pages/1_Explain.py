@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from explainer.app import charts, exports, live, pools
+from explainer.app import budgets, charts, exports, live, pools
 from explainer.app import state as app
+from explainer.app.budgets import changed_parameters
 from explainer.app.jobs import Task
-from explainer.app.pools import changed_parameters
 from explainer.app.text import (
     algorithm_choices,
     algorithm_parameters,
@@ -72,16 +72,8 @@ with st.container(border=True):
 
 # ------------------------------------------------------------------ 2. budgets and algorithm
 n_rows = dataset.n_rows
-pools.init_budgets(state, pool)
-bc_max, be_max = pools.budget_limits(pool, n_rows)
-for key, top, low in (("w_bc", bc_max, 1), ("w_be", be_max, 0)):
-    # a link or an older pool may ask for more; assign only on a change, since an assignment
-    # overrides what the browser may be sending at that moment
-    value = min(max(int(state[key]), low), top)
-    if state[key] != value:
-        state[key] = value
-    if state.get(key + "_slider") != value:
-        state[key + "_slider"] = value
+budgets.init_budgets(state, pool)
+bc_max, be_max = budgets.budget_limits(pool, n_rows)
 choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
@@ -96,25 +88,13 @@ with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
     b1, b2 = st.columns(2, gap="large")
     with b1:
-        s, n = st.columns([4, 1], vertical_alignment="bottom")
-        s.slider("Complexity budget Bc (total conditions)", 1, bc_max, value=int(state["w_bc_slider"]),
-                 key="w_bc_slider", on_change=pools.sync_budget, args=(state, "w_bc", "w_bc_slider"))
-        bc = int(n.number_input("Bc", 1, bc_max, value=int(state["w_bc"]), step=1, key="w_bc",
-                                on_change=pools.sync_budget, args=(state, "w_bc", "w_bc")))
-        st.caption(
-            (f"Best tree: c\\* = {best.complexity}. " if best else "")
-            + f"Up to {bc_max} (every rule of the pool)."
-        )
+        bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max)
+        st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")
+                   + f"Up to {bc_max} (every rule of the pool).")
     with b2:
-        s, n = st.columns([4, 1], vertical_alignment="bottom")
-        s.slider("Error budget Be (misclassified rows)", 0, be_max, value=int(state["w_be_slider"]),
-                 key="w_be_slider", on_change=pools.sync_budget, args=(state, "w_be", "w_be_slider"))
-        be = int(n.number_input("Be", 0, be_max, value=int(state["w_be"]), step=1, key="w_be",
-                                on_change=pools.sync_budget, args=(state, "w_be", "w_be")))
-        st.caption(
-            (f"Best tree: e\\* = {best.errors}. " if best else "")
-            + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}."
-        )
+        be = budgets.budget_input(state, "be", "Error budget Be (misclassified rows)", "Be", 0, be_max)
+        st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
+                   + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
     a1, a2, a3 = st.columns([3, 1, 1])
     algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm",
                              format_func=label)

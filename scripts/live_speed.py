@@ -23,6 +23,7 @@ import os
 import pathlib
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -113,33 +114,31 @@ def idle(page, timeout=60_000) -> None:
     )
 
 
-def watched_run(url: str, args, server_pid: int) -> dict:
-    from playwright.sync_api import sync_playwright
-
+def watched_run(browser, url: str, args, server_pid: int) -> dict:
+    """Open the link with the settings on the Explain page, press Run, wait for the result on the page."""
     kind = "paper" if args.paper else "sample"
     query = urllib.parse.urlencode({"data": f"{kind}:{args.data}", "depth": args.depth, "bc": args.complexity,
                                     "be": args.errors, "alg": args.algorithm, "seed": args.seed})
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 1000})
-        page.set_default_timeout(120_000)
-        page.goto(f"{url}/Explain?{query}")
-        main = page.get_by_test_id("stMain")
-        main.get_by_text("Rules in the pool (M)").wait_for()
-        idle(page)
-        page.wait_for_timeout(1000)  # the page settles; the worker's fork server is up
-        run = page.locator(".st-key-run button")
-        cpu0 = cpu_snapshot(server_pid)
-        t0 = time.perf_counter()
-        run.click()
-        page.locator(".st-key-final_fitness").wait_for(timeout=args.timeout * 1000)
-        page.locator("[data-testid='stCode']").first.wait_for()
-        watched = time.perf_counter() - t0
-        cpu1 = cpu_snapshot(server_pid)
-        rules = page.locator("[data-testid='stCode']").first.inner_text()
-        shown_time = page.locator("[data-testid='stMetric']").filter(has_text="Time").first.inner_text()
-        browser.close()
-    return {"cpu": {k: cpu1[k] - cpu0[k] for k in cpu0}, "watched_s": watched, "rules": rules.strip(), "shown_time": shown_time.replace("\n", " ")}
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.set_default_timeout(120_000)
+    page.goto(f"{url}/Explain?{query}")
+    main = page.get_by_test_id("stMain")
+    main.get_by_text("Rules in the pool (M)").wait_for()
+    idle(page)
+    page.wait_for_timeout(1000)  # the page settles; the worker's fork server is up
+    run = page.locator(".st-key-run button")
+    cpu0 = cpu_snapshot(server_pid)
+    t0 = time.perf_counter()
+    run.click()
+    page.locator(".st-key-final_fitness").wait_for(timeout=args.timeout * 1000)
+    page.locator("[data-testid='stCode']").first.wait_for()
+    watched = time.perf_counter() - t0
+    cpu1 = cpu_snapshot(server_pid)
+    rules = page.locator("[data-testid='stCode']").first.inner_text()
+    shown_time = page.locator("[data-testid='stMetric']").filter(has_text="Time").first.inner_text()
+    page.close()
+    return {"cpu": {k: cpu1[k] - cpu0[k] for k in cpu0}, "watched_s": watched, "rules": rules.strip(),
+            "shown_time": shown_time.replace("\n", " ")}
 
 
 def main(argv=None) -> int:
@@ -152,30 +151,45 @@ def main(argv=None) -> int:
     parser.add_argument("--algorithm", default="qga")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for the watched run")
+    parser.add_argument("--repeats", type=int, default=3, help="pairs of runs (CLI, watched); medians are reported")
     args = parser.parse_args(argv)
 
     if not os.path.exists(CHROMIUM):
         raise SystemExit(f"chromium not found at {CHROMIUM} (apt-get install chromium)")
-    cli_wall, cli = cli_run(args)
+    from playwright.sync_api import sync_playwright
+
     proc, url = start_server()
+    cli_walls, cli_solver, watched, cpu_server, cpu_browser, same = [], [], [], [], [], True
     try:
-        web = watched_run(url, args, proc.pid)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            for i in range(args.repeats):  # alternate, so a change in the machine's load hits both alike
+                wall, cli = cli_run(args)
+                web = watched_run(browser, url, args, proc.pid)
+                cli_walls.append(wall)
+                cli_solver.append(cli["time_s"])
+                watched.append(web["watched_s"])
+                cpu_server.append(web["cpu"]["server"])
+                cpu_browser.append(web["cpu"]["browser"])
+                same = same and web["rules"] == cli["rules_text"].strip()
+                print(f"  pair {i + 1}: CLI solver {cli['time_s']:.2f} s (command {wall:.2f} s), "
+                      f"watched {web['watched_s']:.2f} s (page reports {web['shown_time']})", flush=True)
+            browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    ratio = web["watched_s"] / cli["time_s"]
-    same = web["rules"] == cli["rules_text"].strip()
+    med = statistics.median
+    ratio = med(watched) / med(cli_solver)
     print(f"data {args.data} (depth {args.depth}), Bc {args.complexity}, Be {args.errors}, "
-          f"{args.algorithm} seed {args.seed}; {os.cpu_count()} CPUs, load average "
+          f"{args.algorithm} seed {args.seed}; {args.repeats} pairs; {os.cpu_count()} CPUs, load average "
           + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
-    print(f"CLI:       solver {cli['time_s']:.2f} s ({cli['generations']} generations, status {cli['status']}); "
-          f"whole command {cli_wall:.2f} s")
-    print(f"dashboard: {web['watched_s']:.2f} s from Run to the result on the page, watched live "
-          f"(the page reports {web['shown_time']})")
-    print(f"CPU used meanwhile by the Streamlit server {web['cpu']['server']:.1f} s, "
-          f"by the browser {web['cpu']['browser']:.1f} s")
+    print(f"CLI:       solver {med(cli_solver):.2f} s (median), whole command {med(cli_walls):.2f} s; "
+          f"{cli['generations']} generations, status {cli['status']}")
+    print(f"dashboard: {med(watched):.2f} s (median) from Run to the result on the page, watched live")
+    print(f"CPU used during a watched run (median): Streamlit server {med(cpu_server):.1f} s, "
+          f"browser {med(cpu_browser):.1f} s")
     print(f"ratio watched / CLI solver: {ratio:.2f} (target <= {TARGET_RATIO}); "
-          f"watched / whole CLI command: {web['watched_s'] / cli_wall:.2f}")
+          f"watched / whole CLI command: {med(watched) / med(cli_walls):.2f}")
     print("same rules as the CLI: " + ("yes" if same else "NO"))
     return 0 if ratio <= TARGET_RATIO and same else 1
 

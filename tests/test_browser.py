@@ -207,9 +207,9 @@ def test_dashboard_end_to_end(playwright_api, server):
         _goto(page, "Explain")
         main.get_by_text("Rules in the pool (M)").wait_for()
         _idle(page)
-        _type_number(page, "w_bc", BC, "bc")
-        _type_number(page, "w_be", BE, "be")
-        assert _keyed(page, "w_bc_slider").get_by_test_id("stSliderThumbValue").inner_text() == str(BC)
+        _type_number(page, "bc_number", BC, "bc")
+        _type_number(page, "be_number", BE, "be")
+        assert _keyed(page, "bc_slider").get_by_test_id("stSliderThumbValue").inner_text() == str(BC)
         page.evaluate(WATCH_FIRST_POINT)
         t0 = time.perf_counter()
         _keyed(page, "run").locator("button").click()
@@ -247,8 +247,8 @@ def test_dashboard_end_to_end(playwright_api, server):
         page.reload()
         main.get_by_text("Rules in the pool (M)").wait_for()
         _idle(page)
-        assert _keyed(page, "w_bc").locator("input").input_value() == str(BC)
-        assert _keyed(page, "w_be").locator("input").input_value() == str(BE)
+        assert _keyed(page, "bc_number").locator("input").input_value() == str(BC)
+        assert _keyed(page, "be_number").locator("input").input_value() == str(BE)
         sidebar.get_by_text("wine (bundled sample)").wait_for()
         assert _keyed(page, "w_algorithm").locator("input").input_value() == LABELS["qga"]
 

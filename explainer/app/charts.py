@@ -181,3 +181,58 @@ def comparison_dots(frame: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(type="category", autorange="reversed")
     fig.update_layout(height=120 + 48 * len(names), margin=dict(l=10, r=20, t=40, b=10))
     return fig
+
+
+def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None, error_budget: int | None = None,
+                    best_tree: tuple[int, float] | None = None, result: tuple[int, float] | None = None,
+                    x_max: int | None = None) -> go.Figure:
+    """Best coverage (% of rows) at every complexity budget, at one error budget.
+
+    Filled dots are proven optimal, hollow ones the best found.  Marked: the current Bc
+    (a vertical line), the best tree (c*, its coverage) and the last run's result.
+    Clicking a dot chooses its Bc.
+    """
+    scale = 100.0 / n_rows if n_rows else 1.0
+    fig = go.Figure()
+    x = [p.complexity_budget for p in points]
+    y = [p.coverage * scale for p in points]
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines+markers",
+            name=f"best coverage at Be = {error_budget}" if error_budget is not None else "best coverage",
+            line=dict(color=PALETTE[0], width=2, shape="hv"),
+            marker=dict(size=8, color=[PALETTE[0] if p.proven_optimal else "white" for p in points],
+                        line=dict(color=PALETTE[0], width=2)),
+            customdata=[[p.n_rules, p.errors, "proven optimal" if p.proven_optimal else "best found"]
+                        for p in points],
+            hovertemplate="Bc %{x}: %{y:.2f}% with %{customdata[0]} rules, %{customdata[1]} errors "
+                          "(%{customdata[2]})<extra></extra>",
+            cliponaxis=False,
+        )
+    )
+    if best_tree is not None:
+        fig.add_trace(go.Scatter(x=[best_tree[0]], y=[best_tree[1] * scale], mode="markers", name="best tree",
+                                 marker=dict(symbol="star", size=14, color=PALETTE[1]), cliponaxis=False,
+                                 hovertemplate="best tree: c* = %{x}, %{y:.2f}%<extra></extra>"))
+    if result is not None:
+        fig.add_trace(go.Scatter(x=[result[0]], y=[result[1] * scale], mode="markers", name="last run",
+                                 marker=dict(symbol="diamond", size=12, color=PALETTE[2]), cliponaxis=False,
+                                 hovertemplate="last run: complexity %{x}, %{y:.2f}%<extra></extra>"))
+    if complexity_budget is not None:
+        fig.add_vline(x=complexity_budget, line=dict(color=PALETTE[3], dash="dash", width=1.5),
+                      annotation_text=f"Bc = {complexity_budget}", annotation_position="bottom right")
+    fig.update_layout(
+        title="Trade-off frontier: the best coverage at each complexity budget",
+        xaxis_title="complexity budget Bc (conditions)",
+        yaxis_title="coverage f* (% of rows)",
+        height=340,
+        margin=dict(l=10, r=20, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
+        clickmode="event+select",
+        uirevision="frontier",
+    )
+    top = max([x_max or 0, *x, complexity_budget or 0, best_tree[0] if best_tree else 0])
+    fig.update_xaxes(range=[0, top + 1])
+    return fig

@@ -114,6 +114,8 @@ class Job:
             "algorithm_params": self.algorithm_params,
         }
         self._records: list[list] = [[] for _ in self.tasks]
+        self.points: list = []  # frontier points as they arrive (a frontier job)
+        self.frontier = None  # the finished Frontier (a frontier job)
         self._lock = threading.Lock()
         self._news = threading.Condition(self._lock)
         self.version = 0
@@ -189,6 +191,10 @@ class Job:
                 explanation = message[2]
                 explanation.pool = self.pool
                 self.explanations[message[1]] = explanation
+            elif kind == "point":
+                self.points.append(message[2])
+            elif kind == "frontier":
+                self.frontier = message[2]
             elif kind == "error":
                 self.errors[message[1]] = message[2]
             self.version += 1
@@ -238,14 +244,35 @@ class Job:
         """Fraction done: tasks finished plus the running task's generations."""
         if self.done:
             return 1.0
+        if self.tasks[0].algorithm == "frontier":
+            points = self.frontier_points()
+            lo, hi = self.budget_range
+            return min(1.0, (points[-1].complexity_budget - lo + 1) / (hi - lo + 1)) if points else 0.0
         recs = self.records()
         frac = 0.0
         if recs and recs[-1].max_generations:
             frac = min(1.0, (recs[-1].generation + 1) / (recs[-1].max_generations + 1))
         return min(1.0, (self.current + frac) / len(self.tasks))
 
+    @classmethod
+    def for_frontier(cls, pool, dataset, *, error_budget: int, budget_range: tuple[int, int], eps: float) -> Job:
+        """A job that computes the trade-off frontier over ``budget_range`` (Bc) at ``error_budget``."""
+        job = cls(pool, dataset, [Task("frontier", None)], complexity_budget=budget_range[1],
+                  error_budget=error_budget, eps=eps)
+        job._payload.update(kind="frontier", budget_range=tuple(int(b) for b in budget_range))
+        job.budget_range = tuple(int(b) for b in budget_range)
+        return job
+
+    def frontier_points(self) -> list:
+        with self._lock:
+            return list(self.frontier.points if self.frontier is not None else self.points)
+
     def status_text(self) -> str:
         """One line for the progress bar: algorithm, generation, best so far, elapsed time."""
+        if self.tasks[0].algorithm == "frontier":
+            points = self.frontier_points()
+            where = f"Bc = {points[-1].complexity_budget} of {self.budget_range[1]}" if points else "starting…"
+            return f"Frontier: {where} · {self.elapsed:.1f} s"
         name = label(self.tasks[self.current].algorithm)
         prefix = f"Run {self.current + 1} of {len(self.tasks)}: " if len(self.tasks) > 1 else ""
         recs = self.records()

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ..data import Dataset
-from ..pipeline import resolve_budgets
 from ..pool import RulePool, build_pool
 from ..report import RuleSetReport, evaluate_rules
 
@@ -69,43 +68,6 @@ def ensure_pool(state, settings: PoolSettings) -> RulePool:
     return state["pool"]
 
 
-# --------------------------------------------------------------------------- budgets
-
-
-def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
-    """Largest useful Bc and Be: the whole pool's complexity (every rule selected) and every row."""
-    return max(1, int(pool.lengths.sum())), max(0, int(n_rows))
-
-
-def set_budgets(state, bc: int, be: int) -> None:
-    """Set both budget pairs of widgets (slider and number field) to ``bc`` and ``be``."""
-    for key, value in (("w_bc", bc), ("w_be", be)):
-        state[key] = int(value)
-        state[key + "_slider"] = int(value)
-
-
-def sync_budget(state, key: str, source: str) -> None:
-    """on_change of one of a budget's two widgets: the other follows."""
-    value = int(state[source])
-    state[key] = value
-    state[key + "_slider"] = value
-
-
-def init_budgets(state, pool: RulePool) -> None:
-    """Default budgets once per pool (the engine's own defaults), unless a link brought its own."""
-    if state.get("budget_for") == state.get("pool_key"):
-        return
-    state["budget_for"] = state.get("pool_key")
-    if state.pop("_budgets_from_url", False) and "w_bc" in state and "w_be" in state:
-        set_budgets(state, state["w_bc"], state["w_be"])
-        return
-    try:
-        bc, be = resolve_budgets(pool)
-    except ValueError:
-        bc, be = 10, max(1, pool.n_rows // 20)
-    set_budgets(state, bc, be)
-
-
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _best_tree_report(pool_key, bc: int, be: int, eps: float, _pool: RulePool,
                       _dataset: Dataset) -> RuleSetReport | None:
@@ -127,14 +89,3 @@ def best_tree_report(state, bc: int, be: int, eps: float) -> RuleSetReport | Non
     """Metrics of the best tree's own rules, for comparison with a selection."""
     return _best_tree_report(state["pool_key"], int(bc), int(be), float(eps), state["pool"], state["dataset"])
 
-
-def changed_parameters(state, algorithm: str) -> dict:
-    """The algorithm's parameters whose widgets (``w_param_<algorithm>_<name>``) differ from the defaults."""
-    from .text import algorithm_parameters
-
-    out = {}
-    for name, default in algorithm_parameters(algorithm).items():
-        value = state.get(f"w_param_{algorithm}_{name}", default)
-        if value != default:
-            out[name] = value
-    return out

@@ -9,6 +9,9 @@ Never imports Streamlit.  Messages put on the queue, in order:
 * ``("done", i, Explanation)`` (its ``pool`` detached: the page holds it) or
   ``("error", i, message)``;
 * ``("end",)`` last, always.
+
+A frontier payload (``kind="frontier"``) sends ``("point", 0, FrontierPoint)`` after
+each point and ``("frontier", 0, Frontier)`` at the end instead.
 """
 
 from __future__ import annotations
@@ -52,8 +55,41 @@ class QueueReporter(Callback):
         self.flush()
 
 
+class PointReporter(Callback):
+    """Sends each frontier point as it is found; asks the sweep to stop once ``stop_event`` is set."""
+
+    def __init__(self, queue, stop_event):
+        self.queue = queue
+        self.stop_event = stop_event
+
+    def on_point(self, point):
+        self.queue.put(("point", 0, point))
+        return self.stop_event.is_set()
+
+
+def run_frontier(payload: dict, queue, stop_event) -> None:
+    """The trade-off frontier of the pool at one error budget, point by point."""
+    from ..frontier import frontier
+
+    try:
+        queue.put(("start", 0))
+        try:
+            result = frontier(payload["pool"], payload["error_budget"], payload["budget_range"], eps=payload["eps"],
+                              random_state=0, callback=PointReporter(queue, stop_event))
+        except Exception as exc:  # reported on the page, never a traceback there
+            traceback.print_exc()
+            queue.put(("error", 0, f"The frontier failed: {type(exc).__name__}: {exc}"))
+        else:
+            queue.put(("frontier", 0, result))
+    finally:
+        queue.put(("end",))
+
+
 def run(payload: dict, queue, stop_event) -> None:
     """Entry point of the worker process: every task of ``payload`` in turn, until stopped."""
+    if payload.get("kind") == "frontier":
+        run_frontier(payload, queue, stop_event)
+        return
     try:
         for i, task in enumerate(payload["tasks"]):
             if stop_event.is_set():
