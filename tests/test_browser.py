@@ -139,16 +139,23 @@ def _keyed(page, key: str):
     return page.locator(f".st-key-{key}")
 
 
+def _field(page, key: str):
+    """The one number field in the container keyed ``key`` (a budget's field is re-created when its value
+    changes, and the old one may linger for a moment)."""
+    page.wait_for_function(f"() => document.querySelectorAll('.st-key-{key} input').length === 1", timeout=30_000)
+    return _keyed(page, key).locator("input")
+
+
 def _type_number(page, key: str, value: int, param: str | None = None):
     """Type into a number field; with ``param``, wait until the URL carries the new value."""
-    field = _keyed(page, key).locator("input")
+    field = _field(page, key)
     field.fill(str(value))
     field.press("Enter")
     if param is not None:
         page.wait_for_function(
             f"() => new URLSearchParams(window.location.search).get('{param}') === '{value}'", timeout=30_000)
     _idle(page)
-    assert field.input_value() == str(value)
+    assert _field(page, key).input_value() == str(value)
 
 
 def _choose(page, key: str, option: str):
@@ -209,6 +216,8 @@ def test_dashboard_end_to_end(playwright_api, server):
         _idle(page)
         _type_number(page, "bc_number", BC, "bc")
         _type_number(page, "be_number", BE, "be")
+        page.wait_for_function("() => document.querySelectorAll('.st-key-bc_slider [data-testid=stSliderThumbValue]')"
+                               ".length === 1")
         assert _keyed(page, "bc_slider").get_by_test_id("stSliderThumbValue").inner_text() == str(BC)
         page.evaluate(WATCH_FIRST_POINT)
         t0 = time.perf_counter()
@@ -247,8 +256,8 @@ def test_dashboard_end_to_end(playwright_api, server):
         page.reload()
         main.get_by_text("Rules in the pool (M)").wait_for()
         _idle(page)
-        assert _keyed(page, "bc_number").locator("input").input_value() == str(BC)
-        assert _keyed(page, "be_number").locator("input").input_value() == str(BE)
+        assert _field(page, "bc_number").input_value() == str(BC)
+        assert _field(page, "be_number").input_value() == str(BE)
         sidebar.get_by_text("wine (bundled sample)").wait_for()
         assert _keyed(page, "w_algorithm").locator("input").input_value() == LABELS["qga"]
 
