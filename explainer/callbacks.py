@@ -5,6 +5,8 @@ listen the same way: ``on_start`` once, ``on_generation`` after every
 generation (or step) with a :class:`GenerationRecord`, ``on_end`` with the
 result.  ``on_generation`` returning ``True`` (or :meth:`StopFlag.set`) asks
 the algorithm to stop; it then returns the best selection found so far.
+A trade-off frontier (:mod:`explainer.frontier`) calls ``on_point`` after each
+of its points instead; returning ``True`` there ends the sweep.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class Callback:
     def on_generation(self, record: GenerationRecord) -> bool | None:
         return None
 
+    def on_point(self, point) -> bool | None:
+        """One point of a trade-off frontier (:class:`explainer.frontier.FrontierPoint`)."""
+        return None
+
     def on_end(self, result) -> None:  # noqa: B027 - optional hook
         pass
 
@@ -55,6 +61,12 @@ class CallbackList(Callback):
         stop = False
         for c in self.callbacks:
             stop = bool(c.on_generation(record)) or stop
+        return stop
+
+    def on_point(self, point):
+        stop = False
+        for c in self.callbacks:
+            stop = bool(c.on_point(point)) or stop
         return stop
 
     def on_end(self, result):
@@ -81,23 +93,32 @@ class StopFlag(Callback):
     def on_generation(self, record):
         return self._event.is_set()
 
+    def on_point(self, point):
+        return self._event.is_set()
+
 
 class Recorder(Callback):
     """Keeps every record (e.g. for a live chart fed from another thread)."""
 
     def __init__(self):
         self.records: list[GenerationRecord] = []
+        self.points: list = []  # frontier points, when recording a frontier
         self.result = None
         self._lock = threading.Lock()
 
     def on_start(self, algorithm, problem):
         with self._lock:
             self.records = []
+            self.points = []
             self.result = None
 
     def on_generation(self, record):
         with self._lock:
             self.records.append(record)
+
+    def on_point(self, point):
+        with self._lock:
+            self.points.append(point)
 
     def on_end(self, result):
         self.result = result
@@ -105,6 +126,10 @@ class Recorder(Callback):
     def snapshot(self) -> list[GenerationRecord]:
         with self._lock:
             return list(self.records)
+
+    def points_snapshot(self) -> list:
+        with self._lock:
+            return list(self.points)
 
 
 class ProgressBar(Callback):

@@ -1,4 +1,4 @@
-"""Command line: ``explainer rules|evaluate|explain|datasets|bench``.
+"""Command line: ``explainer rules|evaluate|explain|frontier|datasets|pools|bench``.
 
 Bad input ends with one ``error: ...`` line on stderr and exit status 2, never a traceback.
 """
@@ -77,7 +77,8 @@ def _paper_depth(name: str) -> int | None:
     return int(row["depth"]) if row else None
 
 
-def _pool(args, ds):
+def _pool(args, ds, X=None, y=None):
+    """The pool of ``ds`` (or of the rows ``X, y`` of it, e.g. the training rows of a held-out split)."""
     from .pool import build_pool
     from .rules import parse_rules
 
@@ -86,7 +87,7 @@ def _pool(args, ds):
     if args.extra_rules:
         extra = parse_rules(_read_text(args.extra_rules))
     return build_pool(
-        ds.X, ds.y, depth, random_state=args.pool_seed, n_repeats=args.repeats,
+        ds.X if X is None else X, ds.y if y is None else y, depth, random_state=args.pool_seed, n_repeats=args.repeats,
         source=args.source, extra_rules=extra, classes=ds.classes,
     )
 
@@ -105,6 +106,9 @@ def cmd_rules(args) -> int:
     ds = _load(args)
     pool = _pool(args, ds)
     summary = pool.summary()
+    defaults = _default_budgets(pool)
+    if defaults is not None:
+        summary["default_budgets"] = defaults.to_dict()
     summary["data"] = {"name": ds.name, "rows": ds.n_rows, "features": ds.n_features,
                        "dropped_missing_target": ds.n_dropped_missing_target}
     if args.json:
@@ -119,12 +123,20 @@ def cmd_rules(args) -> int:
     if bt:
         print(f"best tree:   complexity c* = {bt['complexity']}, errors e* = {bt['errors']} "
               f"(depth {bt['max_depth']}, {bt['criterion']}, {bt['splitter']}, max_features={bt['max_features']})")
-        print(f"budgets:     --complexity {bt['suggested_complexity_budget']} --errors {bt['suggested_error_budget']}"
-              " (suggested: Bc < c*, Be <= e*)")
+    if defaults is not None:
+        print(f"budgets:     --complexity {defaults.complexity_budget} --errors {defaults.error_budget} "
+              f"(default: {100 * defaults.coverage / ds.n_rows:.2f}% coverage; the knee of the frontier, "
+              f"best known {100 * defaults.reference / ds.n_rows:.2f}%)")
     if args.show:
         for i, r in enumerate(pool.rules):
             print(f"{i:5d}  {r.text}")
     return 0
+
+
+def _default_budgets(pool):
+    from .pipeline import default_budgets
+
+    return default_budgets(pool) if pool.trees else None
 
 
 def cmd_evaluate(args) -> int:
@@ -161,7 +173,12 @@ def cmd_explain(args) -> int:
     from .pipeline import explain_pool
 
     ds = _load(args)
-    pool = _pool(args, ds)
+    X, y, X_test, y_test = ds.X, ds.y, None, None
+    if args.holdout is not None:
+        from .pipeline import split_holdout
+
+        X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
+    pool = _pool(args, ds, X, y)
     params = {}
     if args.generations is not None:
         params["n_generations"] = args.generations
@@ -170,9 +187,9 @@ def cmd_explain(args) -> int:
     _check_params(args.algorithm, params)
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(
-        pool, ds.X, ds.y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
+        pool, X, y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
-        fingerprint=ds.fingerprint, algorithm_params=params,
+        fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test,
     )
     if args.out:
         pathlib.Path(args.out).write_text(exp.rules.to_text(), encoding="utf-8")
@@ -185,6 +202,64 @@ def cmd_explain(args) -> int:
     print(f"time:               {r.time_s:.2f}s, {len(r.history)} generations; pool M = {pool.n_rules}")
     if r.algorithm == "exact":
         print(f"optimal:            {r.info.get('optimal')}  (bound {r.info.get('bound')}, gap {r.info.get('gap')})")
+    return 0
+
+
+def _parse_range(text: str) -> tuple[int, int]:
+    try:
+        lo, hi = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise CLIError(f"a budget range reads A:B with whole numbers, got {text!r}") from None
+    if lo < 0 or hi < lo:
+        raise CLIError(f"a budget range A:B needs 0 <= A <= B, got {text!r}")
+    return lo, hi
+
+
+class _PointPrinter:
+    """One stderr line per frontier point as the sweep goes."""
+
+    def __init__(self, axis: str, n_rows: int):
+        self.axis, self.n_rows = axis, n_rows
+
+    def on_start(self, algorithm, problem):
+        pass
+
+    def on_point(self, point):
+        b = point.complexity_budget if self.axis == "complexity" else point.error_budget
+        mark = "optimal" if point.proven_optimal else "best found"
+        print(f"\r{'Bc' if self.axis == 'complexity' else 'Be'} {b:5d}: {100 * point.coverage_score:6.2f}% ({mark})",
+              end="", file=sys.stderr, flush=True)
+
+    def on_end(self, result):
+        print(file=sys.stderr)
+
+
+def cmd_frontier(args) -> int:
+    from .frontier import default_range, frontier
+
+    ds = _load(args)
+    pool = _pool(args, ds)
+    if args.axis == "complexity" and args.errors is None:
+        raise CLIError("give the error budget: --errors BE")
+    if args.axis == "errors" and args.complexity is None:
+        raise CLIError("give the complexity budget: --complexity BC")
+    budget = args.errors if args.axis == "complexity" else args.complexity
+    text_range = args.complexity_range if args.axis == "complexity" else args.errors_range
+    budget_range = _parse_range(text_range) if text_range else default_range(pool, args.axis)
+    if budget < 0:
+        raise CLIError("budgets must be >= 0")
+    callback = None if args.quiet or args.json else _PointPrinter(args.axis, ds.n_rows)
+    fr = frontier(pool, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
+                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit)
+    if args.json:
+        d = fr.to_dict()
+        for point, p in zip(d["points"], fr, strict=True):
+            point["rules_text"] = pool.rule_set(p.selection).to_text()
+        d["data"] = {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint}
+        d["pool_rules"] = pool.n_rules
+        print(json.dumps(d, indent=2, default=str))
+        return 0
+    print(fr.to_text(), end="")
     return 0
 
 
@@ -259,17 +334,37 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="select a rule set within the budgets")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--complexity", type=int, help="complexity budget Bc (default: best tree's c* - 1)")
-    p.add_argument("--errors", type=int, help="error budget Be (default: best tree's e*)")
+    p.add_argument("--complexity", type=int, help="complexity budget Bc (default: the knee of the frontier)")
+    p.add_argument("--errors", type=int, help="error budget Be (default: the reference tree's errors e*)")
     p.add_argument("--eps", type=float, default=1.0)
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds (exact solver)")
     p.add_argument("--out", help="also write the rules to this text file")
+    p.add_argument("--holdout", type=float, metavar="FRACTION",
+                   help="hold out this share of the rows (stratified, seeded by --seed); "
+                        "pool and selection use the rest, the report shows both")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
+    _add_data_args(p)
+    _add_pool_args(p)
+    p.add_argument("--errors", type=int, help="error budget Be (fixed while Bc is swept)")
+    p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
+    p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
+                   help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")
+    p.add_argument("--complexity", type=int, help="complexity budget Bc (fixed with --axis errors)")
+    p.add_argument("--errors-range", metavar="A:B", help="error budgets to sweep with --axis errors (default 0:2e*)")
+    p.add_argument("--eps", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--exact-time-limit", type=float, default=0.5, help="seconds of the exact solver per point")
+    p.add_argument("--qga-time-limit", type=float, default=0.5, help="seconds of one QGA run")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_frontier)
 
     p = sub.add_parser("pools", help="pool sizes of the paper's data sets beside the paper's M")
     p.add_argument("--data-dir")

@@ -26,6 +26,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     n_repeats, source : pool richness and source (``grid`` or ``forest``).
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
+
+    ``predict_proba`` gives, for a row, the share of each class among the rules
+    that fire on it (two rules for A and one for B: 2/3 and 1/3).  A row no
+    rule covers gets the fallback distribution ``fallback_proba_``: the training
+    class frequencies, or all weight on ``default_class`` when one is given.
+    ``predict`` is the class with the largest share; rows no rule covers, and
+    rows where classes tie, get ``default_class_``.
     """
 
     def __init__(
@@ -75,6 +82,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.rules_ = None
             self.result_ = None
             self.default_class_ = self.classes_[0]
+            self.fallback_proba_ = np.ones(1)
             return self
         self.pool_ = build_pool(
             frame, y, self.max_depth, random_state=pool_seed, n_repeats=self.n_repeats,
@@ -94,7 +102,17 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         else:
             values, counts = np.unique(y, return_counts=True)
             self.default_class_ = values[np.argmax(counts)]
+        self.fallback_proba_ = self._fallback(y)
         return self
+
+    def _fallback(self, y) -> np.ndarray:
+        """The class distribution given to rows no rule covers."""
+        if self.default_class is not None:
+            out = (self.classes_.astype(str) == str(self.default_class)).astype(float)
+            if out.sum() == 1.0:
+                return out
+        _, counts = np.unique(np.asarray(y), return_counts=True)
+        return counts / counts.sum()
 
     def predict(self, X):
         check_is_fitted(self, "default_class_")
@@ -105,6 +123,27 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         missing = (voted == UNCOVERED) | (voted == TIE)
         voted[missing] = self.default_class_
         return voted.astype(self.classes_.dtype)
+
+    def rule_class_counts(self, X) -> np.ndarray:
+        """(n_rows, n_classes) number of selected rules of each class (order of ``classes_``) firing on each row."""
+        check_is_fitted(self, "default_class_")
+        frame = self._frame(X)
+        counts = np.zeros((len(frame), len(self.classes_)), dtype=np.int64)
+        if self.rules_ is None or len(self.rules_) == 0:
+            return counts
+        column = {str(c): k for k, c in enumerate(self.classes_)}
+        cov = self.rules_.coverage_matrix(frame)
+        for i, rule in enumerate(self.rules_):
+            counts[:, column[str(rule.label)]] += cov[:, i]
+        return counts
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Share of each class among the rules that fire on each row; ``fallback_proba_`` where none fires."""
+        counts = self.rule_class_counts(X).astype(float)
+        total = counts.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(total > 0, counts / np.maximum(total, 1.0), self.fallback_proba_[None, :])
+        return proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+
+from .callbacks import Callback
+from .frontier import frontier, local_search, with_budgets
 from .pool import RulePool
 from .problem import SelectionProblem
 from .report import RuleSetReport, evaluate_rules
@@ -41,14 +46,97 @@ class Explanation:
         return out
 
 
-def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None) -> tuple[int, int]:
-    """Fill missing budgets from the best tree (Bc = c* - 1, Be = e*)."""
-    if complexity_budget is None or error_budget is None:
+#: the default Bc is the smallest whose coverage is within this many percentage points of the best at Be
+KNEE_TOLERANCE = 3.0
+
+
+@dataclass
+class DefaultBudgets:
+    """The default budgets and the points of the frontier searched to find them."""
+
+    complexity_budget: int
+    error_budget: int
+    coverage: float  # f* found at the default budgets
+    reference: float  # best f* known at the default Be (any Bc): what the knee is measured against
+    n_rows: int
+    searched: dict  # Bc -> f* found, for every Bc the search looked at
+    tolerance: float = KNEE_TOLERANCE
+
+    def to_dict(self) -> dict:
+        n = self.n_rows or 1
+        return {
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "coverage_score": self.coverage / n,
+            "reference_coverage_score": self.reference / n,
+            "tolerance_points": self.tolerance,
+        }
+
+
+def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
+                    tolerance: float = KNEE_TOLERANCE) -> DefaultBudgets:
+    """Default budgets from the selection problem's own trade-off frontier.
+
+    Be: the errors e* of the pool's reference tree (what a compact tree gets
+    wrong on this data, i.e. its noise level), unless given.  Bc: the knee of
+    the frontier over Bc = 1 .. 2 c* at that Be (the frontier's default range),
+    the smallest Bc whose coverage is within ``tolerance`` percentage points
+    of the frontier's maximum.  That maximum is estimated at Bc = 2 c* by the
+    best of a local search, the greedy and a QGA run (at most 1 s), or is the
+    best frontier point, if higher.
+
+    The frontier is swept from Bc = 1 up and stops at the knee; the selection
+    found at 2 c* is tried at every point where it fits.  It is kept cheap for a first page load: the exact solver only where it
+    proves a point within 0.2 s, no QGA, and after 1 s only carry-forward and
+    local search.
+    """
+    best = pool.best_tree()
+    if best is None:
+        raise ValueError("no budgets given and no tree to size them; pass both budgets")
+    be = int(best.errors if error_budget is None else error_budget)
+    base = pool.problem(eps=eps)
+    top = max(2, 2 * int(best.complexity))
+    at_top = with_budgets(base, top, be)
+    ref_selection = _best_known(at_top)
+    reference = at_top.evaluate(ref_selection).coverage
+    slack = tolerance / 100.0 * base.n_rows
+
+    class _StopAtKnee(Callback):
+        def on_point(self, point):
+            nonlocal reference
+            reference = max(reference, point.coverage)
+            return point.coverage >= reference - slack - 1e-9
+
+    fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0.2,
+                  qga_time_limit=0, time_limit=1.0, seeds=[ref_selection])
+    knee = fr.knee(tolerance, reference=reference)
+    return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
+                          reference=float(reference), n_rows=base.n_rows,
+                          searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance)
+
+
+def _best_known(problem) -> np.ndarray:
+    """A good selection of ``problem``: the best of local search, greedy and (unless they meet the row bound) QGA."""
+    from .frontier import coverable_rows
+
+    candidates = [local_search(problem, np.zeros(problem.n_rules, dtype=bool)), solve(problem, "greedy").selection]
+    best = max(candidates, key=lambda r: problem.evaluate(r).coverage)
+    if problem.evaluate(best).coverage < coverable_rows(problem) - 1e-9:
+        q = solve(problem, "qga", random_state=0, time_limit=1.0).selection
+        best = max([best, q], key=lambda r: problem.evaluate(r).coverage)
+    return best
+
+
+def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0) -> tuple[int, int]:
+    """Fill missing budgets with :func:`default_budgets` (a given budget is kept)."""
+    if complexity_budget is None:
+        d = default_budgets(pool, error_budget=error_budget, eps=eps)
+        complexity_budget, error_budget = d.complexity_budget, d.error_budget
+    elif error_budget is None:
         best = pool.best_tree()
         if best is None:
-            raise ValueError("no budgets given and no tree to suggest them; pass both budgets")
-        complexity_budget = best.complexity_budget if complexity_budget is None else complexity_budget
-        error_budget = best.error_budget if error_budget is None else error_budget
+            raise ValueError("no error budget given and no tree to size it; pass --errors")
+        error_budget = best.errors
     return int(complexity_budget), int(error_budget)
 
 
@@ -65,8 +153,15 @@ def explain_pool(
     callback=None,
     fingerprint: str | None = None,
     algorithm_params: dict | None = None,
+    X_test=None,
+    y_test=None,
 ) -> Explanation:
-    bc, be = resolve_budgets(pool, complexity_budget, error_budget)
+    """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
+
+    With ``X_test, y_test`` (rows the pool never saw, see :func:`split_holdout`) the
+    report also holds the rules' metrics on them (``report.holdout``).
+    """
+    bc, be = resolve_budgets(pool, complexity_budget, error_budget, eps)
     problem = pool.problem(bc, be, eps=eps)
     result = solve(problem, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
     report = evaluate_rules(
@@ -77,6 +172,8 @@ def explain_pool(
         complexity_budget=bc,
         error_budget=be,
         fingerprint=fingerprint,
+        X_test=X_test,
+        y_test=y_test,
         settings={
             "algorithm": algorithm,
             "random_state": random_state,
@@ -88,3 +185,28 @@ def explain_pool(
         },
     )
     return Explanation(pool=pool, problem=problem, result=result, report=report)
+
+
+def split_holdout(X, y, fraction: float, random_state=None):
+    """(X_train, X_test, y_train, y_test): a stratified split holding out ``fraction`` of the rows.
+
+    Falls back to a plain shuffled split when a class has too few rows to stratify.
+    """
+    from sklearn.model_selection import train_test_split
+
+    if not 0.0 < float(fraction) < 1.0:
+        raise ValueError(f"the held-out fraction must be between 0 and 1, got {fraction}")
+    y = np.asarray(y)
+    n = len(y)
+    n_test = int(np.ceil(float(fraction) * n))
+    if n_test < 1 or n - n_test < 2:
+        raise ValueError(f"holding out {fraction:g} of {n} rows leaves too few rows to learn from or to test on")
+    _, counts = np.unique(y.astype(str), return_counts=True)
+    classes = len(counts)
+    stratify = y if counts.min() >= 2 and n_test >= classes and n - n_test >= classes else None
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=n_test, random_state=random_state, stratify=stratify
+    )
+    if isinstance(X_train, pd.DataFrame):
+        X_train, X_test = X_train.reset_index(drop=True), X_test.reset_index(drop=True)
+    return X_train, X_test, y_train, y_test

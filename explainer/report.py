@@ -70,12 +70,41 @@ class RuleSetReport:
     error_budget: int | None = None
     test_accuracy: float | None = None
     test_rows: int | None = None
+    holdout: RuleSetReport | None = None  # the same rules on held-out rows
     fingerprint: str | None = None
     settings: dict = field(default_factory=dict)
 
     @property
     def n_rules(self) -> int:
         return len(self.rules)
+
+    def __repr__(self) -> str:
+        held = f", held-out rows={self.holdout.n_rows}" if self.holdout is not None else ""
+        return (f"RuleSetReport(rules={self.n_rules}, rows={self.n_rows}, coverage={100 * self.coverage_score:.2f}%, "
+                f"complexity={self.complexity}, errors={self.errors}{held})")
+
+    def metrics(self) -> dict:
+        """The totals (no per-rule detail): what the held-out check reports beside the training rows."""
+        return {
+            "n_rows": self.n_rows,
+            "covered": self.covered,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "errors": self.errors,
+            "conflicting_pairs": self.conflicting_pairs,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "covered_accuracy": self.covered_accuracy,
+        }
+
+    @property
+    def covered_accuracy(self) -> float:
+        """Share of the covered rows whose voted class is right (ties count as wrong)."""
+        covered = self.predictions != UNCOVERED
+        if not covered.any():
+            return 0.0
+        return float(np.mean(self.predictions[covered].astype(str) == self.y[covered].astype(str)))
 
     @property
     def coverage_score(self) -> float:
@@ -152,6 +181,9 @@ class RuleSetReport:
         if self.test_accuracy is not None:
             out["test_accuracy"] = self.test_accuracy
             out["test_rows"] = self.test_rows
+        if self.holdout is not None:
+            out["training"] = self.metrics()
+            out["holdout"] = self.holdout.metrics()
         if self.fingerprint is not None:
             out["data_fingerprint"] = self.fingerprint
         if self.settings:
@@ -177,9 +209,27 @@ class RuleSetReport:
             f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
             f"voted right:        {100 * self.vote_accuracy:.2f}% ({self.n_uncovered} uncovered, {self.n_ties} ties)",
         ]
-        if self.test_accuracy is not None:
-            lines.append(f"held-out accuracy:  {100 * self.test_accuracy:.2f}% on {self.test_rows} rows")
+        if self.holdout is not None:
+            lines += ["", self.holdout_text()]
         return "\n".join(lines) + "\n"
+
+    def holdout_text(self) -> str:
+        """Training and held-out rows side by side."""
+        tr, ho = self.metrics(), self.holdout.metrics()
+        rows = [
+            ("rows", "n_rows", "{:d}"),
+            ("covered rows", "covered", "{:d}"),
+            ("coverage f*", "coverage_score", "pct"),
+            ("errors", "errors", "{:d}"),
+            ("conflicting pairs", "conflicting_pairs", "{:d}"),
+            ("voted right", "vote_accuracy", "pct"),
+            ("right when covered", "covered_accuracy", "pct"),
+        ]
+        out = [f"{'':20s}{'training':>12s}{'held-out':>12s}"]
+        for label, key, fmt in rows:
+            cells = [f"{100 * d[key]:.2f}%" if fmt == "pct" else fmt.format(d[key]) for d in (tr, ho)]
+            out.append(f"{label + ':':20s}{cells[0]:>12s}{cells[1]:>12s}")
+        return "\n".join(out)
 
     def rules_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
@@ -325,8 +375,38 @@ def evaluate_rules(
         settings=dict(settings or {}),
     )
     if X_test is not None and y_test is not None:
-        pred = vote(rule_set.coverage_matrix(X_test), labels)
-        yt = np.asarray(y_test).astype(str)
-        report.test_accuracy = float(np.mean(pred.astype(str) == yt)) if len(yt) else 0.0
-        report.test_rows = len(yt)
+        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps)
+        report.test_accuracy = report.holdout.vote_accuracy
+        report.test_rows = report.holdout.n_rows
     return report
+
+
+def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0) -> RuleSetReport:
+    """The rules' metrics on held-out rows (rows the pool and the selection never saw).
+
+    The rules are evaluated by their text (:meth:`Rule.covers`), so ``X_test``
+    only needs the columns the rules name.
+    """
+    return evaluate_rules(rules, X_test, y_test, eps=eps)
+
+
+def firing_rules(rules, X: pd.DataFrame) -> list[list[int]]:
+    """For each row of ``X``, the indices (into ``rules``) of the rules that fire on it."""
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    cov = rule_set.coverage_matrix(X)
+    return [np.flatnonzero(row).tolist() for row in cov]
+
+
+def explain_row(rules, row) -> tuple[list[int], object]:
+    """(indices of the rules that fire on one row, their majority vote).
+
+    ``row`` is a mapping or Series from feature name to value, or a one-row
+    DataFrame.  The vote is a class label, or ``UNCOVERED`` when no rule fires,
+    or ``TIE`` when classes tie for the most firing rules.
+    """
+    frame = row if isinstance(row, pd.DataFrame) else pd.DataFrame([dict(row)])
+    if len(frame) != 1:
+        raise ValueError(f"explain_row takes one row, got {len(frame)}")
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    cov = rule_set.coverage_matrix(frame)
+    return np.flatnonzero(cov[0]).tolist(), vote(cov, [r.label for r in rule_set])[0]

@@ -90,3 +90,49 @@ def test_option_that_does_not_apply_is_a_clear_error(capsys):
     assert main(["explain", "iris", "--algorithm", "rfhc", "--time-limit", "5", "--quiet"]) == 2
     assert "--time-limit does not apply to the rfhc algorithm" in capsys.readouterr().err
     assert main(["explain", "iris", "--algorithm", "greedy", "--generations", "5", "--quiet"]) == 2
+
+
+def test_frontier_json(iris_csv, capsys):
+    assert main(["frontier", iris_csv, "--target", "class", "--depth", "3", "--errors", "5",
+                 "--complexity-range", "1:6", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["axis"] == "complexity" and d["fixed_budget"] == 5 and d["n_points"] == 6
+    pts = d["points"]
+    assert [p["complexity_budget"] for p in pts] == [1, 2, 3, 4, 5, 6]
+    assert all(a["coverage"] <= b["coverage"] for a, b in zip(pts, pts[1:], strict=False))
+    assert pts[3]["coverage"] == 141 and pts[3]["proven_optimal"] is True  # Iris at 4 / 5: 94 %
+    assert pts[3]["rules_text"].count("IF ") == len(pts[3]["rules"])
+
+
+def test_frontier_errors_axis_and_bad_ranges(iris_csv, capsys):
+    assert main(["frontier", iris_csv, "--depth", "3", "--axis", "errors", "--complexity", "4",
+                 "--errors-range", "0:3", "--quiet"]) == 0
+    assert "Be" in capsys.readouterr().out
+    for argv in (["--errors", "5", "--complexity-range", "5:2"], ["--errors", "5", "--complexity-range", "x"], []):
+        assert main(["frontier", iris_csv, "--depth", "3", *argv]) == 2
+        assert capsys.readouterr().err.startswith("error:")
+
+
+def test_explain_holdout_json(iris_csv, capsys):
+    argv = ["explain", iris_csv, "--depth", "3", "--holdout", "0.2", "--seed", "1", "--quiet", "--json"]
+    assert main(argv) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["n_rows"] == 120 and d["holdout"]["n_rows"] == 30 and d["training"]["n_rows"] == 120
+    for key in ("coverage_score", "errors", "vote_accuracy", "covered"):
+        assert key in d["holdout"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["holdout"] == d["holdout"]  # seeded split, same numbers
+    assert main(["explain", iris_csv, "--depth", "3", "--holdout", "1.5", "--quiet"]) == 2
+    assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_split_holdout_is_stratified():
+    import numpy as np
+
+    from explainer.data import load_dataset
+    from explainer.pipeline import split_holdout
+
+    ds = load_dataset("sample_data/iris.csv", target="class")
+    X_tr, X_te, y_tr, y_te = split_holdout(ds.X, ds.y, 0.2, random_state=0)
+    assert len(X_te) == 30 and len(X_tr) == 120
+    assert sorted(np.unique(y_te, return_counts=True)[1].tolist()) == [10, 10, 10]

@@ -59,3 +59,36 @@ def test_bad_algorithm_raises_value_error():
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match="unknown algorithm"):
         RuleSetExplainer(algorithm="nope").fit(X, y)
+
+
+def test_predict_proba_is_the_share_of_firing_rules():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    est = RuleSetExplainer(max_depth=3, complexity_budget=3, error_budget=5, algorithm="exact", random_state=0)
+    est.fit(X, y)
+    proba = est.predict_proba(X)
+    assert proba.shape == (len(X), 3) and np.allclose(proba.sum(axis=1), 1.0)
+    cov = est.rules_.coverage_matrix(X)
+    labels = np.array([r.label for r in est.rules_])
+    prior = np.bincount(y) / len(y)
+    for j in range(len(X)):
+        fired = labels[cov[j]]
+        if fired.size == 0:
+            assert np.allclose(proba[j], prior)  # documented fallback: the training class frequencies
+        else:
+            expected = [np.mean(fired == c) for c in est.classes_]
+            assert np.allclose(proba[j], expected)
+    assert (~cov.any(axis=1)).any()  # Bc = 3 leaves rows uncovered: the fallback is exercised
+    top = proba.max(axis=1)
+    clear = (proba == top[:, None]).sum(axis=1) == 1
+    assert (est.classes_[proba.argmax(axis=1)][clear] == est.predict(X)[clear]).all()
+
+
+def test_predict_proba_with_a_default_class_and_one_class():
+    X, y = load_iris(return_X_y=True)
+    est = RuleSetExplainer(max_depth=3, complexity_budget=1, error_budget=0, algorithm="greedy",
+                           default_class=2, random_state=0).fit(X, y)
+    proba = est.predict_proba(X)
+    uncovered = ~est.rules_.coverage_matrix(est._frame(X)).any(axis=1)
+    assert np.allclose(proba[uncovered], [0, 0, 1])
+    one = RuleSetExplainer(max_depth=3).fit(X[:10], np.zeros(10, dtype=int))
+    assert np.allclose(one.predict_proba(X[:3]), 1.0) and one.predict_proba(X[:3]).shape == (3, 1)

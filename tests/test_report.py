@@ -82,3 +82,33 @@ def test_csv_neutralises_formulas():
     frame = pd.DataFrame({"class": ["=cmd|' /C calc'!A0", "ok"], "n": [1, -2]})
     text = frame_to_safe_csv(frame)
     assert "'=cmd" in text and ",-2" in text
+
+
+def test_firing_rules_and_explain_row_by_hand():
+    from explainer.report import explain_row, firing_rules
+
+    # rows: 0,1 -> rule 0; 2 -> rules 0 and 1 (p vs q: tie); 3 -> rule 1; 4 -> rule 2; 5 -> rule 2 (b missing)
+    assert firing_rules(RULES, X) == [[0], [0], [0, 1], [1], [2], [2]]
+    assert explain_row(RULES, {"a": 2.0, "b": 0.0}) == ([0], "p")
+    assert explain_row(RULES, X.iloc[[2]]) == ([0, 1], TIE)
+    assert explain_row(RULES, pd.Series({"a": 4.0, "b": 0.0})) == ([], UNCOVERED)
+    two_q = parse_rules("IF a > 4 THEN CLASS=q\nIF b > 0.5 THEN CLASS=q\nIF a > 0 THEN CLASS=p\n")
+    assert explain_row(two_q, {"a": 5.0, "b": 1.0}) == ([0, 1, 2], "q")  # 2 votes to 1
+
+
+def test_holdout_report_beside_training_rows():
+    from explainer.report import holdout_report
+
+    X_test = pd.DataFrame({"a": [1.0, 5.0, 4.0], "b": [1.0, 0.0, 0.0]})
+    y_test = np.array(["q", "q", "p"])
+    # row 0: rules 0 (p, wrong) and 1 (q, right) -> tie, conflict; row 1: rule 2 (q, right); row 2: uncovered
+    ho = holdout_report(RULES, X_test, y_test)
+    assert (ho.n_rows, ho.covered, ho.errors, ho.conflicting_pairs, ho.coverage) == (3, 2, 1, 1, 1.0)
+    assert ho.vote_accuracy == 1 / 3 and ho.covered_accuracy == 1 / 2
+    rep = evaluate_rules(RULES, X, y, X_test=X_test, y_test=y_test)
+    d = json.loads(rep.to_json())
+    assert d["holdout"]["n_rows"] == 3 and d["holdout"]["errors"] == 1 and d["training"]["n_rows"] == 6
+    assert d["test_accuracy"] == 1 / 3
+    text = rep.to_text()
+    assert "held-out" in text and "training" in text
+    assert repr(rep) == "RuleSetReport(rules=3, rows=6, coverage=83.33%, complexity=3, errors=2, held-out rows=3)"
