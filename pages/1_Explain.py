@@ -25,7 +25,7 @@ if dataset is None:
 
 # ------------------------------------------------------------------ 1. rule pool
 for key, default in (("w_pool_depth", pools.default_depth(state.get(app.KEYS["data_ref"]))),
-                     ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0)):
+                     ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0), ("w_pool_holdout", 0.0)):
     state.setdefault(key, default)
 
 with st.container(border=True):
@@ -35,13 +35,18 @@ with st.container(border=True):
         "1 … D−1); every root-to-leaf path becomes a candidate rule."
     )
     with st.form("pool_form", border=False):
-        c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
+        c1, c2, c3, c4, c6, c5 = st.columns([3, 2, 2, 2, 2, 2], vertical_alignment="bottom")
         c1.slider("Max depth D", 2, 10, value=state["w_pool_depth"], key="w_pool_depth", help="Trees of depth 1 … D−1.")
         c2.radio("Trees", ["grid", "forest"], index=["grid", "forest"].index(state["w_pool_source"]),
                  key="w_pool_source", horizontal=True, format_func={"grid": "CART grid", "forest": "random forest"}.get)
         c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats",
                         help="How often the grid is trained.")
         c4.number_input("Pool seed", 0, 2**31 - 1, value=state["w_pool_seed"], step=1, key="w_pool_seed")
+        shares = sorted({0.0, 0.2, 0.3, float(state["w_pool_holdout"])})
+        c6.selectbox("Held-out rows", shares, index=shares.index(float(state["w_pool_holdout"])), key="w_pool_holdout",
+                     format_func=lambda f: "none" if f == 0 else f"{100 * f:g} %",
+                     help="Rows kept out of the pool and the selection (stratified, seeded by the pool seed); "
+                          "the result then shows coverage and accuracy on them beside the training rows.")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
 
     settings = pools.PoolSettings(
@@ -49,6 +54,7 @@ with st.container(border=True):
         source=str(state["w_pool_source"]),
         n_repeats=int(state["w_pool_repeats"]),
         random_state=int(state["w_pool_seed"]),
+        holdout=float(state["w_pool_holdout"]),
     )
     try:
         with st.spinner("Building the rule pool…"):
@@ -61,6 +67,10 @@ with st.container(border=True):
         st.caption("The pool built before stays in use.")
 
     best = pool.best_tree()
+    split = state.get("split")
+    if split is not None and split.X_test is not None:
+        st.caption(f"The pool and the selection use {split.train.n_rows} training rows; "
+                   f"{len(split.y_test)} rows ({100 * split.fraction:g} %) are held out for the check.")
     m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric("Rules in the pool (M)", pool.n_rules)
     m2.metric("Trees", pool.n_trees)
@@ -71,7 +81,7 @@ with st.container(border=True):
               help="Cached: the same data and settings reuse this pool.")
 
 # ------------------------------------------------------------------ 2. budgets and algorithm
-n_rows = dataset.n_rows
+n_rows = pools.work_data(state).n_rows  # the rows the pool and the runs use
 budgets.init_budgets(state, pool)
 bc_max, be_max = budgets.budget_limits(pool, n_rows)
 choices = algorithm_choices()
@@ -86,15 +96,33 @@ app.sync_url(state)
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
-    b1, b2 = st.columns(2, gap="large")
+    b1, b2 = st.columns([2, 3], gap="large")
     with b1:
         bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max)
         st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")
                    + f"Up to {bc_max} (every rule of the pool).")
-    with b2:
         be = budgets.budget_input(state, "be", "Error budget Be (misclassified rows)", "Be", 0, be_max)
         st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
                    + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
+        default_bc, default_be = budgets.default_budgets(state, pool)
+        st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: Be the best "
+                   "tree's errors, Bc where the frontier at that Be comes within 3 points of its best coverage).")
+    with b2:
+        eps_now = float(state["w_eps"])
+        tree = pools.best_tree_report(state, bc, be, eps_now)
+        last = state.get(app.KEYS["explanation"])
+        settings_now = state.get(app.KEYS["run_settings"]) or {}
+        marks = {
+            "bc": bc,
+            "be": be,
+            "best_tree": (best.complexity, tree.coverage) if best is not None and tree is not None else None,
+            "result": (last.result.complexity, last.result.coverage)
+            if last is not None and settings_now.get("error_budget") == be and settings_now.get("eps") == eps_now
+            else None,
+        }
+        entry = budgets.ensure_frontier(state, pool, pools.work_data(state), bc=bc, be=be, eps=eps_now,
+                                        bc_max=bc_max)
+        budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
     a1, a2, a3 = st.columns([3, 1, 1])
     algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm",
                              format_func=label)
@@ -193,6 +221,11 @@ if explanation is not None and not running:
             t3.metric("Errors e*", best.errors)
             t4.metric("Rules (leaves)", best.tree.n_leaves)
             t5.metric("Trees in the pool", pool.n_trees)
+
+        holdout = getattr(report, "holdout", None)
+        if holdout is not None:
+            st.markdown("**Held-out check**: the same rules on rows the pool and the selection never saw")
+            st.table(exports.holdout_frame(report))
 
         g1, g2 = st.columns([1, 1], gap="large")
         with g1:

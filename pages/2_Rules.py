@@ -14,6 +14,8 @@ if dataset is None or explanation is None:
     st.info("Run an explanation first (Data → Explain → Run).", icon=":material/info:")
     st.page_link(app.PAGE_FILES["Explain"], label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
+# the rows the explanation was computed on (the training rows when some are held out)
+dataset = state.get("explanation_data") or dataset
 
 report = explanation.report
 result = explanation.result
@@ -48,6 +50,30 @@ else:
     st.caption(f"{len(wrong)} rows on which at least one selected rule fires with another class "
                "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above).")
     st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)))
+
+# ------------------------------------------------------------------ one row
+st.subheader("Explain a row")
+st.caption("Pick a row of the data (the first misclassified one to start with), or change its values: "
+           "the rules that fire on it and their vote.")
+wrong_rows = exports.misclassified_rows(report)[0]
+if state.get("w_explain_row") is None or not 1 <= int(state["w_explain_row"]) <= dataset.n_rows:
+    state["w_explain_row"] = int(wrong_rows[0]) + 1 if len(wrong_rows) else 1
+r1, r2 = st.columns([1, 4], gap="large")
+with r1:
+    row_no = int(st.number_input("Row", 1, dataset.n_rows, value=int(state["w_explain_row"]), step=1,
+                                 key="w_explain_row"))
+    st.text(f"true class: {dataset.y[row_no - 1]}")
+with r2:
+    original = dataset.X.iloc[[row_no - 1]].reset_index(drop=True)
+    edited = st.data_editor(original, hide_index=True, width="stretch", key=f"row_values_{row_no}",
+                            num_rows="fixed")
+fired, voted = exports.explain_one_row(report, edited)
+changed = not edited.equals(original)
+verdict = exports.vote_text(voted, dataset.y[row_no - 1] if not changed else None)
+(st.success if voted is not None and str(voted) == str(dataset.y[row_no - 1]) and not changed else st.info)(
+    ("With the values changed: " if changed else "") + verdict, icon=":material/how_to_vote:")
+if fired:
+    st.table(exports.rules_display(exports.rules_table(report)).iloc[fired].drop(columns=["in conflict"]))
 
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")

@@ -72,7 +72,7 @@ if running:
     def live_curves(job):
         curves = [(label(t.algorithm) + f" (seed {t.seed})", job.records(i))
                   for i, t in enumerate(job.tasks[: job.current + 1])]
-        return charts.curves_figure(curves, dataset.n_rows)
+        return charts.curves_figure(curves, job.n_rows)
 
     live.stop_button(job, key="stop_compare", what="the running algorithm (later runs are skipped)")
     live.watch(job, live_curves, chart_key="live_curves")
@@ -84,7 +84,7 @@ if job is not None and job.done:
     if job.stopped:
         st.warning("Stopped: the running algorithm kept its best selection so far; later runs were skipped.",
                    icon=":material/warning:")
-    frame = exports.comparison_frame(job, dataset.n_rows)
+    frame = exports.comparison_frame(job, job.n_rows)
     done = frame[frame["status"].isin(["ok", "stopped", "optimal", "feasible", "over_budget"])] \
         if "status" in frame else frame
     st.subheader("Results")
@@ -101,6 +101,6 @@ if job is not None and job.done:
         st.caption("Each panel spans the values themselves (not from 0), so small differences show.")
     curves = [(label(t.algorithm) + f" (seed {t.seed})", ex.result.history)
               for t, ex in zip(job.tasks, job.explanations, strict=True) if ex is not None]
-    st.plotly_chart(charts.curves_figure(curves, dataset.n_rows), width="stretch", key="cmp_curves")
+    st.plotly_chart(charts.curves_figure(curves, job.n_rows), width="stretch", key="cmp_curves")
 elif not running:
     st.info("Choose algorithms and seeds, then press **Run all**.", icon=":material/info:")

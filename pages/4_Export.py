@@ -20,7 +20,7 @@ with st.container(border=True):
         payloads = exports.export_payloads(explanation, dataset)
         st.caption(
             f"{label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
-            f"data fingerprint {dataset.fingerprint[:16]}…"
+            f"data fingerprint {(explanation.report.fingerprint or dataset.fingerprint)[:16]}…"
         )
         d1, d2, d3 = st.columns(3)
         for col, kind, title, icon, what in (

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pathlib
 import time
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from explainer.app import exports, sources
 from explainer.app import state as app_state
-from explainer.app.text import algorithm_parameters
+from explainer.app.text import algorithm_parameters, md_escape
 from explainer.data import DataError, load_dataset, sample_datasets
 from explainer.pipeline import resolve_budgets
 from explainer.solvers import available
@@ -151,8 +152,8 @@ def test_explain_page_needs_data():
     assert not at.exception and at.info
 
 
-def test_pool_and_budget_defaults_are_the_engines(explained):
-    at = explained
+def test_pool_and_budget_defaults_are_the_engines():
+    at = new_app()
     at.switch_page("pages/1_Explain.py").run()
     pool = at.session_state["pool"]
     best = pool.best_tree()
@@ -164,6 +165,9 @@ def test_pool_and_budget_defaults_are_the_engines(explained):
     at.session_state["w_eps"] = 0.5  # another widget: no rebuild
     at.run()
     assert at.session_state["pool"] is pool and at.session_state["pool_key"] == key
+    frontier = at.session_state["frontier"]
+    if frontier["job"] is not None:
+        frontier["job"].stop()
 
 
 def test_run_gives_history_and_summary_cards(explained):
@@ -347,6 +351,21 @@ def test_a_link_to_a_paper_data_set_uses_its_target():
     assert at.session_state["dataset"].target == papers["zoo"].default_target
 
 
+def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in {"data": "sample:iris", "target": "no_such_column", "depth": "100", "trees": "xyz",
+                 "eps": "-1", "bc": "abc", "seed": "nan", "holdout": "0.9"}.items():
+        at.query_params[k] = v
+    at.switch_page("pages/1_Explain.py").run()
+    assert not at.exception
+    text = " ".join(w.value for w in at.warning)
+    for bad in ("depth=100", "trees=xyz", "eps=-1", "bc=abc", "seed=nan", "holdout=0.9", "no_such_column"):
+        assert md_escape(bad) in text, bad  # the page shows user text markdown-escaped
+    state = at.session_state
+    assert state["dataset"].name == "iris" and state["dataset"].target == "class"  # the default sample
+    assert state["w_pool_depth"] == 5 and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
+
+
 def test_an_upload_is_restored_while_the_server_keeps_it():
     data = sample_datasets()["loans"].read_bytes()
     at = new_app()
@@ -463,3 +482,103 @@ def test_the_library_core_imports_without_streamlit():
     outside = [p for p in (ROOT / "explainer").rglob("*.py")
                if "app" not in p.relative_to(ROOT / "explainer").parts and "streamlit" in p.read_text()]
     assert not outside, outside
+
+
+# ------------------------------------------------------------------ frontier, held-out rows, one row explained
+
+
+def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained):
+    from explainer.app.budgets import choose_point
+
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    entry = at.session_state["frontier"]
+    if entry["job"] is not None:
+        entry["job"].join(120)
+    at.run()
+    assert not at.exception
+    entry = at.session_state["frontier"]
+    assert entry["result"] is not None
+    pool, be = at.session_state["pool"], at.session_state["w_be"]
+    eps = float(at.session_state["w_eps"])
+    lo, hi = entry["range"]
+    points = list(entry["result"])
+    assert [p.complexity_budget for p in points] == list(range(lo, hi + 1))
+    coverages = [p.coverage for p in points]
+    assert coverages == sorted(coverages)  # a larger budget never covers less
+    for p in points:  # each point is what its selection really achieves, within both budgets
+        ev = pool.problem(p.complexity_budget, be, eps=eps).evaluate(p.selection)
+        assert ev.coverage == pytest.approx(p.coverage) and ev.complexity <= p.complexity_budget and ev.errors <= be
+    # the best coverage at Bc = 1 and 2, by brute force over every selection that fits
+    problem_rules = range(pool.n_rules)
+    lengths = pool.lengths
+    for bc in (1, 2):
+        problem = pool.problem(bc, be, eps=eps)
+        best = 0.0
+        singles = [i for i in problem_rules if lengths[i] <= bc]
+        for i in singles:
+            sel = np.zeros(pool.n_rules, dtype=bool)
+            sel[i] = True
+            ev = problem.evaluate(sel)
+            best = max(best, ev.coverage) if ev.feasible else best
+            for k in singles:
+                if k > i and lengths[i] + lengths[k] <= bc:
+                    both = sel.copy()
+                    both[k] = True
+                    ev = problem.evaluate(both)
+                    best = max(best, ev.coverage) if ev.feasible else best
+        point = points[bc - lo]
+        assert point.coverage <= best + 1e-9
+        if point.proven_optimal:
+            assert point.coverage == pytest.approx(best)
+    charts = at.get("plotly_chart")
+    assert any("Trade-off frontier" in e.proto.spec for e in charts)
+
+    state = {"frontier_chart": {"selection": {"points": [{"x": 7, "y": 90.0}]}}, "w_bc": 3, "w_be": be}
+    choose_point(state)
+    assert state["w_bc"] == 7 and state["w_be"] == be
+
+
+def test_held_out_rows_are_reported_beside_the_training_rows():
+    from explainer.report import evaluate_rules
+
+    algorithm = pick_algorithm()
+    at = load_iris(new_app())
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_pool_holdout"] = 0.2
+    at.session_state["w_algorithm"] = algorithm
+    at.run()
+    split = at.session_state["split"]
+    assert len(split.y_test) == 30 and split.train.n_rows == 120
+    assert len(set(split.train.X.index)) == 120  # the training rows keep their row numbers
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    report = at.session_state["explanation"].report
+    assert report.n_rows == 120 and report.holdout is not None
+    iris = at.session_state["dataset"]
+    held = sorted(set(range(150)) - set(split.train.X.index))
+    by_hand = evaluate_rules(report.rules, iris.X.iloc[held], iris.y[held])
+    assert report.holdout.covered == by_hand.covered and report.holdout.errors == by_hand.errors
+    table = at.table[0].value
+    assert list(table.columns) == ["training rows", "held-out rows"]
+    at.switch_page("pages/2_Rules.py").run()
+    assert not at.exception
+
+
+def test_explain_a_row_shows_the_rules_that_fire(explained):
+    at = explained
+    at.switch_page("pages/2_Rules.py").run()
+    assert not at.exception
+    assert "Explain a row" in [h.value for h in at.subheader]
+    report = at.session_state["explanation"].report
+    dataset = at.session_state["dataset"]
+    for row in (0, 60, 120):
+        fired, voted = exports.explain_one_row(report, dataset.X.iloc[[row]].reset_index(drop=True))
+        by_hand = [k for k, rule in enumerate(report.rules) if rule.covers(dataset.X)[row]]
+        assert fired == by_hand
+        if not by_hand:
+            assert voted is None
+        elif len({str(report.rules[k].label) for k in by_hand}) == 1:
+            assert str(voted) == str(report.rules[by_hand[0]].label)
+    next(n for n in at.number_input if n.key == "w_explain_row").set_value(61).run()
+    assert not at.exception

@@ -209,6 +209,7 @@ def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None
                         for p in points],
             hovertemplate="Bc %{x}: %{y:.2f}% with %{customdata[0]} rules, %{customdata[1]} errors "
                           "(%{customdata[2]})<extra></extra>",
+            unselected=dict(marker=dict(opacity=1.0)),  # a chosen point only sets Bc; the curve stays whole
             cliponaxis=False,
         )
     )

@@ -9,7 +9,7 @@ from ..data import Dataset
 from ..pipeline import Explanation
 from ..report import RuleSetReport, evaluate_rules, rules_for_data
 from ..rules import parse_rules
-from .text import label
+from .text import label, md_escape
 
 
 def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
@@ -98,7 +98,8 @@ def style_conflicts(frame: pd.DataFrame):
 def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None) -> pd.DataFrame:
     rows = np.asarray(rows, dtype=int)
     frame = dataset.X.iloc[rows].copy()
-    frame.insert(0, "row", rows + 1)
+    # the row number in the data as read (the training rows keep theirs when some are held out)
+    frame.insert(0, "row", np.asarray(dataset.X.index)[rows] + 1)
     frame[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
     if report is not None:
         frame["voted class"] = [str(v) for v in report.predictions[rows]]
@@ -184,3 +185,38 @@ def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: i
             "or fewer overlapping rules, gives a positive score."
         )
     return out
+
+
+def holdout_frame(report) -> pd.DataFrame:
+    """Training and held-out rows side by side: rows, covered, coverage, errors, accuracy."""
+    rows = [("rows", "n_rows", "{:d}"), ("covered rows", "covered", "{:d}"), ("coverage f*", "coverage_score", "%"),
+            ("errors", "errors", "{:d}"), ("voted right", "vote_accuracy", "%"),
+            ("right when covered", "covered_accuracy", "%")]
+    columns = {"training rows": report.metrics(), "held-out rows": report.holdout.metrics()}
+    return pd.DataFrame(
+        {name: [f"{100 * m[key]:.2f} %" if fmt == "%" else fmt.format(int(m[key])) for _, key, fmt in rows]
+         for name, m in columns.items()},
+        index=[label for label, _, _ in rows],
+    )
+
+
+def explain_one_row(report: RuleSetReport, row: pd.DataFrame) -> tuple[list[int], object | None]:
+    """(positions of the selected rules that fire on a one-row frame, their vote or None when none fires)."""
+    from ..report import UNCOVERED, explain_row
+
+    fired, voted = explain_row(report.rules, row)
+    return fired, (None if isinstance(voted, str) and voted == UNCOVERED else voted)
+
+
+def vote_text(voted, true_label=None) -> str:
+    """The vote in words, against the true class when it is known."""
+    from ..report import TIE
+
+    if voted is None:
+        return "No rule fires on this row: it is uncovered."
+    if isinstance(voted, str) and voted == TIE:
+        return "The rules that fire disagree and tie: no class wins the vote."
+    text = f"The rules that fire vote for class {md_escape(voted)}"
+    if true_label is None:
+        return text + "."
+    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(true_label)}.")

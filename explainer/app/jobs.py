@@ -94,8 +94,9 @@ class Job:
     """
 
     def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
-                 eps: float, algorithm_params: dict | None = None):
+                 eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None):
         self.pool = pool
+        self.dataset = dataset
         self.n_rows = dataset.n_rows
         self.tasks = list(tasks)
         self.complexity_budget = int(complexity_budget)
@@ -112,6 +113,7 @@ class Job:
             "error_budget": self.error_budget,
             "eps": self.eps,
             "algorithm_params": self.algorithm_params,
+            "holdout": holdout,  # (X_test, y_test): rows the pool never saw, reported beside the training rows
         }
         self._records: list[list] = [[] for _ in self.tasks]
         self.points: list = []  # frontier points as they arrive (a frontier job)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ..data import Dataset
@@ -20,6 +23,36 @@ class PoolSettings:
     source: str = "grid"
     n_repeats: int = 1
     random_state: int = 0
+    holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
+
+
+@dataclass
+class Split:
+    """The rows the pool and the selection use, and the rows held out from them (if any)."""
+
+    train: Dataset
+    X_test: pd.DataFrame | None = None
+    y_test: np.ndarray | None = None
+    fraction: float = 0.0
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _split_cached(fingerprint: str, fraction: float, seed: int, _dataset: Dataset) -> Split:
+    if fraction <= 0:
+        return Split(_dataset)
+    from ..pipeline import split_holdout
+
+    y = np.asarray(_dataset.y)
+    # split row positions, so the training rows keep their row numbers (the frame's index)
+    train, test, _, _ = split_holdout(np.arange(len(y))[:, None], y, fraction, random_state=seed)
+    train, test = np.sort(train.ravel()), np.sort(test.ravel())
+    part = dataclasses.replace(_dataset, X=_dataset.X.iloc[train], y=y[train], fingerprint="")
+    return Split(part, _dataset.X.iloc[test].reset_index(drop=True), y[test], float(fraction))
+
+
+def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
+    """The rows the pool is built on and the held-out rows (cached per data, share and seed)."""
+    return _split_cached(dataset.fingerprint, float(settings.holdout), int(settings.random_state), dataset)
 
 
 def default_depth(data_ref: dict | None) -> int:
@@ -58,14 +91,23 @@ def cached_pool(dataset: Dataset, settings: PoolSettings) -> tuple[RulePool, flo
 
 
 def ensure_pool(state, settings: PoolSettings) -> RulePool:
+    """The pool of the session's data and settings (built on the training rows when some are held out)."""
     dataset = state["dataset"]
     key = (dataset.fingerprint, settings)
     if state.get("pool_key") != key:
-        pool, seconds = cached_pool(dataset, settings)
+        split = training_split(dataset, settings)
+        pool, seconds = cached_pool(split.train, settings)
         state["pool"] = pool
         state["pool_key"] = key
         state["pool_time"] = seconds
+        state["split"] = split
     return state["pool"]
+
+
+def work_data(state) -> Dataset:
+    """The rows the pool and the runs use: the training rows, or all of them."""
+    split = state.get("split")
+    return split.train if split is not None else state["dataset"]
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -87,5 +129,5 @@ def _best_tree_report(pool_key, bc: int, be: int, eps: float, _pool: RulePool,
 
 def best_tree_report(state, bc: int, be: int, eps: float) -> RuleSetReport | None:
     """Metrics of the best tree's own rules, for comparison with a selection."""
-    return _best_tree_report(state["pool_key"], int(bc), int(be), float(eps), state["pool"], state["dataset"])
+    return _best_tree_report(state["pool_key"], int(bc), int(be), float(eps), state["pool"], work_data(state))
 

@@ -32,13 +32,14 @@ KEYS = {
     "explanation": "explanation",  # last finished Explanation (Explain page)
     "run_settings": "run_settings",
     "compare_job": "compare_job",
-    "frontier_job": "frontier_job",
+    "frontier": "frontier",  # {"key", "range", "job", "result"} of the frontier beside the budgets
     "rules_upload": "rules_upload",  # {"name", "data"} of an uploaded rule file (Export page)
     "notice": "url_notice",  # what a link asked for that could not be restored
 }
 
 #: Session keys that hold computed state; cleared when another data set is loaded.
-DATA_BOUND = ("pool", "pool_key", "pool_time", "budget_for", "explanation", "run_settings")
+DATA_BOUND = ("pool", "pool_key", "pool_time", "budget_for", "explanation", "run_settings", "explanation_data",
+              "split", "frontier")
 
 #: The pages, in navigation order: (script, label, icon).
 PAGES = [
@@ -52,17 +53,18 @@ PAGE_FILES = {name: path for path, name, _ in PAGES}
 
 SOURCE_KINDS = {"sample": "Bundled sample", "paper": "Paper data set", "upload": "Upload a CSV"}
 
-#: URL parameter -> (widget key, type) of the settings kept in the URL.
+#: URL parameter -> (session key, type, what a valid value is) of the settings kept in the URL.
 URL_SETTINGS = {
-    "depth": ("w_pool_depth", int),
-    "trees": ("w_pool_source", str),
-    "repeats": ("w_pool_repeats", int),
-    "pool_seed": ("w_pool_seed", int),
-    "bc": ("w_bc", int),
-    "be": ("w_be", int),
-    "eps": ("w_eps", float),
-    "alg": ("w_algorithm", str),
-    "seed": ("w_seed", int),
+    "depth": ("w_pool_depth", int, lambda v: 2 <= v <= 10),
+    "trees": ("w_pool_source", str, lambda v: v in ("grid", "forest")),
+    "repeats": ("w_pool_repeats", int, lambda v: 1 <= v <= 10),
+    "pool_seed": ("w_pool_seed", int, lambda v: 0 <= v < 2**31),
+    "holdout": ("w_pool_holdout", float, lambda v: 0 <= v <= 0.5),
+    "bc": ("w_bc", int, lambda v: v >= 1),
+    "be": ("w_be", int, lambda v: v >= 0),
+    "eps": ("w_eps", float, lambda v: 0 <= v <= 10),
+    "alg": ("w_algorithm", str, lambda v: bool(v)),  # an unknown name falls back to the default on Explain
+    "seed": ("w_seed", int, lambda v: 0 <= v < 2**31),
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
 
@@ -89,9 +91,12 @@ def set_dataset(state, dataset, source: Source, options: dict | None = None) -> 
         **{k: list(options.get(k) or []) for k in LIST_PARAMS},
     }
     if old is None or old.fingerprint != dataset.fingerprint:
+        frontier = state.get("frontier")
+        if frontier is not None and frontier.get("job") is not None:
+            frontier["job"].stop()
         for key in DATA_BOUND:
             state.pop(key, None)
-        for key in (KEYS["job"], KEYS["compare_job"], KEYS["frontier_job"]):
+        for key in (KEYS["job"], KEYS["compare_job"]):
             job = state.pop(key, None)
             if job is not None:
                 job.stop()
@@ -132,6 +137,7 @@ def collect_finished(state) -> None:
     explanation = job.explanations[0]
     if explanation is not None:
         state[KEYS["explanation"]] = explanation
+        state["explanation_data"] = job.dataset  # the rows it was computed on (training rows when some are held out)
         state[KEYS["run_settings"]] = dict(job.settings, algorithm=job.tasks[0].algorithm, seed=job.tasks[0].seed)
 
 
@@ -170,7 +176,7 @@ def url_params(state) -> dict:
         for k in LIST_PARAMS:
             if ref.get(k):
                 out[k] = [str(v) for v in ref[k]]
-    for param, (key, kind) in URL_SETTINGS.items():
+    for param, (key, kind, _) in URL_SETTINGS.items():
         if key in state:
             value = state[key]
             out[param] = f"{value:g}" if kind is float else str(value)
@@ -186,6 +192,10 @@ def sync_url(state) -> None:
         qp.from_dict({k: (v if len(v) > 1 else v[0]) for k, v in want.items()})
 
 
+def _note(state, message: str) -> None:
+    state.setdefault(KEYS["notice"], []).append(message)
+
+
 def restore_from_url(state) -> None:
     """Once per session: take the settings from the URL (a reload or a shared link)."""
     if state.get("_url_restored"):
@@ -194,14 +204,21 @@ def restore_from_url(state) -> None:
     qp = st.query_params
     if not qp:
         return
-    for param, (key, kind) in URL_SETTINGS.items():
+    ignored = []
+    for param, (key, kind, valid) in URL_SETTINGS.items():
         raw = qp.get(param)
         if raw is None:
             continue
         try:
-            state[key] = kind(raw)
+            value = kind(raw)
         except ValueError:
+            value = None
+        if value is None or not valid(value):
+            ignored.append(f"{param}={raw}")
             continue
+        state[key] = value
+    if ignored:
+        _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
     if "bc" in qp or "be" in qp:
         state["_budgets_from_url"] = True
     ref = qp.get("data")
@@ -211,19 +228,19 @@ def restore_from_url(state) -> None:
     if source is None:
         if ref.startswith("upload:"):
             name = qp.get("file") or "the uploaded file"
-            state[KEYS["notice"]] = (
-                f"The link refers to an uploaded file ({name}) that this server no longer holds: "
-                "please upload it again."
-            )
+            _note(state, f"The link refers to an uploaded file ({name}) that this server no longer holds: "
+                         "please upload it again.")
             state["w_source_kind"] = SOURCE_KINDS["upload"]
         else:
-            state[KEYS["notice"]] = f"The link refers to a data set this server does not have ({ref})."
+            _note(state, f"The link refers to a data set this server does not have ({ref}).")
         return
     options = {"target": qp.get("target") or source.default_target}
     for k in LIST_PARAMS:
         options[k] = qp.get_all(k)
     ok, message = load_into(state, source, **options)
-    state["_default_sample_tried"] = True
+    if not ok:  # the page opens on the default sample instead, and says why
+        _note(state, "The data set of the link could not be loaded: " + message)
+        return
     state["w_source_kind"] = SOURCE_KINDS[source.kind]
     if source.kind == "sample":
         state["w_sample"] = source.name
@@ -231,13 +248,10 @@ def restore_from_url(state) -> None:
         state["w_paper"] = source.name
     else:
         state[KEYS["upload"]] = source
-    if ok:
-        fid = target_key(source)[len("w_target_"):]
-        state[target_key(source)] = state[KEYS["dataset"]].target
-        for k, widget in (("categorical", "w_categorical_"), ("exclude", "w_exclude_"), ("keep", "w_keep_")):
-            state[widget + fid] = list(options[k])
-    else:
-        state[KEYS["notice"]] = "The data set of the link could not be loaded: " + message
+    fid = target_key(source)[len("w_target_"):]
+    state[target_key(source)] = state[KEYS["dataset"]].target
+    for k, widget in (("categorical", "w_categorical_"), ("exclude", "w_exclude_"), ("keep", "w_keep_")):
+        state[widget + fid] = list(options[k])
 
 
 # --------------------------------------------------------------------------- page setup
@@ -311,8 +325,7 @@ def run_status(running) -> None:
 
 def notice(state) -> None:
     """Show (once) what a link asked for that could not be restored."""
-    message = state.pop(KEYS["notice"], None)
-    if message:
+    for message in state.pop(KEYS["notice"], None) or []:
         st.warning(md_escape(message), icon=":material/link_off:")
 
 
@@ -322,7 +335,10 @@ def start_job(state, key: str, tasks: list, *, complexity_budget, error_budget, 
     old = state.get(key)
     if old is not None and not old.done:
         old.stop()
-    job = jobs.Job(state[KEYS["pool"]], state[KEYS["dataset"]], tasks, complexity_budget=complexity_budget,
-                   error_budget=error_budget, eps=eps, algorithm_params=algorithm_params)
+    split = state.get("split")
+    holdout = (split.X_test, split.y_test) if split is not None and split.X_test is not None else None
+    data = split.train if split is not None else state[KEYS["dataset"]]
+    job = jobs.Job(state[KEYS["pool"]], data, tasks, complexity_budget=complexity_budget,
+                   error_budget=error_budget, eps=eps, algorithm_params=algorithm_params, holdout=holdout)
     state[key] = job
     return job.start()

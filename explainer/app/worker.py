@@ -16,6 +16,7 @@ each point and ``("frontier", 0, Frontier)`` at the end instead.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 
@@ -71,6 +72,8 @@ def run_frontier(payload: dict, queue, stop_event) -> None:
     """The trade-off frontier of the pool at one error budget, point by point."""
     from ..frontier import frontier
 
+    if hasattr(os, "nice"):  # a run started meanwhile gets the CPU first: the frontier is a guide, the run the work
+        os.nice(10)
     try:
         queue.put(("start", 0))
         try:
@@ -96,6 +99,8 @@ def run(payload: dict, queue, stop_event) -> None:
                 break
             queue.put(("start", i))
             reporter = QueueReporter(queue, stop_event, i)
+            held = payload.get("holdout")
+            extra = {"X_test": held[0], "y_test": held[1]} if held is not None else {}
             try:
                 explanation = explain_pool(
                     payload["pool"],
@@ -109,6 +114,7 @@ def run(payload: dict, queue, stop_event) -> None:
                     callback=reporter,
                     fingerprint=payload["fingerprint"],
                     algorithm_params=payload["algorithm_params"].get(task["algorithm"]),
+                    **extra,
                 )
             except Exception as exc:  # reported on the page, never a traceback there
                 traceback.print_exc()
