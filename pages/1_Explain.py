@@ -98,9 +98,12 @@ with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
     b1, b2 = st.columns([2, 3], gap="large")
     with b1:
-        bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max)
+        bc_slider = budgets.slider_top(pool, int(state["w_bc"]), bc_max)
+        bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max,
+                                  slider_high=bc_slider)
         st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")
-                   + f"Up to {bc_max} (every rule of the pool).")
+                   + (f"The slider reaches {bc_slider}; type up to {bc_max} (every rule of the pool)."
+                      if bc_slider < bc_max else f"Up to {bc_max} (every rule of the pool)."))
         be = budgets.budget_input(state, "be", "Error budget Be (misclassified rows)", "Be", 0, be_max)
         st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
                    + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
@@ -115,7 +118,7 @@ with st.container(border=True):
         marks = {
             "bc": bc,
             "be": be,
-            "best_tree": (best.complexity, tree.coverage) if best is not None and tree is not None else None,
+            "best_tree": (best.complexity, tree.coverage, best.errors) if best is not None and tree is not None else None,
             "result": (last.result.complexity, last.result.coverage)
             if last is not None and settings_now.get("error_budget") == be and settings_now.get("eps") == eps_now
             else None,
@@ -204,9 +207,13 @@ if explanation is not None and not running:
 
         st.markdown("**Selected rules**")
         s1, s2, s3, s4, s5 = st.columns(5)
+        tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
         s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
                   delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
-                         if bt_report else None))
+                         + (" (which is over these budgets)" if tree_over else "") if bt_report else None),
+                  delta_color="off" if tree_over else "normal",
+                  help="The best tree is only a reference: with more conditions or errors than the budgets "
+                       "allow it may cover more." if tree_over else None)
         s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
         s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
         s4.metric("Rules", result.n_rules)

@@ -403,10 +403,12 @@ def test_budget_inputs_reach_the_whole_pool(explained):
         return next(w for w in getattr(at, kind) if str(w.key).startswith(prefix))
 
     assert widget("number_input", "bc_number_").max == int(pool.lengths.sum())  # every rule: no hidden cap
-    assert widget("slider", "bc_slider_").max == int(pool.lengths.sum())
+    # the slider spans the frontier's range (twice the best tree's c*), and stretches to a typed value
+    assert widget("slider", "bc_slider_").max == min(int(pool.lengths.sum()), 2 * pool.best_tree().complexity)
     assert widget("number_input", "be_number_").max == at.session_state["dataset"].n_rows
     widget("number_input", "bc_number_").set_value(45).run()
     assert at.session_state["w_bc"] == 45 and widget("slider", "bc_slider_").value == 45
+    assert widget("slider", "bc_slider_").max >= 45
     widget("slider", "bc_slider_").set_value(5).run()
     assert at.session_state["w_bc"] == 5 and widget("number_input", "bc_number_").value == 5
     at.session_state["w_bc"] = 3

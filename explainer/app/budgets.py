@@ -56,16 +56,28 @@ def _take(state, name: str, widget_key: str) -> None:
     state[f"w_{name}"] = int(state[widget_key])
 
 
-def budget_input(state, name: str, label: str, short: str, low: int, high: int, help: str | None = None) -> int:
+def slider_top(pool: RulePool, value: int, high: int) -> int:
+    """Where the Bc slider ends: the frontier's range (twice the best tree's c*), or further to reach ``value``.
+
+    The number field beside it still goes to ``high``; a slider over every rule of a large pool would
+    leave the useful budgets in its first few pixels.
+    """
+    return min(high, max(frontier_range(pool, value, high)[1], value))
+
+
+def budget_input(state, name: str, label: str, short: str, low: int, high: int, help: str | None = None,
+                 slider_high: int | None = None) -> int:
     """Budget ``name`` ("bc" or "be") as a slider with a number field beside it; returns its value.
 
+    The field ranges over ``low .. high``, the slider over ``low .. slider_high`` (default ``high``).
     The slider sits in a container keyed ``<name>_slider``, the field in one keyed ``<name>_number``.
     """
     value = int(state[f"w_{name}"])
     s, n = st.columns([4, 1], vertical_alignment="bottom")
     with s.container(key=f"{name}_slider"):
         key = f"{name}_slider_{value}"
-        st.slider(label, low, high, value=value, key=key, on_change=_take, args=(state, name, key), help=help)
+        top = max(value, slider_high if slider_high is not None else high, low + 1)
+        st.slider(label, low, top, value=value, key=key, on_change=_take, args=(state, name, key), help=help)
     with n.container(key=f"{name}_number"):
         key = f"{name}_number_{value}"
         st.number_input(short, low, high, value=value, step=1, key=key, on_change=_take, args=(state, name, key))

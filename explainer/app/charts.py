@@ -184,12 +184,12 @@ def comparison_dots(frame: pd.DataFrame) -> go.Figure:
 
 
 def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None, error_budget: int | None = None,
-                    best_tree: tuple[int, float] | None = None, result: tuple[int, float] | None = None,
+                    best_tree: tuple | None = None, result: tuple[int, float] | None = None,
                     x_max: int | None = None) -> go.Figure:
     """Best coverage (% of rows) at every complexity budget, at one error budget.
 
     Filled dots are proven optimal, hollow ones the best found.  Marked: the current Bc
-    (a vertical line), the best tree (c*, its coverage) and the last run's result.
+    (a vertical line), the best tree (c*, its coverage, e*) and the last run's result.
     Clicking a dot chooses its Bc.
     """
     scale = 100.0 / n_rows if n_rows else 1.0
@@ -214,9 +214,13 @@ def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None
         )
     )
     if best_tree is not None:
-        fig.add_trace(go.Scatter(x=[best_tree[0]], y=[best_tree[1] * scale], mode="markers", name="best tree",
+        errors = f", e* = {best_tree[2]}" if len(best_tree) > 2 else ""
+        over = " (over this Be)" if len(best_tree) > 2 and error_budget is not None and best_tree[2] > error_budget \
+            else ""
+        fig.add_trace(go.Scatter(x=[best_tree[0]], y=[best_tree[1] * scale], mode="markers",
+                                 name=f"best tree (c* = {best_tree[0]}{errors}){over}",
                                  marker=dict(symbol="star", size=14, color=PALETTE[1]), cliponaxis=False,
-                                 hovertemplate="best tree: c* = %{x}, %{y:.2f}%<extra></extra>"))
+                                 hovertemplate=f"best tree: c* = %{{x}}{errors}, %{{y:.2f}}%{over}<extra></extra>"))
     if result is not None:
         fig.add_trace(go.Scatter(x=[result[0]], y=[result[1] * scale], mode="markers", name="last run",
                                  marker=dict(symbol="diamond", size=12, color=PALETTE[2]), cliponaxis=False,
