@@ -73,7 +73,7 @@ verdict = exports.vote_text(voted, dataset.y[row_no - 1] if not changed else Non
 (st.success if voted is not None and str(voted) == str(dataset.y[row_no - 1]) and not changed else st.info)(
     ("With the values changed: " if changed else "") + verdict, icon=":material/how_to_vote:")
 if fired:
-    st.table(exports.rules_display(exports.rules_table(report)).iloc[fired].drop(columns=["in conflict"]))
+    st.table(exports.style_conflicts(exports.rules_display(exports.rules_table(report)).iloc[fired]))
 
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")

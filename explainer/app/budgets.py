@@ -9,6 +9,8 @@ otherwise be undone by the other widget).
 
 from __future__ import annotations
 
+import collections
+
 import streamlit as st
 
 from ..pipeline import resolve_budgets
@@ -100,10 +102,22 @@ def changed_parameters(state, algorithm: str) -> dict:
 FRONTIER_REFRESH_S = 1.0
 
 
+#: Whole frontiers the server keeps (the most recent ones).
+FRONTIERS_KEPT = 32
+
+
 @st.cache_resource(show_spinner=False)
-def _finished_frontiers() -> dict:
+def _finished_frontiers() -> collections.OrderedDict:
     """Frontiers computed on this server, by (pool key, Be, eps, range): a reload or another tab reuses them."""
-    return {}
+    return collections.OrderedDict()
+
+
+def _keep_frontier(key, result) -> None:
+    store = _finished_frontiers()
+    store[key] = result
+    store.move_to_end(key)
+    while len(store) > FRONTIERS_KEPT:
+        store.popitem(last=False)
 
 
 def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
@@ -127,7 +141,7 @@ def ensure_frontier(state, pool: RulePool, dataset, *, bc: int, be: int, eps: fl
         if entry["result"] is None and entry["job"].done and entry["job"].frontier is not None:
             entry["result"] = entry["job"].frontier
             if not entry["result"].stopped:  # only a whole frontier is worth keeping for others
-                _finished_frontiers()[entry["key"]] = entry["result"]
+                _keep_frontier(entry["key"], entry["result"])
         return entry
     if entry is not None and entry["job"] is not None and not entry["job"].done:
         entry["job"].stop()
