@@ -135,16 +135,21 @@ def _goto(page, title):
     page.get_by_test_id("stSidebar").get_by_role("link", name=title, exact=True).click()
 
 
+#: A live element, not the stale copy Streamlit may still show from the run before.
+LIVE = ':not([data-stale="true"]):not([data-stale="true"] *)'
+
+
 def _keyed(page, key: str):
     """The app's own element with this widget / container key (never Streamlit's toolbar)."""
-    return page.locator(f".st-key-{key}").first  # a stale copy may linger for a moment during a rerun
+    return page.locator(f".st-key-{key}{LIVE}").first
 
 
 def _field(page, key: str):
-    """The one number field in the container keyed ``key`` (a budget's field is re-created when its value
-    changes, and the old one may linger for a moment)."""
-    page.wait_for_function(f"() => document.querySelectorAll('.st-key-{key} input').length === 1", timeout=30_000)
-    return _keyed(page, key).locator("input")
+    """The one live number field in the container keyed ``key`` (a budget's field is re-created when its
+    value changes, and the old one may linger, marked stale, until the next run completes)."""
+    css = f".st-key-{key} input{LIVE}"
+    page.wait_for_function(f"() => document.querySelectorAll('{css}').length === 1", timeout=30_000)
+    return page.locator(css)
 
 
 def _type_number(page, key: str, value: int, param: str | None = None):
@@ -235,9 +240,9 @@ def test_dashboard_end_to_end(playwright_api, server):
         assert _field(page, "bc_number").input_value() == "3"
         _type_number(page, "bc_number", BC, "bc")
         _type_number(page, "be_number", BE, "be")
-        page.wait_for_function("() => document.querySelectorAll('.st-key-bc_slider [data-testid=stSliderThumbValue]')"
-                               ".length === 1")
-        assert _keyed(page, "bc_slider").get_by_test_id("stSliderThumbValue").inner_text() == str(BC)
+        thumb = f".st-key-bc_slider [data-testid=stSliderThumbValue]{LIVE}"
+        page.wait_for_function(f"() => document.querySelectorAll('{thumb}').length === 1", timeout=30_000)
+        assert page.locator(thumb).inner_text() == str(BC)
         page.evaluate(WATCH_FIRST_POINT)
         t0 = time.perf_counter()
         _keyed(page, "run").locator("button").click()
