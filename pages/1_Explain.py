@@ -210,10 +210,10 @@ if explanation is not None and not running:
         tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
         s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
                   delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
-                         + (" (which is over these budgets)" if tree_over else "") if bt_report else None),
+                         if bt_report else None),
                   delta_color="off" if tree_over else "normal",
-                  help="The best tree is only a reference: with more conditions or errors than the budgets "
-                       "allow it may cover more." if tree_over else None)
+                  help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
+                       "so it is only a reference." if tree_over else None)
         s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
         s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
         s4.metric("Rules", result.n_rules)
