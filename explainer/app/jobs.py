@@ -214,6 +214,11 @@ class Job:
             base = self.version if since is None else since
             return self._news.wait_for(lambda: self.version > base or self.finished_at is not None, timeout)
 
+    def wait_for_end(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s until the job ends; True if it has."""
+        with self._news:
+            return self._news.wait_for(lambda: self.finished_at is not None, timeout)
+
     def stop(self) -> None:
         if self.stop_requested_at is None:
             self.stop_requested_at = time.perf_counter()

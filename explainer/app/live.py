@@ -52,8 +52,8 @@ def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -
                 chart.caption("Waiting for generation 0…")
         if job.done:
             break
-        if fresh:  # news is waiting for the chart's next turn: only the text moves meanwhile
-            time.sleep(TEXT_REFRESH_S)
+        if fresh:  # news is waiting for the chart's next turn: only the text moves meanwhile (or the end comes)
+            job.wait_for_end(TEXT_REFRESH_S)
         else:
             job.wait_for_news(TEXT_REFRESH_S, since=drawn)
     st.rerun()
