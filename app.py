@@ -1,56 +1,159 @@
 """The explainer dashboard: ``streamlit run app.py``.
 
-A thin router over the pages listed explicitly below (scripts in ``app_pages/``);
-all logic lives in the ``explainer`` package (``explainer.dashboard`` for the
-dashboard's own helpers).
-
-The folder is deliberately not called ``pages/``: next to the main script that
-name switches Streamlit into its legacy multipage mode for the first run of a
-process (and for every run under ``streamlit.testing``), which would run a page
-without this router and its shared state handling.
+This entry point is also the first page, Data; the other pages are the
+scripts in ``pages/`` (Streamlit's multipage folder, numbered for their
+order).  Every page starts with ``state.setup``; the logic lives in
+``explainer.app``.
 """
 
 import streamlit as st
 
-from explainer.dashboard import collect_finished, load_default_sample, persist_widget_state, warm_up
+from explainer.app import charts, sources
+from explainer.app import state as app
+from explainer.app.exports import rows_frame
+from explainer.app.text import md_escape
+from explainer.data import DataError
+from explainer.tables import SPREADSHEET_EXTENSIONS
 
-st.set_page_config(
-    page_title="Rule explainer",
-    page_icon=":material/account_tree:",
-    layout="wide",
-    initial_sidebar_state="expanded",
+state = app.setup("Data")
+
+st.title("Data")
+if state.pop("data_toast", False):
+    st.toast("Data loaded", icon=":material/check_circle:")
+st.caption(
+    "Pick a bundled sample, one of the paper's data sets or your own CSV. "
+    "A column named like class, target or label is the target (else the last column) "
+    "unless you choose another one."
 )
 
-warm_up()
-persist_widget_state()
-load_default_sample(st.session_state)
-collect_finished(st.session_state)
+samples = sources.sample_sources()
+papers = sources.paper_sources()
+kinds = ["Bundled sample"] + (["Paper data set"] if papers else []) + ["Upload a CSV"]
+if state.get("w_source_kind") not in kinds:
+    state["w_source_kind"] = kinds[0]
 
-PAGES = [
-    st.Page("app_pages/data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
-    st.Page("app_pages/explain.py", title="Explain", icon=":material/psychology:", url_path="explain"),
-    st.Page("app_pages/rules.py", title="Rules", icon=":material/rule:", url_path="rules"),
-    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
-    st.Page("app_pages/export.py", title="Export", icon=":material/download:", url_path="export"),
-]
 
-page = st.navigation(PAGES, position="sidebar")
+def _remember_upload():
+    file = state.get("data_upload_widget")
+    if file is not None:
+        app.remember_upload(state, file.name, file.getvalue())
 
-with st.sidebar:
-    dataset = st.session_state.get("dataset")
-    st.caption("Current data")
-    if dataset is None:
-        st.markdown("*nothing loaded yet*")
+
+left, right = st.columns([2, 3], gap="large")
+with left:
+    kind = st.radio("Source", kinds, index=kinds.index(state["w_source_kind"]), key="w_source_kind", horizontal=True)
+    source = None
+    if kind == "Bundled sample":
+        if samples:
+            names = [s.name for s in samples]
+            if state.get("w_sample") not in names:
+                state["w_sample"] = names[0]
+            chosen = st.selectbox("Sample", names, index=names.index(state["w_sample"]), key="w_sample")
+            source = next(s for s in samples if s.name == chosen)
+        else:
+            st.warning("No bundled samples were found in sample_data/.")
+    elif kind == "Paper data set":
+        names = [s.name for s in papers]
+        if state.get("w_paper") not in names:
+            state["w_paper"] = names[0]
+        chosen = st.selectbox("Data set", names, index=names.index(state["w_paper"]), key="w_paper",
+                              format_func=lambda n: sources.PAPER_DATASETS[n]["title"])
+        source = next(s for s in papers if s.name == chosen)
     else:
-        st.text(st.session_state.get("data_label", dataset.name))
-        st.caption(f"{dataset.n_rows} rows · {dataset.n_features} features · {len(dataset.classes)} classes")
-    explanation = st.session_state.get("explanation")
-    if explanation is not None:
-        st.caption("Last explanation")
-        r = explanation.result
-        st.text(f"{r.n_rules} rules · {100 * r.coverage_score:.1f}% coverage")
-    job = st.session_state.get("job")
-    if job is not None and not job.done:
-        st.caption(":material/autorenew: a run is in progress (Explain page)")
+        # spreadsheets are accepted here only so that the reader can say what to do with them
+        st.file_uploader("CSV file (header row, one row per example)",
+                         type=["csv", "tsv", "txt", *(e.lstrip(".") for e in SPREADSHEET_EXTENSIONS)],
+                         key="data_upload_widget", on_change=_remember_upload)
+        source = state.get(app.KEYS["upload"])
+        if source is None:
+            st.info("Drop a CSV file above. Nothing is executed from the file; it is read as text.")
 
-page.run()
+    table = None
+    if source is not None:
+        try:
+            table = sources.cached_table(source)
+        except DataError as exc:
+            st.error(md_escape(exc), icon=":material/error:")
+            if state.get(app.KEYS["dataset"]) is not None:
+                st.caption("The data loaded before stays in use.")
+        except Exception as exc:  # never a traceback on the page
+            st.error(f"The file could not be read ({type(exc).__name__}).", icon=":material/error:")
+
+    if table is not None:
+        columns = [str(c) for c in table.columns]
+        tkey = app.target_key(source)
+        fid = tkey[len("w_target_"):]
+        suggested, why = sources.suggested_target(table)
+        if state.get(tkey) not in columns:
+            state[tkey] = source.default_target if source.default_target in columns else suggested
+        st.caption(f"{len(table)} rows × {len(columns)} columns read. {md_escape(why)}")
+        target = st.selectbox("Target column (the class)", columns, index=columns.index(state[tkey]), key=tkey)
+
+        def kept(key):
+            return [c for c in state.get(key, []) if c in columns]
+
+        with st.form(f"load_form_{fid}", border=True):
+            with st.expander("Column overrides", expanded=False):
+                categorical = st.multiselect("Treat as categorical", columns, default=kept(f"w_categorical_{fid}"),
+                                             key=f"w_categorical_{fid}",
+                                             help="Numeric columns to one-hot encode (codes, not amounts).")
+                exclude = st.multiselect("Exclude", columns, default=kept(f"w_exclude_{fid}"), key=f"w_exclude_{fid}",
+                                         help="Columns to leave out entirely.")
+                keep = st.multiselect("Keep", columns, default=kept(f"w_keep_{fid}"), key=f"w_keep_{fid}",
+                                      help="Columns to use even though they look like identifiers.")
+            submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:", key="load_data")
+        if submitted:
+            others = [c for c in columns if c != target]
+            ok, message = app.load_into(
+                state,
+                source,
+                target=target,
+                categorical=[c for c in categorical if c in others],
+                exclude=[c for c in exclude if c in others],
+                keep=[c for c in keep if c in others],
+            )
+            if ok:
+                state["data_toast"] = True
+                st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
+            else:
+                state["data_error"] = message
+        error = state.pop("data_error", None)
+        if error:
+            st.error(md_escape(error), icon=":material/error:")
+            if state.get(app.KEYS["dataset"]) is not None:
+                st.caption("The data loaded before stays in use.")
+
+with right:
+    dataset = state.get(app.KEYS["dataset"])
+    loaded = state.get(app.KEYS["data_ref"]) or {}
+    if table is not None and (dataset is None or loaded.get("ident") != source.ident):
+        st.subheader("Preview")
+        st.caption(f"{md_escape(source.title)}: the first rows as read and the values of the chosen target. "
+                   "Not loaded yet: press **Load data**.")
+        st.plotly_chart(charts.preview_figure(table, state[tkey]), width="stretch", key="preview_chart")
+        st.dataframe(table.head(20), hide_index=True, width="stretch")
+        if dataset is not None:
+            st.caption(f"In use until then: {md_escape(state.get(app.KEYS['data_label'], dataset.name))}")
+    elif dataset is None:
+        st.info("No data loaded yet. Choose a source on the left and press **Load data**.", icon=":material/info:")
+    else:
+        st.subheader("Loaded data")
+        st.text(state.get(app.KEYS["data_label"], dataset.name))
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Rows", dataset.n_rows)
+        c2.metric("Features", dataset.n_features)
+        c3.metric("Classes", len(dataset.classes))
+        c4.metric("Incomplete rows", dataset.n_rows_with_missing,
+                  help="Rows with at least one missing feature value (kept; 'is missing' indicator features are added).")
+        if dataset.n_dropped_missing_target:
+            st.warning(f"{dataset.n_dropped_missing_target} rows without a target value were dropped.")
+        for note in dataset.notes:
+            st.info(md_escape(note), icon=":material/info:")
+        for warning in dataset.warnings:
+            st.warning(md_escape(warning), icon=":material/warning:")
+        st.plotly_chart(charts.class_distribution_figure(dataset), width="stretch")
+        st.markdown("**Columns** — how each column is used")
+        st.dataframe(sources.columns_frame(dataset), hide_index=True, width="stretch")
+        with st.expander("Feature matrix (first 50 rows)"):
+            st.dataframe(rows_frame(dataset, range(min(50, dataset.n_rows))), hide_index=True, width="stretch")
+        st.page_link(app.PAGE_FILES["Explain"], label="Next: explain this data", icon=":material/arrow_forward:")

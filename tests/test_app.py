@@ -5,11 +5,15 @@ from __future__ import annotations
 import pathlib
 import time
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explainer import dashboard as db
+from explainer.app import exports, sources
+from explainer.app import state as app_state
+from explainer.app.text import algorithm_parameters, md_escape
 from explainer.data import DataError, load_dataset, sample_datasets
+from explainer.pipeline import resolve_budgets
 from explainer.solvers import available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -33,7 +37,7 @@ def new_app() -> AppTest:
 
 
 def load_iris(at: AppTest) -> AppTest:
-    at.switch_page("app_pages/data.py").run()
+    at.switch_page("app.py").run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "iris"
     at.run()
@@ -54,21 +58,10 @@ def metric_values(at: AppTest) -> dict:
     return {m.label: m.value for m in at.metric}
 
 
-def wait_job(at: AppTest, key: str, timeout: float = 60.0, stop_after_first: bool = True) -> None:
-    """Poll like the page fragment does until the background job ends (Stop after the first point)."""
+def wait_job(at: AppTest, key: str, timeout: float = 60.0) -> None:
+    """The page watches its job until it ends (one fragment run); draw the result once more."""
     job = at.session_state[key]
-    deadline = time.time() + timeout
-    stopped = False
-    while not job.done and time.time() < deadline:
-        time.sleep(0.1)
-        if stop_after_first and not stopped and job.records():
-            at.run()
-            stop_key = "stop_run" if key == "job" else "stop_compare"
-            stop = [b for b in at.button if b.key == stop_key]
-            if stop and not job.done:
-                stop[0].click().run()
-            stopped = True
-    job.join(timeout=max(0.0, deadline - time.time()))
+    job.join(timeout)
     assert job.done, "the run did not finish in time"
     at.run()
     assert not at.exception
@@ -79,7 +72,7 @@ def explained():
     """An app with Iris loaded, the pool built and one run finished."""
     algorithm = pick_algorithm()
     at = load_iris(new_app())
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert not at.exception
     at.session_state["w_algorithm"] = algorithm
     at.session_state["w_bc"] = 3
@@ -118,7 +111,7 @@ def test_bad_upload_shows_error_and_keeps_data(bad):
     at = load_iris(new_app())
     before = at.session_state["dataset"]
     at.session_state["w_source_kind"] = "Upload a CSV"
-    at.session_state["upload"] = {"name": bad, "data": (BAD / bad).read_bytes()}
+    at.session_state["upload"] = sources.upload_source(bad, (BAD / bad).read_bytes())
     at.run()
     if not at.error:  # the table reads fine; the problem shows when it is prepared
         button(at, "Load data").click().run()
@@ -131,7 +124,7 @@ def test_bad_upload_shows_error_and_keeps_data(bad):
 def test_good_upload_replaces_data():
     at = load_iris(new_app())
     at.session_state["w_source_kind"] = "Upload a CSV"
-    at.session_state["upload"] = {"name": "wine.csv", "data": sample_datasets()["wine"].read_bytes()}
+    at.session_state["upload"] = sources.upload_source("wine.csv", sample_datasets()["wine"].read_bytes())
     at.run()
     button(at, "Load data").click().run()
     assert not at.error
@@ -140,13 +133,13 @@ def test_good_upload_replaces_data():
 
 def test_upload_handling_function_with_bytes():
     data = sample_datasets()["iris"].read_bytes()
-    ds = db.load_upload("iris.csv", data)
+    ds = sources.load_upload("iris.csv", data)
     assert ds.n_rows == 150 and ds.fingerprint == load_dataset(sample_datasets()["iris"]).fingerprint
     with pytest.raises(DataError):
-        db.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
+        sources.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
     state = {}
-    assert db.try_load(state, db.upload_source("iris.csv", data))[0]
-    ok, message = db.try_load(state, db.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
+    assert app_state.load_into(state, sources.upload_source("iris.csv", data))[0]
+    ok, message = app_state.load_into(state, sources.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
     assert not ok and message and state["dataset"].n_rows == 150
 
 
@@ -155,23 +148,26 @@ def test_upload_handling_function_with_bytes():
 
 def test_explain_page_needs_data():
     at = new_app()
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert not at.exception and at.info
 
 
-def test_pool_and_budget_defaults_come_from_the_best_tree(explained):
-    at = explained
-    at.switch_page("app_pages/explain.py").run()
+def test_pool_and_budget_defaults_are_the_engines():
+    at = new_app()
+    at.switch_page("pages/1_Explain.py").run()
     pool = at.session_state["pool"]
     best = pool.best_tree()
     values = metric_values(at)
     assert values["Rules in the pool (M)"] == str(pool.n_rules)
     assert values["Best tree c* / e*"] == f"{best.complexity} / {best.errors}"
-    assert at.session_state["w_be"] == best.error_budget
+    assert (at.session_state["w_bc"], at.session_state["w_be"]) == resolve_budgets(pool)  # the engine's defaults
     key = at.session_state["pool_key"]
     at.session_state["w_eps"] = 0.5  # another widget: no rebuild
     at.run()
     assert at.session_state["pool"] is pool and at.session_state["pool_key"] == key
+    frontier = at.session_state["frontier"]
+    if frontier["job"] is not None:
+        frontier["job"].stop()
 
 
 def test_run_gives_history_and_summary_cards(explained):
@@ -187,11 +183,11 @@ def test_run_gives_history_and_summary_cards(explained):
 
 def test_bad_pool_setting_keeps_state(explained):
     at = explained
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     ex = at.session_state["explanation"]
     at.session_state["w_bc"] = 2
-    at.switch_page("app_pages/rules.py").run()
-    at.switch_page("app_pages/explain.py").run()
+    at.switch_page("pages/2_Rules.py").run()
+    at.switch_page("pages/1_Explain.py").run()
     assert at.session_state["w_bc"] == 2  # widget values survive a page switch
     assert at.session_state["explanation"] is ex
     at.session_state["w_bc"] = 3
@@ -203,10 +199,10 @@ def test_bad_pool_setting_keeps_state(explained):
 
 def test_rules_page_table_conflicts_and_uncovered(explained):
     at = explained
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     report = at.session_state["explanation"].report
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert list(table["IF-THEN"]) == [r.text for r in report.rules]
     assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
     headers = [h.value for h in at.subheader]
@@ -215,7 +211,7 @@ def test_rules_page_table_conflicts_and_uncovered(explained):
 
 def test_rules_page_without_a_run():
     at = load_iris(new_app())
-    at.switch_page("app_pages/rules.py").run()
+    at.switch_page("pages/2_Rules.py").run()
     assert not at.exception and at.info
 
 
@@ -224,14 +220,14 @@ def test_rules_page_without_a_run():
 
 def test_compare_page_runs_several_algorithms(explained):
     at = explained
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/3_Compare.py").run()
     assert not at.exception
     fast = [n for n in ("greedy", "rfhc", "exact") if n in available()]
     at.session_state["w_cmp_algorithms"] = fast
     at.session_state["w_cmp_seeds"] = "0, 1"
     at.run()
     button(at, "Run all").click().run()
-    wait_job(at, "compare_job", stop_after_first=False)
+    wait_job(at, "compare_job")
     table = at.dataframe[0].value
     assert len(table) == sum(2 if n == "rfhc" else 1 for n in fast)
     assert (table["status"] != "failed").all()
@@ -242,7 +238,7 @@ def test_compare_page_runs_several_algorithms(explained):
 
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("pages/3_Compare.py").run()
     at.session_state["w_cmp_seeds"] = "1, two"
     at.run()
     assert at.error and not at.exception
@@ -255,10 +251,10 @@ def test_compare_page_rejects_bad_seeds(explained):
 
 def test_export_text_equals_library_rendering(explained):
     at = explained
-    at.switch_page("app_pages/export.py").run()
+    at.switch_page("pages/4_Export.py").run()
     assert not at.exception
     ex = at.session_state["explanation"]
-    payloads = db.export_payloads(ex, at.session_state["dataset"])
+    payloads = exports.export_payloads(ex, at.session_state["dataset"])
     expected = ex.pool.rule_set(ex.result.selection).to_text()
     assert payloads["text"][2] == expected == ex.report.rules.to_text()
     assert at.code[0].value.strip() == expected.strip()  # the page shows the same text
@@ -269,12 +265,12 @@ def test_export_text_equals_library_rendering(explained):
 
 def test_export_evaluates_uploaded_rules(explained):
     at = explained
-    at.switch_page("app_pages/export.py").run()
+    at.switch_page("pages/4_Export.py").run()
     text = at.session_state["explanation"].report.rules.to_text()
     at.session_state["rules_upload"] = {"name": "rules.txt", "data": text.encode()}
     at.run()
     assert not at.error and not at.exception
-    assert at.dataframe[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
+    assert at.table[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
     for bad in (b"IF nonsense THEN", b"IF petal_width <= 1 THEN CLASS=unicorn", b"IF nope > 1 THEN CLASS=setosa",
                 b"\xff\xfe\x00\x00garbage", b""):
         at.session_state["rules_upload"] = {"name": "bad.txt", "data": bad}
@@ -291,5 +287,302 @@ def test_opens_on_a_bundled_sample():
 
 
 def test_auto_parameters_are_offered_as_zero():
-    params = db.algorithm_parameters("qga")
+    params = algorithm_parameters("qga")
     assert params["n_population"] == 0 and params["n_generations"] == 100
+
+
+# ------------------------------------------------------------------ layout, URL state, budgets, analyst views
+
+PAGES = ["app.py", "pages/1_Explain.py", "pages/2_Rules.py", "pages/3_Compare.py", "pages/4_Export.py"]
+
+
+def test_pages_folder_holds_exactly_the_pages():
+    assert sorted(str(p.relative_to(ROOT)) for p in (ROOT / "pages").glob("*.py")) == sorted(PAGES[1:])
+    assert [path for path, _, _ in app_state.PAGES] == PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_in_a_fresh_session(page):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(page).run()
+    assert not at.exception
+    assert at.title[0].value == {p: t for p, t, _ in app_state.PAGES}[page]
+    links = {link.proto.page for link in at.get("page_link")}  # URL paths: "" is app.py
+    assert {"", "Explain", "Rules", "Compare", "Export"} <= links, links
+
+
+def test_settings_live_in_the_url_and_a_reload_restores_them():
+    at = new_app()
+    at.session_state["w_sample"] = "wine"
+    at.run()
+    button(at, "Load data").click().run()
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_pool_depth"] = 4  # a new pool: its default budgets first
+    at.run()
+    at.session_state["w_bc"] = 7
+    at.session_state["w_be"] = 4
+    at.session_state["w_eps"] = 0.5
+    at.session_state["w_seed"] = 3
+    at.run()
+    params = {k: at.query_params[k] for k in at.query_params}
+    assert params["data"] == ["sample:wine"] or params["data"] == "sample:wine"
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in params.items()}
+    assert flat["bc"] == "7" and flat["be"] == "4" and flat["eps"] == "0.5" and flat["seed"] == "3"
+    assert flat["depth"] == "4" and flat["alg"] == at.session_state["w_algorithm"]
+
+    again = AppTest.from_file(APP, default_timeout=60)  # a new session: the reload of that URL
+    for k, v in flat.items():
+        again.query_params[k] = v
+    again.switch_page("pages/1_Explain.py").run()
+    assert not again.exception
+    state = again.session_state
+    assert state["dataset"].name == "wine"
+    assert (state["w_bc"], state["w_be"], state["w_eps"], state["w_seed"]) == (7, 4, 0.5, 3)
+    assert state["pool"].settings["max_depth"] == 4
+
+
+def test_a_link_to_a_paper_data_set_uses_its_target():
+    papers = {s.name: s for s in sources.paper_sources()}
+    if "zoo" not in papers:
+        pytest.skip("the paper's data sets are not here")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["data"] = "paper:zoo"
+    at.run()
+    assert at.session_state["dataset"].target == papers["zoo"].default_target
+
+
+def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in {"data": "sample:iris", "target": "no_such_column", "depth": "100", "trees": "xyz",
+                 "eps": "-1", "bc": "abc", "seed": "nan", "holdout": "0.9"}.items():
+        at.query_params[k] = v
+    at.switch_page("pages/1_Explain.py").run()
+    assert not at.exception
+    text = " ".join(w.value for w in at.warning)
+    for bad in ("depth=100", "trees=xyz", "eps=-1", "bc=abc", "seed=nan", "holdout=0.9", "no_such_column"):
+        assert md_escape(bad) in text, bad  # the page shows user text markdown-escaped
+    state = at.session_state
+    assert state["dataset"].name == "iris" and state["dataset"].target == "class"  # the default sample
+    from explainer.pool_defaults import DEFAULT_DEPTH
+
+    assert state["w_pool_depth"] == DEFAULT_DEPTH and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
+
+
+def test_an_upload_is_restored_while_the_server_keeps_it():
+    data = sample_datasets()["loans"].read_bytes()
+    at = new_app()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    app_state.remember_upload(at.session_state, "my loans.csv", data)  # what the uploader's callback does
+    at.run()
+    button(at, "Load data").click().run()
+    assert at.session_state["dataset"].name == "my loans"
+    flat = {k: at.query_params[k] for k in at.query_params}
+    flat = {k: (v[0] if isinstance(v, list) else v) for k, v in flat.items()}
+    assert flat["data"] == "upload:" + sources.digest(data)[:16] and flat["file"] == "my loans.csv"
+
+    again = AppTest.from_file(APP, default_timeout=60)
+    for k, v in flat.items():
+        again.query_params[k] = v
+    again.run()
+    assert again.session_state["dataset"].name == "my loans" and not again.warning
+
+    gone = AppTest.from_file(APP, default_timeout=60)
+    for k, v in flat.items():
+        gone.query_params[k] = v
+    gone.query_params["data"] = "upload:" + "0" * 16  # a file this server never saw (or forgot)
+    gone.run()
+    assert not gone.exception
+    assert any("upload it again" in w.value for w in gone.warning)
+    assert any("my loans" in w.value for w in gone.warning)
+
+
+def test_budget_inputs_reach_the_whole_pool(explained):
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    pool = at.session_state["pool"]
+
+    def widget(kind, prefix):
+        return next(w for w in getattr(at, kind) if str(w.key).startswith(prefix))
+
+    assert widget("number_input", "bc_number_").max == int(pool.lengths.sum())  # every rule: no hidden cap
+    # the slider spans the frontier's range (twice the best tree's c*), and stretches to a typed value
+    assert widget("slider", "bc_slider_").max == min(int(pool.lengths.sum()), 2 * pool.best_tree().complexity)
+    assert widget("number_input", "be_number_").max == at.session_state["dataset"].n_rows
+    widget("number_input", "bc_number_").set_value(45).run()
+    assert at.session_state["w_bc"] == 45 and widget("slider", "bc_slider_").value == 45
+    assert widget("slider", "bc_slider_").max >= 45
+    widget("slider", "bc_slider_").set_value(5).run()
+    assert at.session_state["w_bc"] == 5 and widget("number_input", "bc_number_").value == 5
+    at.session_state["w_bc"] = 3
+    at.run()
+
+
+def test_misclassified_rows_are_every_row_a_rule_gets_wrong(explained):
+    at = explained
+    report = at.session_state["explanation"].report
+    dataset = at.session_state["dataset"]
+    y = [str(v) for v in dataset.y]
+    expected = set()
+    for rule in report.rules:
+        covered = rule.covers(dataset.X)
+        expected |= {i for i in range(dataset.n_rows) if covered[i] and y[i] != str(rule.label)}
+    frame = exports.misclassified_frame(dataset, report)
+    assert set(frame["row"] - 1) == expected
+    assert len(expected) <= sum(m.errors for m in report.per_rule)
+    at.switch_page("pages/2_Rules.py").run()
+    assert "Misclassified rows" in [h.value for h in at.subheader]
+
+
+def test_result_warnings_say_why_in_words():
+    from types import SimpleNamespace
+
+    over = SimpleNamespace(algorithm="forex", complexity=30, errors=9, coverage=-12.0, covered=80,
+                           conflicting_pairs=92)
+    text = " ".join(exports.result_warnings(over, 10, 5, 150, 1.0))
+    assert "ignores the budgets" in text and "30 conditions" in text and "9 errors" in text
+    assert "negative" in text and "92 conflicts" in text
+    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0)
+    assert exports.result_warnings(fine, 4, 5, 150, 1.0) == []
+
+
+def test_the_server_answers_its_health_check():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        status = None
+        while time.time() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                    status, body = r.status, r.read()
+            except OSError:
+                assert proc.poll() is None, "streamlit exited"
+                time.sleep(0.2)
+        assert status == 200 and body == b"ok"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_library_core_imports_without_streamlit():
+    import subprocess
+    import sys
+
+    code = ("import sys; import explainer, explainer.cli, explainer.pipeline, explainer.estimator, "
+            "explainer.app.jobs, explainer.app.worker; "
+            "assert 'streamlit' not in sys.modules, 'streamlit was imported'")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+    outside = [p for p in (ROOT / "explainer").rglob("*.py")
+               if "app" not in p.relative_to(ROOT / "explainer").parts and "streamlit" in p.read_text()]
+    assert not outside, outside
+
+
+# ------------------------------------------------------------------ frontier, held-out rows, one row explained
+
+
+def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained):
+    from explainer.app.budgets import choose_point
+
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    entry = at.session_state["frontier"]
+    if entry["job"] is not None:
+        entry["job"].join(120)
+    at.run()
+    assert not at.exception
+    entry = at.session_state["frontier"]
+    assert entry["result"] is not None
+    pool, be = at.session_state["pool"], at.session_state["w_be"]
+    eps = float(at.session_state["w_eps"])
+    lo, hi = entry["range"]
+    points = list(entry["result"])
+    assert [p.complexity_budget for p in points] == list(range(lo, hi + 1))
+    coverages = [p.coverage for p in points]
+    assert coverages == sorted(coverages)  # a larger budget never covers less
+    for p in points:  # each point is what its selection really achieves, within both budgets
+        ev = pool.problem(p.complexity_budget, be, eps=eps).evaluate(p.selection)
+        assert ev.coverage == pytest.approx(p.coverage) and ev.complexity <= p.complexity_budget and ev.errors <= be
+    # the best coverage at Bc = 1 and 2, by brute force over every selection that fits
+    problem_rules = range(pool.n_rules)
+    lengths = pool.lengths
+    for bc in (1, 2):
+        problem = pool.problem(bc, be, eps=eps)
+        best = 0.0
+        singles = [i for i in problem_rules if lengths[i] <= bc]
+        for i in singles:
+            sel = np.zeros(pool.n_rules, dtype=bool)
+            sel[i] = True
+            ev = problem.evaluate(sel)
+            best = max(best, ev.coverage) if ev.feasible else best
+            for k in singles:
+                if k > i and lengths[i] + lengths[k] <= bc:
+                    both = sel.copy()
+                    both[k] = True
+                    ev = problem.evaluate(both)
+                    best = max(best, ev.coverage) if ev.feasible else best
+        point = points[bc - lo]
+        assert point.coverage <= best + 1e-9
+        if point.proven_optimal:
+            assert point.coverage == pytest.approx(best)
+    charts = at.get("plotly_chart")
+    assert any("Trade-off frontier" in e.proto.spec for e in charts)
+
+    state = {"frontier_chart": {"selection": {"points": [{"x": 7, "y": 90.0}]}}, "w_bc": 3, "w_be": be}
+    choose_point(state)
+    assert state["w_bc"] == 7 and state["w_be"] == be
+
+
+def test_held_out_rows_are_reported_beside_the_training_rows():
+    from explainer.report import evaluate_rules
+
+    algorithm = pick_algorithm()
+    at = load_iris(new_app())
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_pool_holdout"] = 0.2
+    at.session_state["w_algorithm"] = algorithm
+    at.run()
+    split = at.session_state["split"]
+    assert len(split.y_test) == 30 and split.train.n_rows == 120
+    assert len(set(split.train.X.index)) == 120  # the training rows keep their row numbers
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    report = at.session_state["explanation"].report
+    assert report.n_rows == 120 and report.holdout is not None
+    iris = at.session_state["dataset"]
+    held = sorted(set(range(150)) - set(split.train.X.index))
+    by_hand = evaluate_rules(report.rules, iris.X.iloc[held], iris.y[held])
+    assert report.holdout.covered == by_hand.covered and report.holdout.errors == by_hand.errors
+    table = at.table[0].value
+    assert list(table.columns) == ["training rows", "held-out rows"]
+    at.switch_page("pages/2_Rules.py").run()
+    assert not at.exception
+
+
+def test_explain_a_row_shows_the_rules_that_fire(explained):
+    at = explained
+    at.switch_page("pages/2_Rules.py").run()
+    assert not at.exception
+    assert "Explain a row" in [h.value for h in at.subheader]
+    report = at.session_state["explanation"].report
+    dataset = at.session_state["dataset"]
+    for row in (0, 60, 120):
+        fired, voted = exports.explain_one_row(report, dataset.X.iloc[[row]].reset_index(drop=True))
+        by_hand = [k for k, rule in enumerate(report.rules) if rule.covers(dataset.X)[row]]
+        assert fired == by_hand
+        if not by_hand:
+            assert voted is None
+        elif len({str(report.rules[k].label) for k in by_hand}) == 1:
+            assert str(voted) == str(report.rules[by_hand[0]].label)
+    next(n for n in at.number_input if n.key == "w_explain_row").set_value(61).run()
+    assert not at.exception

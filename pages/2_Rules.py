@@ -1,24 +1,26 @@
 """Rules page: the selected rules, their conflicts, per-class coverage and uncovered rows."""
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from explainer import dashboard as db
+from explainer.app import charts, exports
+from explainer.app import state as app
+from explainer.app.text import label
 
-state = st.session_state
-
+state = app.setup("Rules")
 st.title("Rules")
-dataset = state.get(db.KEYS["dataset"])
-explanation = state.get(db.KEYS["explanation"])
+dataset = state.get(app.KEYS["dataset"])
+explanation = state.get(app.KEYS["explanation"])
 if dataset is None or explanation is None:
     st.info("Run an explanation first (Data → Explain → Run).", icon=":material/info:")
-    st.page_link("app_pages/explain.py", label="Go to the Explain page", icon=":material/psychology:")
+    st.page_link(app.PAGE_FILES["Explain"], label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
+# the rows the explanation was computed on (the training rows when some are held out)
+dataset = state.get("explanation_data") or dataset
 
 report = explanation.report
 result = explanation.result
 st.caption(
-    f"{db.label(result.algorithm)} · {report.n_rules} rules · complexity {report.complexity} · "
+    f"{label(result.algorithm)} · {report.n_rules} rules · complexity {report.complexity} · "
     f"{report.errors} errors · {report.covered} of {report.n_rows} rows covered · "
     f"{report.conflicting_pairs} conflicting pairs"
 )
@@ -31,23 +33,47 @@ k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
           help="Rows whose majority vote over the firing rules is the true class (uncovered and ties count as wrong).")
 k5.metric("Rules in conflict", sum(1 for m in report.per_rule if m.conflicts))
 
-table = db.rules_table(report)
+table = exports.rules_table(report)
 st.subheader("Selected rules")
 if table.empty:
     st.warning("The selection is empty: no rule fits the budgets.")
     st.stop()
-st.dataframe(
-    db.style_conflicts(table),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "rule": st.column_config.NumberColumn("#", width="small"),
-        "IF-THEN": st.column_config.TextColumn("IF-THEN"),
-        "precision": st.column_config.NumberColumn("precision", format="%.3f"),
-        "in conflict": st.column_config.CheckboxColumn("in conflict", help="Fires on a row together with a rule of another class."),
-    },
-)
+# a static table: long rule text wraps instead of being cut off
+st.table(exports.style_conflicts(exports.rules_display(table)))
 st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows.")
+
+st.subheader("Misclassified rows")
+wrong = exports.misclassified_frame(dataset, report)
+if wrong.empty:
+    st.success("No selected rule fires on a row of another class.", icon=":material/check_circle:")
+else:
+    st.caption(f"{len(wrong)} rows on which at least one selected rule fires with another class "
+               "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above).")
+    st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)))
+
+# ------------------------------------------------------------------ one row
+st.subheader("Explain a row")
+st.caption("Pick a row of the data (the first misclassified one to start with), or change its values: "
+           "the rules that fire on it and their vote.")
+wrong_rows = exports.misclassified_rows(report)[0]
+if state.get("w_explain_row") is None or not 1 <= int(state["w_explain_row"]) <= dataset.n_rows:
+    state["w_explain_row"] = int(wrong_rows[0]) + 1 if len(wrong_rows) else 1
+r1, r2 = st.columns([1, 4], gap="large")
+with r1:
+    row_no = int(st.number_input("Row", 1, dataset.n_rows, value=int(state["w_explain_row"]), step=1,
+                                 key="w_explain_row"))
+    st.text(f"true class: {dataset.y[row_no - 1]}")
+with r2:
+    original = dataset.X.iloc[[row_no - 1]].reset_index(drop=True)
+    edited = st.data_editor(original, hide_index=True, width="stretch", key=f"row_values_{row_no}",
+                            num_rows="fixed")
+fired, voted = exports.explain_one_row(report, edited)
+changed = not edited.equals(original)
+verdict = exports.vote_text(voted, dataset.y[row_no - 1] if not changed else None)
+(st.success if voted is not None and str(voted) == str(dataset.y[row_no - 1]) and not changed else st.info)(
+    ("With the values changed: " if changed else "") + verdict, icon=":material/how_to_vote:")
+if fired:
+    st.table(exports.style_conflicts(exports.rules_display(exports.rules_table(report)).iloc[fired]))
 
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")
@@ -66,7 +92,7 @@ covered = report.coverage_matrix[:, pick].nonzero()[0]
 c1, c2 = st.columns([3, 2], gap="large")
 with c1:
     st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
-    rows = db.rows_frame(dataset, covered, report)
+    rows = exports.rows_frame(dataset, covered, report)
     rows.insert(1, "correct", rows[f"{dataset.target} (true)"] == str(metrics.label))
     st.dataframe(rows, hide_index=True, width="stretch", height=300)
 with c2:
@@ -80,7 +106,7 @@ with c2:
             st.caption(f"{len(conflict_rows)} shared rows: " + ", ".join(str(r + 1) for r in conflict_rows[:50])
                        + (" …" if len(conflict_rows) > 50 else ""))
             with st.expander("Show these rows"):
-                st.dataframe(db.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
+                st.dataframe(exports.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
 
 # ------------------------------------------------------------------ per class and uncovered
 st.subheader("Coverage per class")
@@ -97,14 +123,7 @@ with p1:
         },
     )
 with p2:
-    fig = go.Figure()
-    fig.add_bar(x=per_class["class"].map(db.plot_text), y=per_class["covered"], name="covered", marker_color="#4c78a8")
-    fig.add_bar(x=per_class["class"].map(db.plot_text), y=per_class["rows"] - per_class["covered"], name="uncovered",
-                marker_color="#d3d9e0")
-    fig.update_layout(barmode="stack", height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="rows",
-                      legend=dict(orientation="h", y=1.1))
-    fig.update_xaxes(type="category")
-    st.plotly_chart(fig, width="stretch", key="per_class_chart")
+    st.plotly_chart(charts.per_class_figure(per_class), width="stretch", key="per_class_chart")
 
 st.subheader("Rows no rule covers")
 uncovered = report.uncovered_rows()
@@ -112,4 +131,4 @@ if len(uncovered) == 0:
     st.success("Every row is covered by at least one rule.", icon=":material/check_circle:")
 else:
     st.caption(f"{len(uncovered)} rows ({100 * len(uncovered) / report.n_rows:.1f}%)")
-    st.dataframe(db.rows_frame(dataset, uncovered), hide_index=True, width="stretch", height=300)
+    st.dataframe(exports.rows_frame(dataset, uncovered), hide_index=True, width="stretch", height=300)

@@ -2,13 +2,14 @@
 
 import streamlit as st
 
-from explainer import dashboard as db
+from explainer.app import exports
+from explainer.app import state as app
+from explainer.app.text import label, md_escape
 
-state = st.session_state
-
+state = app.setup("Export")
 st.title("Export")
-dataset = state.get(db.KEYS["dataset"])
-explanation = state.get(db.KEYS["explanation"])
+dataset = state.get(app.KEYS["dataset"])
+explanation = state.get(app.KEYS["explanation"])
 
 with st.container(border=True):
     st.subheader("Download the rule set")
@@ -16,10 +17,10 @@ with st.container(border=True):
         st.info("Run an explanation first (Explain page); its rules can then be downloaded here.",
                 icon=":material/info:")
     else:
-        payloads = db.export_payloads(explanation, dataset)
+        payloads = exports.export_payloads(explanation, dataset)
         st.caption(
-            f"{db.label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
-            f"data fingerprint {dataset.fingerprint[:16]}…"
+            f"{label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
+            f"data fingerprint {(explanation.report.fingerprint or dataset.fingerprint)[:16]}…"
         )
         d1, d2, d3 = st.columns(3)
         for col, kind, title, icon, what in (
@@ -40,7 +41,7 @@ with st.container(border=True):
 def _remember_rules_upload():
     file = state.get("rules_upload_widget")
     if file is not None:
-        state[db.KEYS["rules_upload"]] = {"name": file.name, "data": file.getvalue()}
+        state[app.KEYS["rules_upload"]] = {"name": file.name, "data": file.getvalue()}
 
 
 with st.container(border=True):
@@ -54,11 +55,11 @@ with st.container(border=True):
     )
     st.file_uploader("Rule file (.txt)", type=["txt", "rules"], key="rules_upload_widget",
                      on_change=_remember_rules_upload)
-    upload = state.get(db.KEYS["rules_upload"])
+    upload = state.get(app.KEYS["rules_upload"])
     if upload:
         try:
-            text = db.decode_text(upload["data"])
-            report = db.evaluate_rule_text(
+            text = exports.decode_text(upload["data"])
+            report = exports.evaluate_rule_text(
                 text,
                 dataset,
                 complexity_budget=state.get("w_bc"),
@@ -66,7 +67,7 @@ with st.container(border=True):
                 eps=float(state.get("w_eps", 1.0)),
             )
         except ValueError as exc:
-            st.error("The rule file cannot be used: " + db.md_escape(str(exc)), icon=":material/error:")
+            st.error("The rule file cannot be used: " + md_escape(str(exc)), icon=":material/error:")
         except Exception as exc:  # never a traceback on the page
             st.error(f"The rule file cannot be used ({type(exc).__name__}).", icon=":material/error:")
         else:
@@ -79,4 +80,4 @@ with st.container(border=True):
                       else f"{report.errors} / {report.error_budget}")
             e4.metric("Rows covered", f"{report.covered} / {report.n_rows}")
             e5.metric("Within budgets", {True: "yes", False: "no", None: "—"}[report.within_budgets])
-            st.dataframe(db.style_conflicts(db.rules_table(report)), hide_index=True, width="stretch")
+            st.table(exports.style_conflicts(exports.rules_display(exports.rules_table(report))))

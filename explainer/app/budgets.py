@@ -1,0 +1,223 @@
+"""The budgets Bc and Be: their widgets, range and defaults, and the trade-off frontier that guides them.
+
+The budgets live in ``state["w_bc"]`` and ``state["w_be"]`` (plain values, kept across pages and
+in the URL).  Each is shown as a slider with a number field beside it; both widgets carry the
+value in their key, so they are created afresh whenever it changes and neither can send back a
+value the browser remembered from before (a frontier click, a link or a new pool's defaults would
+otherwise be undone by the other widget).
+"""
+
+from __future__ import annotations
+
+import collections
+
+import streamlit as st
+
+from ..pipeline import resolve_budgets
+from ..pool import RulePool
+from .text import algorithm_parameters
+
+
+def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
+    """Largest useful Bc and Be: the whole pool's complexity (every rule selected) and every row."""
+    return max(1, int(pool.lengths.sum())), max(0, int(n_rows))
+
+
+def set_budgets(state, bc: int | None = None, be: int | None = None) -> None:
+    if bc is not None:
+        state["w_bc"] = int(bc)
+    if be is not None:
+        state["w_be"] = int(be)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _defaults(pool_key, _pool: RulePool) -> tuple[int, int]:
+    try:
+        return resolve_budgets(_pool)
+    except ValueError:  # no reference tree: something small
+        return 10, max(1, _pool.n_rows // 20)
+
+
+def default_budgets(state, pool: RulePool) -> tuple[int, int]:
+    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_budgets`), cached."""
+    return _defaults(state.get("pool_key"), pool)
+
+
+def init_budgets(state, pool: RulePool) -> None:
+    """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
+    if state.get("budget_for") != state.get("pool_key"):
+        state["budget_for"] = state.get("pool_key")
+        if not (state.pop("_budgets_from_url", False) and "w_bc" in state and "w_be" in state):
+            set_budgets(state, *default_budgets(state, pool))
+    bc_max, be_max = budget_limits(pool, pool.n_rows)
+    state["w_bc"] = min(max(int(state["w_bc"]), 1), bc_max)
+    state["w_be"] = min(max(int(state["w_be"]), 0), be_max)
+
+
+def _take(state, name: str, widget_key: str) -> None:
+    state[f"w_{name}"] = int(state[widget_key])
+
+
+def slider_top(pool: RulePool, value: int, high: int) -> int:
+    """Where the Bc slider ends: the frontier's range (twice the best tree's c*), or further to reach ``value``.
+
+    The number field beside it still goes to ``high``; a slider over every rule of a large pool would
+    leave the useful budgets in its first few pixels.
+    """
+    return min(high, max(frontier_range(pool, value, high)[1], value))
+
+
+def budget_input(state, name: str, label: str, short: str, low: int, high: int, help: str | None = None,
+                 slider_high: int | None = None) -> int:
+    """Budget ``name`` ("bc" or "be") as a slider with a number field beside it; returns its value.
+
+    The field ranges over ``low .. high``, the slider over ``low .. slider_high`` (default ``high``).
+    The slider sits in a container keyed ``<name>_slider``, the field in one keyed ``<name>_number``.
+    """
+    value = int(state[f"w_{name}"])
+    s, n = st.columns([4, 1], vertical_alignment="bottom")
+    with s.container(key=f"{name}_slider"):
+        key = f"{name}_slider_{value}"
+        top = max(value, slider_high if slider_high is not None else high, low + 1)
+        st.slider(label, low, top, value=value, key=key, on_change=_take, args=(state, name, key), help=help)
+    with n.container(key=f"{name}_number"):
+        key = f"{name}_number_{value}"
+        st.number_input(short, low, high, value=value, step=1, key=key, on_change=_take, args=(state, name, key))
+    return value
+
+
+def changed_parameters(state, algorithm: str) -> dict:
+    """The algorithm's parameters whose widgets (``w_param_<algorithm>_<name>``) differ from the defaults."""
+    out = {}
+    for name, default in algorithm_parameters(algorithm).items():
+        value = state.get(f"w_param_{algorithm}_{name}", default)
+        if value != default:
+            out[name] = value
+    return out
+
+
+# --------------------------------------------------------------------------- the trade-off frontier
+
+#: Seconds between redraws of a frontier being computed.
+FRONTIER_REFRESH_S = 1.0
+
+
+#: Whole frontiers the server keeps (the most recent ones).
+FRONTIERS_KEPT = 32
+
+
+@st.cache_resource(show_spinner=False)
+def _finished_frontiers() -> collections.OrderedDict:
+    """Frontiers computed on this server, by (pool key, Be, eps, range): a reload or another tab reuses them."""
+    return collections.OrderedDict()
+
+
+def _keep_frontier(key, result) -> None:
+    store = _finished_frontiers()
+    store[key] = result
+    store.move_to_end(key)
+    while len(store) > FRONTIERS_KEPT:
+        store.popitem(last=False)
+
+
+def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
+    """Bc from 1 to twice the reference tree's complexity, and a little beyond the current Bc."""
+    best = pool.best_tree()
+    base = 2 * best.complexity if best is not None else 20
+    return 1, max(2, min(bc_max, max(base, bc + max(2, bc // 5))))
+
+
+def ensure_frontier(state, pool: RulePool, dataset, *, bc: int, be: int, eps: float, bc_max: int) -> dict:
+    """The frontier at Be for this pool: finished (from this server's store) or being computed in a worker.
+
+    Returns ``{"key", "range", "job", "result"}``; a new Be, eps or pool stops the old computation.
+    A Bc beyond the computed range starts a longer one.
+    """
+    from .jobs import Job
+
+    entry = state.get("frontier")
+    base_key = (state.get("pool_key"), int(be), float(eps))
+    if entry is not None and entry["key"][:3] == base_key and bc <= entry["range"][1]:
+        if entry["result"] is None and entry["job"].done and entry["job"].frontier is not None:
+            entry["result"] = entry["job"].frontier
+            if not entry["result"].stopped:  # only a whole frontier is worth keeping for others
+                _keep_frontier(entry["key"], entry["result"])
+        return entry
+    if entry is not None and entry["job"] is not None and not entry["job"].done:
+        entry["job"].stop()
+    rng = frontier_range(pool, bc, bc_max)
+    key = (*base_key, rng)
+    done = _finished_frontiers().get(key)
+    job = None
+    if done is None:
+        job = Job.for_frontier(pool, dataset, error_budget=be, budget_range=rng, eps=eps).start()
+    entry = {"key": key, "range": rng, "job": job, "result": done}
+    state["frontier"] = entry
+    return entry
+
+
+def choose_point(state) -> None:
+    """on_select of the frontier chart: the chosen point's Bc becomes the complexity budget."""
+    event = state.get("frontier_chart")
+    points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else \
+        getattr(getattr(event, "selection", None), "points", [])
+    for point in points:
+        x = point.get("x") if isinstance(point, dict) else None
+        if x is not None:
+            set_budgets(state, bc=int(round(float(x))))
+            state["_frontier_chosen"] = True
+            return
+
+
+def _frontier_chart(entry: dict, points, n_rows: int, marks: dict) -> None:
+    from .charts import frontier_figure
+
+    fig = frontier_figure(points, n_rows, complexity_budget=marks.get("bc"), error_budget=marks.get("be"),
+                          best_tree=marks.get("best_tree"), result=marks.get("result"), x_max=entry["range"][1])
+    st.plotly_chart(fig, key="frontier_chart", on_select=lambda: choose_point(st.session_state),
+                    selection_mode="points", width="stretch")
+
+
+def _frontier_caption(entry: dict, points, n_rows: int, bc: int) -> None:
+    here = next((p for p in points if p.complexity_budget == bc), None)
+    if here is not None:
+        proof = "proven optimal" if here.proven_optimal else f"best found; at most {100 * here.bound / n_rows:.2f}%"
+        st.caption(f"At Bc = {bc}: {100 * here.coverage_score:.2f}% of the rows with {here.n_rules} rules "
+                   f"({proof}). Click a point to use its Bc.")
+    elif points:
+        st.caption("Click a point to use its Bc.")
+
+
+def frontier_panel(state, entry: dict, *, n_rows: int, marks: dict) -> None:
+    """The frontier beside the budgets: growing while it is computed, then fixed; a click sets Bc."""
+    bc = marks.get("bc")
+    job = entry["job"]
+    if entry["result"] is not None:
+        points = list(entry["result"].points)
+        _frontier_chart(entry, points, n_rows, marks)
+        with st.container(key="frontier_done"):
+            _frontier_caption(entry, points, n_rows, bc)
+        if entry["result"].stopped:
+            st.caption(f"Stopped at Bc = {points[-1].complexity_budget if points else '—'} "
+                       f"of {entry['range'][1]}.")
+            st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
+                      on_click=lambda: state.pop("frontier", None))
+        return
+    if job.done:  # ended without a frontier (stopped, or failed)
+        st.caption(job.errors[0] or "The frontier was stopped.")
+        st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
+                  on_click=lambda: state.pop("frontier", None))
+        return
+
+    @st.fragment(run_every=FRONTIER_REFRESH_S)
+    def growing():
+        if state.pop("_frontier_chosen", False) or job.done:
+            st.rerun()  # a point was chosen, or the frontier is complete: draw the page again
+        points = job.frontier_points()
+        st.progress(job.progress(), text=job.status_text())
+        if points:
+            _frontier_chart(entry, points, n_rows, marks)
+            _frontier_caption(entry, points, n_rows, bc)
+
+    growing()
+    st.button("Stop the frontier", key="stop_frontier", on_click=job.stop, icon=":material/stop:")

@@ -1,0 +1,188 @@
+"""The dashboard's plotly figures.  Labels from the data are HTML-escaped (:func:`.text.plot_text`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..figures import fitness_figure, thin  # noqa: F401 - one fitness figure for the benchmark and the app
+from .text import plot_text
+
+PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
+
+
+def _count_bars(labels, values, *, title: str, xaxis_title: str, color: str, height: int, text=None) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=labels,
+            y=values,
+            text=text,
+            textposition="auto" if text is not None else None,
+            marker_color=color,
+            hovertemplate="%{x}: %{y} rows<extra></extra>",
+        )
+    )
+    fig.update_layout(title=title, xaxis_title=xaxis_title, yaxis_title="rows", height=height,
+                      margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def class_distribution_figure(dataset) -> go.Figure:
+    counts = dataset.class_counts()
+    values = list(counts.values())
+    total = max(1, sum(values))
+    return _count_bars(
+        [plot_text(c) for c in counts], values,
+        title=f"Class distribution of '{plot_text(dataset.target)}'", xaxis_title="class",
+        color="#4c78a8", height=320, text=[f"{v} ({100 * v / total:.1f}%)" for v in values],
+    )
+
+
+def preview_figure(table: pd.DataFrame, target: str) -> go.Figure:
+    """Class counts of ``target`` in a raw table (before loading), at most 30 bars."""
+    counts = table[target].astype("string").fillna("(missing)").value_counts().head(30)
+    return _count_bars(
+        [plot_text(v) for v in counts.index], counts.to_numpy(),
+        title=f"Values of '{plot_text(target)}'", xaxis_title="value", color="#9aa5b1", height=280,
+    )
+
+
+def per_class_figure(per_class: pd.DataFrame) -> go.Figure:
+    fig = go.Figure()
+    x = per_class["class"].map(plot_text)
+    fig.add_bar(x=x, y=per_class["covered"], name="covered", marker_color="#4c78a8")
+    fig.add_bar(x=x, y=per_class["rows"] - per_class["covered"], name="uncovered", marker_color="#d3d9e0")
+    fig.update_layout(barmode="stack", height=300, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="rows",
+                      legend=dict(orientation="h", y=1.1))
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
+    """Best feasible coverage per generation of several runs, overlaid."""
+    scale = 100.0 / n_rows if n_rows else 1.0
+    fig = go.Figure()
+    for i, (name, records) in enumerate(curves):
+        if not records:
+            continue
+        records = thin(records)
+        fig.add_trace(
+            go.Scatter(
+                x=[r.generation for r in records],
+                y=[r.max * scale for r in records],
+                mode="lines+markers" if len(records) < 40 else "lines",
+                line=dict(color=PALETTE[i % len(PALETTE)], width=2),
+                cliponaxis=False,
+                name=plot_text(name),
+                hovertemplate="generation %{x}: %{y:.2f}%<extra>" + plot_text(name) + "</extra>",
+            )
+        )
+    fig.update_layout(
+        title="Max fitness per generation",
+        xaxis_title="generation (or step)",
+        yaxis_title="fitness (% of rows)",
+        height=380,
+        margin=dict(l=10, r=20, t=50, b=10),
+    )
+    fig.update_xaxes(rangemode="tozero")
+    return fig
+
+
+COMPARE_METRICS = [("coverage %", "{:.2f}%"), ("complexity", "{:.0f}"), ("errors", "{:.0f}"), ("time (s)", "{:.2f}")]
+
+
+def comparison_dots(frame: pd.DataFrame) -> go.Figure:
+    """Coverage, complexity, errors and time of each run as labelled dots, one panel per metric.
+
+    Each axis spans the values themselves (not from 0), so 92 % and 99 % look different,
+    and every dot carries its value.
+    """
+    names = [plot_text(r) for r in frame["run"]]
+    fig = make_subplots(rows=1, cols=len(COMPARE_METRICS), subplot_titles=[m for m, _ in COMPARE_METRICS],
+                        shared_yaxes=True, horizontal_spacing=0.04)
+    for col, (metric, fmt) in enumerate(COMPARE_METRICS, start=1):
+        values = frame[metric].astype(float).to_numpy()
+        fig.add_trace(
+            go.Scatter(
+                x=values,
+                y=names,
+                mode="markers+text",
+                text=[fmt.format(v) for v in values],
+                textposition="top center",
+                marker=dict(size=12, color=[PALETTE[i % len(PALETTE)] for i in range(len(names))]),
+                cliponaxis=False,
+                showlegend=False,
+                hovertemplate="%{y}: %{x}<extra>" + metric + "</extra>",
+            ),
+            row=1,
+            col=col,
+        )
+        lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+        pad = (hi - lo) * 0.15 or max(abs(hi) * 0.05, 0.5)
+        fig.update_xaxes(range=[lo - pad, hi + pad], row=1, col=col)
+    fig.update_yaxes(type="category", autorange="reversed")
+    fig.update_layout(height=120 + 48 * len(names), margin=dict(l=10, r=20, t=40, b=10))
+    return fig
+
+
+def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None, error_budget: int | None = None,
+                    best_tree: tuple | None = None, result: tuple[int, float] | None = None,
+                    x_max: int | None = None) -> go.Figure:
+    """Best coverage (% of rows) at every complexity budget, at one error budget.
+
+    Filled dots are proven optimal, hollow ones the best found.  Marked: the current Bc
+    (a vertical line), the best tree (c*, its coverage, e*) and the last run's result.
+    Clicking a dot chooses its Bc.
+    """
+    scale = 100.0 / n_rows if n_rows else 1.0
+    fig = go.Figure()
+    x = [p.complexity_budget for p in points]
+    y = [p.coverage * scale for p in points]
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="lines+markers",
+            name=f"best coverage at Be = {error_budget}" if error_budget is not None else "best coverage",
+            line=dict(color=PALETTE[0], width=2, shape="hv"),
+            marker=dict(size=8, color=[PALETTE[0] if p.proven_optimal else "white" for p in points],
+                        line=dict(color=PALETTE[0], width=2)),
+            customdata=[[p.n_rules, p.errors, "proven optimal" if p.proven_optimal else "best found"]
+                        for p in points],
+            hovertemplate="Bc %{x}: %{y:.2f}% with %{customdata[0]} rules, %{customdata[1]} errors "
+                          "(%{customdata[2]})<extra></extra>",
+            unselected=dict(marker=dict(opacity=1.0)),  # a chosen point only sets Bc; the curve stays whole
+            cliponaxis=False,
+        )
+    )
+    if best_tree is not None:
+        errors = f", e* = {best_tree[2]}" if len(best_tree) > 2 else ""
+        over = " (over this Be)" if len(best_tree) > 2 and error_budget is not None and best_tree[2] > error_budget \
+            else ""
+        fig.add_trace(go.Scatter(x=[best_tree[0]], y=[best_tree[1] * scale], mode="markers",
+                                 name=f"best tree (c* = {best_tree[0]}{errors}){over}",
+                                 marker=dict(symbol="star", size=14, color=PALETTE[1]), cliponaxis=False,
+                                 hovertemplate=f"best tree: c* = %{{x}}{errors}, %{{y:.2f}}%{over}<extra></extra>"))
+    if result is not None:
+        fig.add_trace(go.Scatter(x=[result[0]], y=[result[1] * scale], mode="markers", name="last run",
+                                 marker=dict(symbol="diamond", size=12, color=PALETTE[2]), cliponaxis=False,
+                                 hovertemplate="last run: complexity %{x}, %{y:.2f}%<extra></extra>"))
+    if complexity_budget is not None:
+        fig.add_vline(x=complexity_budget, line=dict(color=PALETTE[3], dash="dash", width=1.5),
+                      annotation_text=f"Bc = {complexity_budget}", annotation_position="bottom right")
+    fig.update_layout(
+        title="Trade-off frontier: the best coverage at each complexity budget",
+        xaxis_title="complexity budget Bc (conditions)",
+        yaxis_title="coverage f* (% of rows)",
+        height=340,
+        margin=dict(l=10, r=20, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
+        clickmode="event+select",
+        uirevision="frontier",
+    )
+    top = max([x_max or 0, *x, complexity_budget or 0, best_tree[0] if best_tree else 0])
+    fig.update_xaxes(range=[0, top + 1])
+    return fig

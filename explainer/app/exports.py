@@ -1,0 +1,225 @@
+"""Tables and downloads: what the pages show as data frames and what Export hands out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data import Dataset
+from ..pipeline import Explanation
+from ..report import RuleSetReport, evaluate_rules, rules_for_data
+from ..rules import parse_rules
+from .text import label, md_escape
+
+
+def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
+    """kind -> (file name, MIME type, content) of the three exports."""
+    report = explanation.report
+    stem = _safe_stem(dataset.name if dataset is not None else "rules")
+    extra = {
+        "algorithm": explanation.result.algorithm,
+        "status": explanation.result.status,
+        "time_s": explanation.result.time_s,
+    }
+    if dataset is not None:
+        extra["data_name"] = dataset.name
+    return {
+        "text": (f"{stem}_rules.txt", "text/plain", report.rules.to_text()),
+        "json": (f"{stem}_rules.json", "application/json", report.to_json(**extra)),
+        "csv": (f"{stem}_rules.csv", "text/csv", report.to_csv()),
+    }
+
+
+def _safe_stem(name: str) -> str:
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(name))[:60]
+    return stem or "rules"
+
+
+def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, error_budget=None,
+                       eps: float = 1.0) -> RuleSetReport:
+    """Evaluate a rule file against the data; raises ValueError with a readable message."""
+    if not text.strip():
+        raise ValueError("The rule file is empty.")
+    parsed = parse_rules(text)
+    if not parsed:
+        raise ValueError("The file holds no rules (expected lines like 'IF x <= 1 THEN CLASS=a').")
+    try:
+        rules = rules_for_data(parsed, dataset.feature_specs, dataset.classes)
+    except KeyError as exc:  # an unknown feature: say which, as for any other bad file
+        raise ValueError(exc.args[0]) from None
+    return evaluate_rules(
+        rules,
+        dataset.X,
+        dataset.y,
+        eps=eps,
+        complexity_budget=complexity_budget,
+        error_budget=error_budget,
+        fingerprint=dataset.fingerprint,
+    )
+
+
+def decode_text(data: bytes) -> str:
+    for enc in ("utf-8-sig", "utf-16"):
+        try:
+            text = data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+        if "\x00" not in text:
+            return text
+    raise ValueError("The rule file is not UTF-8 text.")
+
+
+RULE_COLUMNS = ["rule", "IF-THEN", "class", "length", "support", "correct", "errors", "precision",
+                "conflicts", "conflicts with", "in conflict"]
+
+
+def rules_table(report: RuleSetReport) -> pd.DataFrame:
+    frame = report.rules_frame()
+    if frame.empty:
+        return pd.DataFrame(columns=RULE_COLUMNS)
+    frame = frame.rename(columns={"text": "IF-THEN", "conflicts_with": "conflicts with"})
+    frame["class"] = frame["class"].map(str)
+    frame["in conflict"] = frame["conflicts"] > 0
+    return frame[RULE_COLUMNS]
+
+
+def rules_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The rules table as shown in a static (wrapping) table: yes / blank for conflicts."""
+    return table.assign(**{"in conflict": table["in conflict"].map({True: "yes", False: ""})})
+
+
+def style_conflicts(frame: pd.DataFrame):
+    """Highlight the rules involved in a conflict (a pandas Styler; values stay plain text)."""
+
+    def highlight(row):
+        colour = "background-color: rgba(228, 87, 86, 0.18)" if row.get("in conflict") else ""
+        return [colour] * len(row)
+
+    return frame.style.apply(highlight, axis=1).format({"precision": "{:.3f}"}).hide(axis="index")
+
+
+def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None) -> pd.DataFrame:
+    rows = np.asarray(rows, dtype=int)
+    frame = dataset.X.iloc[rows].copy()
+    # the row number in the data as read (the training rows keep theirs when some are held out)
+    frame.insert(0, "row", np.asarray(dataset.X.index)[rows] + 1)
+    frame[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
+    if report is not None:
+        frame["voted class"] = [str(v) for v in report.predictions[rows]]
+    return frame.reset_index(drop=True)
+
+
+def misclassified_rows(report: RuleSetReport) -> tuple[np.ndarray, list[str]]:
+    """Rows some selected rule gets wrong (it fires and names another class), and those rules (1-based)."""
+    if report.n_rules == 0:
+        return np.zeros(0, dtype=int), []
+    y = np.asarray(report.y).astype(str)
+    rule_labels = np.array([str(r.label) for r in report.rules])
+    wrong = report.coverage_matrix & (rule_labels[None, :] != y[:, None])
+    rows = np.flatnonzero(wrong.any(axis=1))
+    names = [", ".join(str(k + 1) for k in np.flatnonzero(wrong[r])) for r in rows]
+    return rows, names
+
+
+def misclassified_frame(dataset: Dataset, report: RuleSetReport) -> pd.DataFrame:
+    """Every misclassified row in one table: the row, its values, true and voted class, the wrong rules."""
+    rows, names = misclassified_rows(report)
+    frame = rows_frame(dataset, rows, report)
+    frame.insert(1, "wrong rules", names)
+    return frame
+
+
+def comparison_frame(job, n_rows: int) -> pd.DataFrame:
+    """One row per run of a Compare job, with each run's gap to a proven optimum when there is one."""
+    rows = []
+    exact_cov = None
+    for task, ex in zip(job.tasks, job.explanations, strict=True):
+        if ex is not None and task.algorithm == "exact" and ex.result.status == "optimal":
+            exact_cov = max(exact_cov or 0.0, ex.result.coverage)
+    for task, ex, err in zip(job.tasks, job.explanations, job.errors, strict=True):
+        name = label(task.algorithm) + ("" if task.seed is None else f" (seed {task.seed})")
+        if ex is None:
+            rows.append({"run": name, "status": "failed" if err else "not run", "message": err or ""})
+            continue
+        r = ex.result
+        row = {
+            "run": name,
+            "algorithm": task.algorithm,
+            "seed": task.seed,
+            "coverage %": round(100 * r.coverage_score, 2),
+            "f*": round(r.coverage, 2),
+            "rules": r.n_rules,
+            "complexity": r.complexity,
+            "errors": r.errors,
+            "time (s)": round(r.time_s, 3),
+            "generations": len(r.history),
+            "status": r.status,
+            "message": r.message,
+        }
+        if exact_cov is not None:
+            gap = {
+                "gap to optimum (pp)": round(100 * (exact_cov - r.coverage) / n_rows, 2),
+                "gap to optimum (% of f*)": round(100 * (exact_cov - r.coverage) / exact_cov, 2) if exact_cov else 0.0,
+            }
+            keys = list(row)
+            at = keys.index("f*") + 1
+            row = {k: row[k] for k in keys[:at]} | gap | {k: row[k] for k in keys[at:]}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: int, eps: float) -> list[str]:
+    """Plain words for a result an analyst could misread: over the budgets, or a negative f*."""
+    out = []
+    if result.complexity > complexity_budget or result.errors > error_budget:
+        over = []
+        if result.complexity > complexity_budget:
+            over.append(f"{result.complexity} conditions against a budget of {complexity_budget}")
+        if result.errors > error_budget:
+            over.append(f"{result.errors} errors against a budget of {error_budget}")
+        who = "ForEx++ ignores the budgets by design: it" if result.algorithm == "forex" else "This selection"
+        out.append(f"{who} uses " + " and ".join(over) + ". The rules are shown, but they do not meet the "
+                   "budgets; ForEx++ (trimmed) cuts them down to the budgets.")
+    if result.coverage < 0:
+        out.append(
+            f"f* is negative ({result.coverage:.2f}): the rules cover {result.covered} of {n_rows} rows, but "
+            f"each of the {result.conflicting_pairs} conflicts (a pair of rules of different classes firing "
+            f"on the same row) costs eps = {eps:g}, and together they outweigh the rows covered. A lower eps, "
+            "or fewer overlapping rules, gives a positive score."
+        )
+    return out
+
+
+def holdout_frame(report) -> pd.DataFrame:
+    """Training and held-out rows side by side: rows, covered, coverage, errors, accuracy."""
+    rows = [("rows", "n_rows", "{:d}"), ("covered rows", "covered", "{:d}"), ("coverage f*", "coverage_score", "%"),
+            ("errors", "errors", "{:d}"), ("voted right", "vote_accuracy", "%"),
+            ("right when covered", "covered_accuracy", "%")]
+    columns = {"training rows": report.metrics(), "held-out rows": report.holdout.metrics()}
+    return pd.DataFrame(
+        {name: [f"{100 * m[key]:.2f} %" if fmt == "%" else fmt.format(int(m[key])) for _, key, fmt in rows]
+         for name, m in columns.items()},
+        index=[label for label, _, _ in rows],
+    )
+
+
+def explain_one_row(report: RuleSetReport, row: pd.DataFrame) -> tuple[list[int], object | None]:
+    """(positions of the selected rules that fire on a one-row frame, their vote or None when none fires)."""
+    from ..report import UNCOVERED, explain_row
+
+    fired, voted = explain_row(report.rules, row)
+    return fired, (None if isinstance(voted, str) and voted == UNCOVERED else voted)
+
+
+def vote_text(voted, true_label=None) -> str:
+    """The vote in words, against the true class when it is known."""
+    from ..report import TIE
+
+    if voted is None:
+        return "No rule fires on this row: it is uncovered."
+    if isinstance(voted, str) and voted == TIE:
+        return "The rules that fire disagree and tie: no class wins the vote."
+    text = f"The rules that fire vote for class {md_escape(voted)}"
+    if true_label is None:
+        return text + "."
+    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(true_label)}.")

@@ -1,0 +1,59 @@
+"""Watching a running job from the page: one fragment run for the whole job.
+
+The progress line (algorithm, generation, best so far, elapsed time from the
+page's own clock) is rewritten every :data:`TEXT_REFRESH_S`; the chart only
+when new generations arrived, and at most every :data:`CHART_REFRESH_S`
+(a plotly redraw costs the browser far more than a line of text).  Nothing
+else is sent, so the browser stays nearly idle and the solver, in its own
+process, keeps its core.  When the job ends, the whole page is drawn again
+with the result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import streamlit as st
+
+from .jobs import Job
+
+TEXT_REFRESH_S = 0.5
+CHART_REFRESH_S = 2.0
+
+
+def stop_button(job: Job, *, key: str, what: str = "the run") -> None:
+    """Stop, drawn outside the watching fragment.
+
+    A click inside a fragment only queues that fragment's next run, which would wait for the
+    watch to end; a click outside it interrupts the watch at once (its next line of text), the
+    callback stops the job, and the page watches the job to its end again.
+    """
+    c1, c2 = st.columns([5, 1], vertical_alignment="center")
+    c1.caption(f"Stop ends {what} with the best selection found so far.")
+    c2.button("Stop", icon=":material/stop:", on_click=job.stop, disabled=job.stopped, key=key, width="stretch")
+
+
+@st.fragment
+def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -> None:
+    """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends."""
+    progress = st.empty()
+    chart = st.container(key=chart_key).empty()
+    drawn, drawn_at = None, 0.0
+    while True:
+        progress.progress(job.progress(), text=job.status_text())
+        fresh = job.version != drawn
+        if fresh and (drawn is None or time.perf_counter() - drawn_at >= CHART_REFRESH_S):
+            drawn, drawn_at = job.version, time.perf_counter()
+            fig = figure(job)
+            if fig is not None:
+                chart.plotly_chart(fig, width="stretch")
+            else:
+                chart.caption("Waiting for generation 0…")
+        if job.done:
+            break
+        if fresh:  # news is waiting for the chart's next turn: only the text moves meanwhile (or the end comes)
+            job.wait_for_end(TEXT_REFRESH_S)
+        else:
+            job.wait_for_news(TEXT_REFRESH_S, since=drawn)
+    st.rerun()

@@ -1,0 +1,246 @@
+"""Explain page: rule pool, budgets, algorithm, a live run and its summary."""
+
+import streamlit as st
+
+from explainer.app import budgets, charts, exports, live, pools
+from explainer.app import state as app
+from explainer.app.budgets import changed_parameters
+from explainer.app.jobs import Task
+from explainer.app.text import (
+    algorithm_choices,
+    algorithm_parameters,
+    default_algorithm,
+    label,
+    md_escape,
+    missing_algorithms,
+)
+
+state = app.setup("Explain")
+st.title("Explain")
+dataset = state.get(app.KEYS["dataset"])
+if dataset is None:
+    st.info("Load a data set first.", icon=":material/info:")
+    st.page_link(app.PAGE_FILES["Data"], label="Go to the Data page", icon=":material/table_chart:")
+    st.stop()
+
+# ------------------------------------------------------------------ 1. rule pool
+for key, default in (("w_pool_depth", pools.default_depth(state.get(app.KEYS["data_ref"]))),
+                     ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0), ("w_pool_holdout", 0.0)):
+    state.setdefault(key, default)
+
+with st.container(border=True):
+    st.subheader("1 · Rule pool")
+    st.caption(
+        "CART trees over the paper's hyper-parameter grid (criterion × splitter × max features × depth "
+        "1 … D−1); every root-to-leaf path becomes a candidate rule."
+    )
+    with st.form("pool_form", border=False):
+        c1, c2, c3, c4, c6, c5 = st.columns([3, 2, 2, 2, 2, 2], vertical_alignment="bottom")
+        c1.slider("Max depth D", 2, 10, value=state["w_pool_depth"], key="w_pool_depth", help="Trees of depth 1 … D−1.")
+        c2.radio("Trees", ["grid", "forest"], index=["grid", "forest"].index(state["w_pool_source"]),
+                 key="w_pool_source", horizontal=True, format_func={"grid": "CART grid", "forest": "random forest"}.get)
+        c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats",
+                        help="How often the grid is trained.")
+        c4.number_input("Pool seed", 0, 2**31 - 1, value=state["w_pool_seed"], step=1, key="w_pool_seed")
+        shares = sorted({0.0, 0.2, 0.3, float(state["w_pool_holdout"])})
+        c6.selectbox("Held-out rows", shares, index=shares.index(float(state["w_pool_holdout"])), key="w_pool_holdout",
+                     format_func=lambda f: "none" if f == 0 else f"{100 * f:g} %",
+                     help="Rows kept out of the pool and the selection (stratified, seeded by the pool seed); "
+                          "the result then shows coverage and accuracy on them beside the training rows.")
+        c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
+
+    settings = pools.PoolSettings(
+        max_depth=int(state["w_pool_depth"]),
+        source=str(state["w_pool_source"]),
+        n_repeats=int(state["w_pool_repeats"]),
+        random_state=int(state["w_pool_seed"]),
+        holdout=float(state["w_pool_holdout"]),
+    )
+    try:
+        with st.spinner("Building the rule pool…"):
+            pool = pools.ensure_pool(state, settings)
+    except Exception as exc:  # keep the earlier pool and results
+        st.error("The rule pool could not be built: " + md_escape(exc), icon=":material/error:")
+        pool = state.get(app.KEYS["pool"])
+        if pool is None:
+            st.stop()
+        st.caption("The pool built before stays in use.")
+
+    best = pool.best_tree()
+    split = state.get("split")
+    if split is not None and split.X_test is not None:
+        st.caption(f"The pool and the selection use {split.train.n_rows} training rows; "
+                   f"{len(split.y_test)} rows ({100 * split.fraction:g} %) are held out for the check.")
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("Rules in the pool (M)", pool.n_rules)
+    m2.metric("Trees", pool.n_trees)
+    m3.metric("Paths before de-duplication", pool.n_candidate_rules)
+    m4.metric("Best tree c* / e*", f"{best.complexity} / {best.errors}" if best else "—",
+              help="The reference tree: complexity (sum of rule lengths) and errors.")
+    m5.metric("Built in", f"{state.get(app.KEYS['pool_time'], 0.0):.2f} s",
+              help="Cached: the same data and settings reuse this pool.")
+
+# ------------------------------------------------------------------ 2. budgets and algorithm
+n_rows = pools.work_data(state).n_rows  # the rows the pool and the runs use
+budgets.init_budgets(state, pool)
+bc_max, be_max = budgets.budget_limits(pool, n_rows)
+choices = algorithm_choices()
+if not choices:
+    st.error("No selection algorithm could be loaded.")
+    st.stop()
+if state.get("w_algorithm") not in choices:
+    state["w_algorithm"] = default_algorithm(choices)
+state.setdefault("w_eps", 1.0)
+state.setdefault("w_seed", 0)
+app.sync_url(state)
+
+with st.container(border=True):
+    st.subheader("2 · Budgets and algorithm")
+    b1, b2 = st.columns([2, 3], gap="large")
+    with b1:
+        bc_slider = budgets.slider_top(pool, int(state["w_bc"]), bc_max)
+        bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max,
+                                  slider_high=bc_slider)
+        st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")
+                   + (f"The slider reaches {bc_slider}; type up to {bc_max} (every rule of the pool)."
+                      if bc_slider < bc_max else f"Up to {bc_max} (every rule of the pool)."))
+        be = budgets.budget_input(state, "be", "Error budget Be (misclassified rows)", "Be", 0, be_max)
+        st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
+                   + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
+        default_bc, default_be = budgets.default_budgets(state, pool)
+        st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: Be the best "
+                   "tree's errors, Bc where the frontier at that Be comes within 3 points of its best coverage).")
+    with b2:
+        eps_now = float(state["w_eps"])
+        tree = pools.best_tree_report(state, bc, be, eps_now)
+        last = state.get(app.KEYS["explanation"])
+        settings_now = state.get(app.KEYS["run_settings"]) or {}
+        marks = {
+            "bc": bc,
+            "be": be,
+            "best_tree": (best.complexity, tree.coverage, best.errors) if best is not None and tree is not None else None,
+            "result": (last.result.complexity, last.result.coverage)
+            if last is not None and settings_now.get("error_budget") == be and settings_now.get("eps") == eps_now
+            else None,
+        }
+        entry = budgets.ensure_frontier(state, pool, pools.work_data(state), bc=bc, be=be, eps=eps_now,
+                                        bc_max=bc_max)
+        budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
+    a1, a2, a3 = st.columns([3, 1, 1])
+    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm",
+                             format_func=label)
+    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state["w_eps"]), step=0.1, key="w_eps",
+                          format="%.2f")
+    seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state["w_seed"]), step=1, key="w_seed")
+    defaults = algorithm_parameters(algorithm)
+    if defaults:
+        with st.expander(f"{label(algorithm)} parameters"):
+            cols = st.columns(4)
+            for i, (name, default) in enumerate(defaults.items()):
+                key = f"w_param_{algorithm}_{name}"
+                state.setdefault(key, default)
+                col = cols[i % 4]
+                if isinstance(default, bool):
+                    col.checkbox(name, value=bool(state[key]), key=key)
+                elif isinstance(default, int):
+                    text = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
+                    col.number_input(text, min_value=0, value=int(state[key]), step=1, key=key)
+                else:
+                    col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
+            params = changed_parameters(state, algorithm)
+            if params:
+                st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))
+    missing = missing_algorithms()
+    if missing:
+        st.caption("Not installed here: " + ", ".join(label(n) for n in missing))
+
+# ------------------------------------------------------------------ 3. run
+job = state.get(app.KEYS["job"])
+running = job is not None and not job.done
+
+def start_run() -> None:
+    """on_click of Run: the worker starts before the page is drawn again, with the settings as they are now."""
+    name = state["w_algorithm"]
+    app.start_job(state, app.KEYS["job"], [Task(name, int(state["w_seed"]))], complexity_budget=int(state["w_bc"]),
+                  error_budget=int(state["w_be"]), eps=float(state["w_eps"]),
+                  algorithm_params={name: changed_parameters(state, name)})
+
+
+with st.container(border=True):
+    st.subheader("3 · Run")
+    r1, r2 = st.columns([1, 5], vertical_alignment="center")
+    r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
+              on_click=start_run)
+    if not running:
+        r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
+
+    if running:
+        live.stop_button(job, key="stop_run")
+        live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
+                   chart_key="live_fitness")
+
+# ------------------------------------------------------------------ results
+app.collect_finished(state)
+if job is not None and job.done and job.errors[0]:
+    st.error(md_escape(job.errors[0]), icon=":material/error:")
+
+explanation = state.get(app.KEYS["explanation"])
+run_settings = state.get(app.KEYS["run_settings"]) or {}
+if explanation is not None and not running:
+    result = explanation.result
+    report = explanation.report
+    with st.container(border=True):
+        st.subheader("Result")
+        status_text = f"{label(result.algorithm)} · status: {result.status}"
+        if result.message:
+            status_text += f" — {result.message}"
+        if result.status in ("ok", "optimal"):
+            st.success(status_text, icon=":material/check_circle:")
+        else:
+            st.warning(status_text, icon=":material/warning:")
+        bc_run = run_settings.get("complexity_budget", report.complexity_budget)
+        be_run = run_settings.get("error_budget", report.error_budget)
+        eps_run = run_settings.get("eps", 1.0)
+        for warning in exports.result_warnings(result, bc_run, be_run, n_rows, eps_run):
+            st.warning(warning, icon=":material/report:")
+        bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
+
+        st.markdown("**Selected rules**")
+        s1, s2, s3, s4, s5 = st.columns(5)
+        tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
+        s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
+                  delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
+                         if bt_report else None),
+                  delta_color="off" if tree_over else "normal",
+                  help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
+                       "so it is only a reference." if tree_over else None)
+        s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
+        s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
+        s4.metric("Rules", result.n_rules)
+        s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
+
+        if bt_report is not None and best is not None:
+            st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
+                        f"{best.tree.splitter} splitter) for comparison")
+            t1, t2, t3, t4, t5 = st.columns(5)
+            t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
+            t2.metric("Complexity c*", best.complexity)
+            t3.metric("Errors e*", best.errors)
+            t4.metric("Rules (leaves)", best.tree.n_leaves)
+            t5.metric("Trees in the pool", pool.n_trees)
+
+        holdout = getattr(report, "holdout", None)
+        if holdout is not None:
+            st.markdown("**Held-out check**: the same rules on rows the pool and the selection never saw")
+            st.table(exports.holdout_frame(report))
+
+        g1, g2 = st.columns([1, 1], gap="large")
+        with g1:
+            if result.history:
+                st.plotly_chart(charts.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
+        with g2:
+            st.markdown("**Rules**")
+            st.code(report.rules.to_text() or "(no rule selected)", language=None, wrap_lines=True)
+            st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
+elif explanation is None and not running:
+    st.info("Set the budgets and press **Run**.", icon=":material/info:")
