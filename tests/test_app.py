@@ -586,3 +586,21 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
             assert str(voted) == str(report.rules[by_hand[0]].label)
     next(n for n in at.number_input if n.key == "w_explain_row").set_value(61).run()
     assert not at.exception
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))
+def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
+    # the hostile-input corpus through the Data page: a message or a loaded table, never a traceback,
+    # and when the file is refused the data loaded before stays
+    at = load_iris(new_app())
+    before = at.session_state["dataset"]
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    at.session_state["upload"] = sources.upload_source(name, (BAD / name).read_bytes())
+    at.run()
+    if not at.error and any(b.label == "Load data" for b in at.button):
+        button(at, "Load data").click().run()
+    assert not at.exception
+    shown = " ".join(e.value for e in [*at.error, *at.warning, *at.info])
+    assert "Traceback" not in shown
+    if at.error:
+        assert at.session_state["dataset"] is before
