@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pathlib
-import time
 
 import numpy as np
 import pytest
@@ -446,33 +445,15 @@ def test_result_warnings_say_why_in_words():
 
 
 def test_the_server_answers_its_health_check():
-    import socket
     import subprocess
-    import sys
-    import urllib.request
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    from explainer.app.server import health, start_dashboard, stop_dashboard
+
+    proc, url = start_dashboard(stdout=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 60
-        status = None
-        while time.time() < deadline and status is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                    status, body = r.status, r.read()
-            except OSError:
-                assert proc.poll() is None, "streamlit exited"
-                time.sleep(0.2)
-        assert status == 200 and body == b"ok"
+        assert health(url) == (200, b"ok")
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_dashboard(proc)
 
 
 def test_the_library_core_imports_without_streamlit():

@@ -19,9 +19,6 @@ import json
 import os
 import pathlib
 import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -29,6 +26,7 @@ import urllib.request
 
 import pytest
 
+from explainer.app.server import start_dashboard, stop_dashboard
 from explainer.data import load_dataset, sample_datasets
 from explainer.pipeline import explain_pool
 from explainer.pool import build_pool
@@ -74,12 +72,6 @@ def _unavailable(reason: str):
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def playwright_api():
     try:
@@ -93,33 +85,12 @@ def playwright_api():
 
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.2)
-        if proc.poll() is not None:
-            pytest.fail("streamlit exited: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    else:
-        proc.terminate()
-        pytest.fail("streamlit did not start within 60 s")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        proc, url = start_dashboard()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield url
+    stop_dashboard(proc)
 
 
 def _idle(page, timeout=60_000):
