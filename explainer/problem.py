@@ -109,6 +109,14 @@ class SelectionProblem:
     def b(self) -> np.ndarray:
         return np.array([self.complexity_budget, self.error_budget], dtype=np.int64)
 
+    def restrict(self, rules) -> SelectionProblem:
+        """The same problem over the rules ``rules`` only (in that order), same rows, budgets and eps."""
+        rules = np.asarray(rules, dtype=np.int64).ravel()
+        return SelectionProblem(
+            self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
+            self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
+        )
+
     def rows_of(self, i: int) -> np.ndarray:
         return self.indices[self.indptr[i] : self.indptr[i + 1]]
 

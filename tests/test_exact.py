@@ -42,10 +42,14 @@ def _configs():
         {"lazy_conflicts": False, "warm_start": "greedy"},
         {"warm_start": None},
         {"warm_start": None, "lazy_conflicts": False},
+        {"warm_start": "greedy", "cutoff": True},
+        {"warm_start": "greedy", "lazy_conflicts": False, "cutoff": True},
     ]
 
 
-@pytest.mark.parametrize("config", _configs(), ids=["lazy", "full", "lazy-cold", "full-cold"])
+@pytest.mark.parametrize(
+    "config", _configs(), ids=["lazy", "full", "lazy-cold", "full-cold", "lazy-cutoff", "full-cutoff"]
+)
 @pytest.mark.parametrize("seed", range(36))
 def test_matches_brute_force(seed, config):
     problem = random_problem(seed)
@@ -266,3 +270,24 @@ def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):
     elapsed = time.perf_counter() - t0
     assert elapsed < 2.0 + 3.0, f"{elapsed:.1f}s for a 2 s limit"  # documented overshoot: about a second
     assert res.feasible and res.coverage >= p.evaluate(start).coverage
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cutoff_proves_an_optimal_warm_start(seed):
+    """Started from the optimum, the cutoff model (incumbent + 1) is infeasible: proven at once, nothing lost."""
+    problem = random_problem(300 + seed, eps=1.0)
+    best = Exact(warm_start="greedy").solve(problem)
+    again = Exact(warm_start=best.selection, cutoff=True, lazy_conflicts=False).solve(problem)
+    assert again.status == OPTIMAL and again.info["gap"] == pytest.approx(0.0, abs=1e-9)
+    assert again.coverage == pytest.approx(best.coverage, abs=1e-9)
+    assert again.coverage == pytest.approx(brute_force(problem), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_node_limit_keeps_the_warm_start_and_the_budgets(seed):
+    problem = random_problem(400 + seed, N=40, M=12)
+    warm = greedy_incumbent(problem)
+    res = Exact(warm_start=warm, node_limit=1, cutoff=True).solve(problem)
+    assert res.feasible
+    assert res.coverage >= problem.evaluate(warm).coverage - 1e-9
+    assert res.coverage <= brute_force(problem) + 1e-9

@@ -103,6 +103,11 @@ class Exact(Solver):
     max_memory_mb : a model whose estimated size (:func:`model_memory_mb`: ``BYTES_PER_NONZERO`` per
         constraint nonzero, ``BYTES_PER_VARIABLE`` per variable) exceeds this is not built: the run
         returns its warm start, status "feasible", with a message saying so.  None: no limit.
+    node_limit : branch-and-bound nodes per HiGHS solve (None: no limit).  Unlike a time limit it
+        gives the same result on any machine, which is why QGA's population merge uses it.
+    cutoff : HiGHS seeks only selections better than the incumbent (a constraint on the model's
+        value, since scipy's HiGHS takes no starting solution); a model left infeasible proves the
+        incumbent optimal.  Much faster when the warm start is already optimal or nearly so.
 
     Time: ``time_limit`` covers the whole run - the warm start (given at most half of it), the
     presolve, every model build (the clock is read while building) and every solve (each gets only
@@ -123,6 +128,8 @@ class Exact(Solver):
         backend: str = "highs",
         workers: int = 8,
         max_memory_mb: float | None = 4000.0,
+        node_limit: int | None = None,
+        cutoff: bool = False,
     ):
         if backend not in ("highs", "cpsat"):
             raise ValueError(f"backend must be 'highs' or 'cpsat', got {backend!r}")
@@ -133,6 +140,8 @@ class Exact(Solver):
         self.backend = backend
         self.workers = workers
         self.max_memory_mb = max_memory_mb
+        self.node_limit = node_limit
+        self.cutoff = cutoff
 
     # ------------------------------------------------------------ incumbent
     def _warm_start(self, problem: SelectionProblem, seed: int = 0) -> np.ndarray:
@@ -244,7 +253,11 @@ class Exact(Solver):
                 iterations += 1
                 self._check_size(red, pa.size)
                 if self.backend == "highs":
-                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint)
+                    step = 1.0 / grid if grid else 1e-6
+                    cut = inc_value + step if self.cutoff else None
+                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.node_limit, cut)
+                    if cut is not None and sub.proven and sub.selection is None:
+                        sub.bound = inc_value  # nothing reaches incumbent + one step
                 else:
                     sub = _solve_cpsat(
                         red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.workers, seed, on_solution,

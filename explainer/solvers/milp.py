@@ -189,7 +189,15 @@ class _SubResult:
     n_constraints: int = 0
 
 
-def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint) -> _SubResult:
+def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, node_limit=None,
+                 cutoff=None) -> _SubResult:
+    """Solve the model with HiGHS; ``cutoff``: only solutions of model value >= it are sought.
+
+    scipy's HiGHS takes no starting solution, so a known incumbent is passed as a cutoff instead
+    (incumbent + one step of the f* grid): branch and bound then prunes as if it knew it, and an
+    infeasible model proves that nothing beats the incumbent (returned as proven, bound cutoff - step
+    is the caller's to compute; here ``bound`` is -inf and ``proven`` True with no selection).
+    """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     K, G, P = red.n_kept, red.groups.shape[0], pa.size
@@ -215,6 +223,11 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint) 
         blocks.append(sp.csr_matrix(np.concatenate([coef, np.zeros(G + P)])[None, :]))
         lbs.append(np.array([-np.inf]))
         ubs.append(np.array([budget]))
+    if cutoff is not None:
+        # -c'x >= cutoff: the model value must reach the cutoff
+        blocks.append(sp.csr_matrix(-c[None, :]))
+        lbs.append(np.array([float(cutoff)]))
+        ubs.append(np.array([np.inf]))
     constraints = []
     n_cons = 0
     if blocks:
@@ -222,6 +235,8 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint) 
         n_cons = A.shape[0]
         constraints = [LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs))]
     options = {"disp": False, "time_limit": max(float(time_limit), 0.01), "mip_rel_gap": mip_rel_gap}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
     try:
         res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints, options=options)
     except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
@@ -238,6 +253,8 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint) 
         if res.status == 0 and not np.isfinite(bound):
             bound = value
     proven = res.status == 0
+    if cutoff is not None and res.status == 2:  # infeasible: nothing reaches the cutoff
+        return _SubResult(None, None, -np.inf, True, "", nv, n_cons)
     msg = "" if proven else f"HiGHS: {res.message}"
     return _SubResult(sel, value, bound, proven, msg, nv, n_cons)
 
