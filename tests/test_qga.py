@@ -85,7 +85,7 @@ def test_matches_brute_force_on_most_small_problems():
 
 def test_early_stopping_on_convergence_or_full_coverage():
     p = random_problem(5)
-    res = QGA(n_population=10, n_generations=200, rfhc_trials=3).solve(p, random_state=0)
+    res = QGA(n_population=10, n_generations=200, rfhc_trials=3, stall=None).solve(p, random_state=0)
     last = res.history[-1]
     assert len(res.history) < 201
     assert last.min == last.max or last.max >= p.n_rows
@@ -99,8 +99,22 @@ def test_early_stopping_on_convergence_or_full_coverage():
 
 def test_early_stopping_can_be_turned_off():
     p = random_problem(5)
-    res = QGA(n_population=10, n_generations=12, rfhc_trials=3, early_stopping=False).solve(p, random_state=0)
+    res = QGA(n_population=10, n_generations=12, rfhc_trials=3, early_stopping=False, stall=None).solve(
+        p, random_state=0
+    )
     assert len(res.history) == 13 or res.coverage >= p.n_rows
+
+
+def test_stall_ends_a_run_without_progress():
+    p = random_problem(5)
+    res = QGA(n_population=10, n_generations=200, rfhc_trials=3, early_stopping=False, stall=3).solve(
+        p, random_state=0
+    )
+    best = [h.best for h in res.history]
+    assert res.info["stop_reason"] == "stalled" or best[-1] >= p.n_rows
+    if res.info["stop_reason"] == "stalled":
+        # the last three generations did not raise the best; the one before them did (or it is generation 0)
+        assert best[-1] == best[-4] and (len(best) == 4 or best[-4] > best[-5])
 
 
 class StopAt(Callback):
@@ -412,19 +426,25 @@ def test_a_swap_is_found_when_it_is_the_only_improvement():
 @pytest.mark.parametrize(
     "switch",
     ["rfhc_seeds", "qubo_population", "kernel_mutations", "structured_moves", "one_for_two", "lazy_adds",
-     "weighted_subspaces"],
+     "lazy_swaps", "weighted_subspaces", "merge"],
 )
 def test_ablation_switches(switch):
     p = random_problem(640, N=80, M=40)
-    res = QGA(**FAST, **{switch: False}).solve(p, random_state=0)
-    again = QGA(**FAST, **{switch: False}).solve(p, random_state=0)
+    params = {**FAST, "one_for_two": True, switch: False}  # 1-for-2 is off by default: on, to be switched off
+    res = QGA(**params).solve(p, random_state=0)
+    again = QGA(**params).solve(p, random_state=0)
     assert res.feasible and np.array_equal(res.selection, again.selection)
     imp = res.info["improvements"]
-    assert sum(imp.values()) == res.info["super_mutation_steps"]
+    assert sum(imp.values()) - imp["merge"] == res.info["super_mutation_steps"]
+    if switch == "merge":
+        assert imp["merge"] == 0 and res.info["merge_calls"] == 0
+    if switch == "lazy_swaps":
+        assert imp["lazy_swap"] == 0
     if switch == "kernel_mutations":
         assert res.info["kernel_size"] == 0 and imp["kernel"] == 0
     if switch == "structured_moves":
         assert imp["add"] == imp["drop"] == imp["swap"] == imp["one_for_two"] == imp["lazy_add"] == 0
+        assert imp["lazy_swap"] == 0
     if switch == "one_for_two":
         assert imp["one_for_two"] == 0
     if switch == "lazy_adds":

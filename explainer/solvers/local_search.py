@@ -30,7 +30,7 @@ from .moves import TOL, MoveScorer
 
 _UNBOUNDED = np.iinfo(np.int64).max
 #: the move kinds counted in ``LocalSearch.improvements`` (and QGA's ``info["improvements"]``)
-MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "kernel")
+MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "lazy_swap", "kernel")
 
 
 def budget_scale(budget: int) -> float:
@@ -86,6 +86,36 @@ def lazy_adds(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
             continue
         st.flip(i)
         done += 1
+    return done
+
+
+def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
+    """After :meth:`MoveScorer.best_move` chose a swap, apply its runner-up swaps that still augment.
+
+    Each listed swap (drop a, add b) is re-scored exactly on the current state
+    (O(rows of a and b)) and applied when it fits both budgets and raises f*:
+    one full scoring of every rule then pays for several swaps.  The stale
+    ranking is only an order of trial (swap gains are not monotone), so each
+    applied swap is checked, never assumed.
+    """
+    done = 0
+    for a, b in scorer.last_swaps or ():
+        if done >= limit:
+            break
+        if not st.r[a] or st.r[b]:
+            continue
+        p = st.problem
+        if st.complexity - p.lengths[a] + p.lengths[b] > p.complexity_budget or (
+            st.errors - p.errors[a] + p.errors[b] > p.error_budget
+        ):
+            continue
+        g_drop = st.delta_coverage(a)
+        st.flip(a)
+        if g_drop + st.delta_coverage(b) > TOL:
+            st.flip(b)
+            done += 1
+        else:
+            st.flip(a)
     return done
 
 
@@ -285,7 +315,8 @@ class LocalSearch:
 
     1. ``structured``: the most augmenting add or drop, else the most augmenting
        1-for-1 swap (one scoring of every rule from the per-row counts);
-       after an add, ``lazy`` further adds chosen by the lazy greedy;
+       after an add, ``lazy`` further adds chosen by the lazy greedy; after a swap,
+       ``lazy_swaps`` applies the runner-up swaps that still augment (:func:`lazy_swaps`);
     2. ``one_for_two``: the best drop-one-add-two move among the
        ``max_ejections`` best swaps (needs ``structured``);
     3. ``kernel``: the most augmenting vector of the sampled approximate kernel.
@@ -295,8 +326,8 @@ class LocalSearch:
     """
 
     def __init__(self, problem: SelectionProblem, scorer: MoveScorer | None, kernel: np.ndarray | None = None, *,
-                 structured: bool = True, one_for_two: bool = True, lazy: bool = True, max_ejections: int = 32,
-                 max_steps: int = 1000, out_of_time=None):
+                 structured: bool = True, one_for_two: bool = True, lazy: bool = True, lazy_swaps: bool = True,
+                 max_ejections: int = 32, max_steps: int = 1000, out_of_time=None):
         self.problem = problem
         self.scorer = scorer
         self.kernel = np.zeros((0, problem.n_rules), dtype=np.int8) if kernel is None else kernel
@@ -304,6 +335,7 @@ class LocalSearch:
         self.structured = structured and scorer is not None
         self.one_for_two = one_for_two and self.structured
         self.lazy = lazy
+        self.lazy_swaps = lazy_swaps
         self.max_ejections = max_ejections
         self.max_steps = max_steps
         self.out_of_time = out_of_time or (lambda: False)
@@ -326,6 +358,10 @@ class LocalSearch:
         if kind == "add" and self.lazy:
             n = lazy_adds(st, self.scorer, limit - 1)
             self.improvements["lazy_add"] += n
+            steps += n
+        elif kind == "swap" and self.lazy_swaps:
+            n = lazy_swaps(st, self.scorer, limit - 1)
+            self.improvements["lazy_swap"] += n
             steps += n
         return steps
 
@@ -366,6 +402,7 @@ __all__ = [
     "kernel_gains",
     "kernel_step",
     "lazy_adds",
+    "lazy_swaps",
     "repair",
     "rule_costs",
     "usable_rules",

@@ -73,6 +73,7 @@ class MoveScorer:
         self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
         self.ctx = None
         self.last_adds = None
+        self.last_swaps = None  # (a, b) pairs: the runner-up augmenting swaps of the last best_move
         self.products = 0  # full O(nnz) products
         self.updates = 0  # incremental updates
         self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
@@ -264,6 +265,7 @@ class MoveScorer:
         best_score, best = -np.inf, None
         add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
         self.last_adds = None
+        self.last_swaps = None
         if add_ok.any():
             s = np.where(add_ok, gadd - cost, -np.inf)
             b = int(np.argmax(s))
@@ -316,7 +318,22 @@ class MoveScorer:
                         ia, jb = divmod(flat, score.shape[1])
                         if score[ia, jb] > best_score:
                             best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
+                            self.last_swaps = self._runner_up_swaps(score, S, cl)
         return best
+
+    #: augmenting swaps after the best one that :meth:`best_move` lists for the lazy swaps
+    N_RUNNER_UP_SWAPS = 16
+
+    def _runner_up_swaps(self, score: np.ndarray, S: np.ndarray, cols: np.ndarray) -> list[tuple[int, int]]:
+        """The next best augmenting swaps (drop a, add b) after the best, by score, best first (ties: (a, b) order)."""
+        flat = np.flatnonzero(np.isfinite(score).ravel())
+        if flat.size <= 1:
+            return []
+        n = min(flat.size, self.N_RUNNER_UP_SWAPS + 1)
+        vals = score.ravel()[flat]
+        top = flat[np.lexsort((flat, -vals))[:n]][1:]
+        ia, jb = np.divmod(top, score.shape[1])
+        return list(zip(S[ia].tolist(), cols[jb].tolist(), strict=True))
 
     def best_one_for_two(self, st, n_pairs: int):
         """The most augmenting 1-for-2 move (drop a, add b and c) among the ``n_pairs`` best swaps.
