@@ -141,11 +141,17 @@ class MoveScorer:
             c["G"] = G
         return c["G"]
 
-    def _swap_gain_rows(self, rows_a: np.ndarray) -> np.ndarray:
-        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached."""
+    def _swap_gain_rows(self, rows_a: np.ndarray, jj: np.ndarray | None = None) -> np.ndarray:
+        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached.
+
+        ``jj``: only these positions in the candidate columns; D1 is then gathered from those
+        columns' rows (O(their support)), not from every row the rules ``rows_a`` alone cover.
+        """
         c = self.ctx
         if c["G"] is not None:
-            return c["G"][rows_a]
+            return c["G"][rows_a] if jj is None else c["G"][np.ix_(rows_a, jj)]
+        if jj is not None:
+            return self._swap_gain_block(rows_a, jj)
         S, cols, owner = c["S"], c["cols"], c["owner"]
         amap = np.full(S.size, -1, dtype=np.int64)
         amap[rows_a] = np.arange(rows_a.size)
@@ -157,6 +163,21 @@ class MoveScorer:
         G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
         if c["conf"] is not None:
             G += c["conf"][rows_a]
+        return G
+
+    def _swap_gain_block(self, rows_a: np.ndarray, jj: np.ndarray) -> np.ndarray:
+        """``G[rows_a][:, jj]`` of :meth:`_swap_gains_cols`, D1 counted over the rows of the columns ``jj``."""
+        c = self.ctx
+        S, cols, owner = c["S"], c["cols"], c["owner"]
+        amap = np.full(S.size, -1, dtype=np.int64)
+        amap[rows_a] = np.arange(rows_a.size)
+        mine = np.full(owner.shape[0], -1, dtype=np.int64)  # owner as a position in rows_a (-1: none)
+        once = np.flatnonzero(owner >= 0)
+        mine[once] = amap[owner[once]]
+        cj = cols[jj]
+        G = c["gdrop"][S[rows_a], None] + c["gadd"][None, cj] + self._owner_overlaps(mine, cj, rows_a.size)
+        if c["conf"] is not None:
+            G += c["conf"][np.ix_(rows_a, jj)]
         return G
 
     def swap_gains(self) -> np.ndarray:
@@ -354,33 +375,38 @@ class MoveScorer:
         if rows_a.size == 0:
             self.pruned_ejections += 1
             return None
-        G = self._swap_gain_rows(rows_a)
-        ub = G + other[rows_a]
-        top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
+        # only the columns jj with bound + other > 0 in some row of rows_a can matter: a pair (a, b)
+        # needs ub > 0 (G <= bound), and a third rule c gains at most
+        # G[a, b] + G[a, c] - gdrop[a] <= bound[a, c] + other[a, c] (W and conflicts only lower it)
+        jj = np.flatnonzero((bound[rows_a] + other[rows_a] > 0.0).any(axis=0))
+        G = self._swap_gain_rows(rows_a, jj)
+        ub = G + other[np.ix_(rows_a, jj)]
+        top = np.flatnonzero((ok[np.ix_(rows_a, jj)] & (ub > 0.0)).ravel())
         if top.size == 0:
             return None
         top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
         n = top.size
-        ir, jb = np.divmod(top, m)  # ir indexes rows_a; rows_a is sorted, so (ir, jb) keeps (a, b) order
+        cj = cols[jj]
+        ir, jb = np.divmod(top, jj.size)  # ir indexes rows_a; rows_a and jj are sorted, so (ir, jb) keeps (a, b) order
         ia = rows_a[ir]
-        a_rules, b_rules = S[ia], cols[jb]
+        a_rules, b_rules = S[ia], cj[jb]
         # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
         pos, rows = self._rows_of_rules(b_rules)
         left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
-        W = self._row_sums(pos[left], rows[left], n)[:, cols]
+        W = self._row_sums(pos[left], rows[left], n)[:, cj]
         gain = G[ir, jb][:, None] + (G[ir] - gdrop[a_rules][:, None]) - W
         if self.eps:
-            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
-        ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
-            self.E[None, cols] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cj]) * self.gram_rows(b_rules, cj)
+        ok_c = (self.L[None, cj] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
+            self.E[None, cj] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
         )
         ok_c[np.arange(n), jb] = False
-        s = np.where(ok_c & (gain > TOL), gain - cost[None, cols], -np.inf)
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, cj], -np.inf)
         flat = int(np.argmax(s))
         i, c = divmod(flat, s.shape[1])
         if not np.isfinite(s[i, c]):
             return None
-        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cols[c])
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cj[c])
 
 
 __all__ = ["GATHER_LIMIT", "TOL", "MoveScorer"]
