@@ -70,7 +70,7 @@ class MoveScorer:
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))
         self._n_gram = 0
-        self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
+        self._sums = None  # (total, -, X0, X1, Xtot, Xown, selection) of the last scored counts
         self.ctx = None
         self.last_adds = None
         self.products = 0  # full O(nnz) products
@@ -220,49 +220,54 @@ class MoveScorer:
         return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
 
     def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed."""
+        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed.
+
+        ``C'n`` and ``C'c_own`` are sums of Gram rows (``C'n = sum_{i in S} G_i``, ``C'c_own`` the
+        same over the rules of the column's class), so they follow the flipped rules' cached Gram
+        rows, O(M) per flip.  ``z0``/``z1`` change only on the rows whose count crossed 0, 1 or 2:
+        only those rows are gathered (a product with the whole matrix when a third of the rows or
+        more crossed).  All entries are integer counts, so every route gives the same numbers.
+        """
         cache = self._sums
-        if cache is not None:
-            tot0, pc0, X0, X1, Xt, Xo = cache
-            rows = np.flatnonzero((st.per_class != pc0).any(axis=1))
-            if rows.size == 0:
+        if cache is None:
+            X0, X1, Xt, Xo = self._full_sums(st)
+        else:
+            tot0, _, X0, X1, Xt, Xo, r0 = cache
+            flipped = np.flatnonzero(st.r != r0)
+            if flipped.size == 0:
                 return X0, X1, Xt, Xo
-            if 3 * rows.size < st.total.shape[0]:
-                t_new = st.total[rows]
-                t_old = tot0[rows]
-                if self._row_nnz(rows) <= GATHER_LIMIT:
-                    pos, rules = self._rules_of_rows(rows)
-                    M = self.M
-                    d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
-                    d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
-                    dt = (t_new - t_old).astype(np.float64)[pos]
-                    dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
-                    do = dpc[pos, self.k[rules]]
-                    X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
-                    X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
-                    Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
-                    Xo = Xo + np.bincount(rules, weights=do, minlength=M)
-                else:
-                    # C[rows]' [d(z0) d(z1) d(n) d(c_k) for every class k]: one sparse product
-                    D = np.column_stack(
-                        [
-                            (t_new == 0).astype(np.float32) - (t_old == 0),
-                            (t_new == 1).astype(np.float32) - (t_old == 1),
-                            (t_new - t_old).astype(np.float32),
-                            (st.per_class[rows] - pc0[rows]).astype(np.float32),
-                        ]
-                    )
-                    dX = np.asarray(self.C[rows].T @ D, dtype=np.float64)
-                    X0 = X0 + dX[:, 0]
-                    X1 = X1 + dX[:, 1]
-                    Xt = Xt + dX[:, 2]
-                    Xo = Xo + dX[np.arange(self.M), 3 + self.k]
-                self.updates += 1
-                self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
-                return X0, X1, Xt, Xo
-        X0, X1, Xt, Xo = self._full_sums(st)
-        self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+            Xt, Xo = self._gram_update(Xt, Xo, flipped, st.r[flipped])
+            X0, X1 = self._z_update(X0, X1, tot0, st.total)
+        self._sums = (st.total.copy(), None, X0, X1, Xt, Xo, st.r.copy())
         return X0, X1, Xt, Xo
+
+    def _gram_update(self, Xt, Xo, flipped, added):
+        """``C'n`` and ``C'c_own`` after flipping the rules ``flipped`` (``added``: now selected)."""
+        sign = np.where(added, 1.0, -1.0)
+        Gf = self.gram_rows(flipped)
+        same = self.k[flipped][:, None] == self.k[None, :]
+        self.updates += 1
+        return Xt + sign @ Gf, Xo + sign @ (Gf * same)
+
+    def _z_update(self, X0, X1, t_old, t_new):
+        """``C'z0`` and ``C'z1`` for the counts ``t_new``, from those for ``t_old``."""
+        rows = np.flatnonzero(((t_new == 0) != (t_old == 0)) | ((t_new == 1) != (t_old == 1)))
+        if rows.size == 0:
+            return X0, X1
+        if 3 * rows.size >= t_new.shape[0]:
+            Z = np.column_stack([(t_new == 0).astype(np.float32), (t_new == 1).astype(np.float32)])
+            X = np.asarray(self.CT @ Z, dtype=np.float64)
+            self.products += 1
+            return X[:, 0].copy(), X[:, 1].copy()
+        t_new, t_old = t_new[rows], t_old[rows]
+        d0 = (t_new == 0).astype(np.float64) - (t_old == 0)
+        d1 = (t_new == 1).astype(np.float64) - (t_old == 1)
+        if self._row_nnz(rows) <= GATHER_LIMIT:
+            pos, rules = self._rules_of_rows(rows)
+            return (X0 + np.bincount(rules, weights=d0[pos], minlength=self.M),
+                    X1 + np.bincount(rules, weights=d1[pos], minlength=self.M))
+        dX = np.asarray(self.C[rows].T @ np.column_stack([d0, d1]).astype(np.float32), dtype=np.float64)
+        return X0 + dX[:, 0], X1 + dX[:, 1]
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
