@@ -125,8 +125,13 @@ class MoveScorer:
             keep = o >= 0
             flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
             return flat.reshape(n_sets, cols.size).astype(np.float64)
-        sub_t = self.cov[:, cols].T  # |cols| x N CSR (a view of the column slice)
-        return (sub_t @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
+        sub = self.cov[:, cols]  # N x |cols| CSC: the rows of cols[j] are sub.indices[sub.indptr[j]:sub.indptr[j+1]]
+        if sub.indices.size <= 20 * GATHER_LIMIT:  # owner of every nonzero, counted per (owner, column)
+            o = owner[sub.indices]
+            key = o * cols.size + np.repeat(np.arange(cols.size, dtype=np.int64), np.diff(sub.indptr))
+            flat = np.bincount(key[o >= 0], minlength=n_sets * cols.size)
+            return flat.reshape(n_sets, cols.size).astype(np.float64)
+        return (sub.T @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
@@ -311,7 +316,9 @@ class MoveScorer:
             if swaps and cand.any():
                 # columns that fit the budgets after dropping at least one selected rule
                 cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
-                ok = (self.L[None, cols] - self.L[S, None] <= slack_l) & (self.E[None, cols] - self.E[S, None] <= slack_e)
+                # L_b - L_a <= slack as L_b <= slack + L_a (integer counts: the same test), one sum per row
+                ok = (self.L[None, cols] <= (slack_l + self.L[S])[:, None]) & (
+                    self.E[None, cols] <= (slack_e + self.E[S])[:, None])
                 if ok.any():
                     D2 = self.gram_rows(S, cols)
                     conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
@@ -323,7 +330,9 @@ class MoveScorer:
                     # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
                     # D1 is gathered only for the columns with a pair that may augment
                     X1 = self._sums[3]
-                    bound = gdrop[S, None] + gadd[None, cols] + np.minimum(D2, np.minimum(X1[S, None], X1[None, cols]))
+                    bound = np.add(gdrop[S, None], gadd[None, cols])
+                    cap = np.minimum(X1[S, None], X1[None, cols])
+                    bound += np.minimum(D2, cap, out=cap)  # in place: the same sums, fewer temporaries
                     if conf is not None:
                         bound += conf
                     self.ctx = dict(
