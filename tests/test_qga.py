@@ -304,8 +304,11 @@ def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
     assert QGA().population_size(p) == 100
     assert QGA(n_population=7).population_size(p) == 7
     nnz = p.indices.size
-    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz // 4)
-    assert QGA().population_size(p) == max(10, round(100 * (nnz // 4) / nnz))
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 4)
+    assert QGA().population_size(p) == 19  # 100 * 0.25 ** 1.2 = 18.9
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 100)
+    assert QGA().population_size(p) == 6  # 100 * 0.01 ** 1.2 = 0.4: the floor
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 4)
     assert QGA().population_size(p) == QGA().population_size(p)
     a = QGA(n_generations=5).solve(p, random_state=1)
     b = QGA(n_generations=5).solve(p, random_state=1)

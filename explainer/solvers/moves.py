@@ -170,6 +170,13 @@ class MoveScorer:
             G += c["conf"][rows_a]
         return G
 
+    def _owned_nnz(self, owner: np.ndarray, rows_a: np.ndarray, n_sets: int) -> int:
+        """Nonzeros of the rows covered once, by a rule of S at a position in ``rows_a``."""
+        mine = np.zeros(n_sets, dtype=bool)
+        mine[rows_a] = True
+        rows = np.flatnonzero(owner >= 0)
+        return self._row_nnz(rows[mine[owner[rows]]])
+
     def _swap_gain_block(self, rows_a: np.ndarray, jj: np.ndarray) -> np.ndarray:
         """``G[rows_a][:, jj]`` of :meth:`_swap_gains_cols`, D1 counted over the rows of the columns ``jj``."""
         c = self.ctx
@@ -392,10 +399,17 @@ class MoveScorer:
         # only the columns jj with bound + other > 0 in some row of rows_a can matter: a pair (a, b)
         # needs ub > 0 (G <= bound), and a third rule c gains at most
         # G[a, b] + G[a, c] - gdrop[a] <= bound[a, c] + other[a, c] (W and conflicts only lower it)
+        # (worth its bookkeeping when those columns hold far fewer nonzeros than the rows rows_a own)
         jj = np.flatnonzero((bound[rows_a] + other[rows_a] > 0.0).any(axis=0))
-        G = self._swap_gain_rows(rows_a, jj)
-        ub = G + other[np.ix_(rows_a, jj)]
-        top = np.flatnonzero((ok[np.ix_(rows_a, jj)] & (ub > 0.0)).ravel())
+        if 2 * int(self.p.support[cols[jj]].sum()) < self._owned_nnz(owner, rows_a, S.size):
+            G = self._swap_gain_rows(rows_a, jj)
+            ub = G + other[np.ix_(rows_a, jj)]
+            top = np.flatnonzero((ok[np.ix_(rows_a, jj)] & (ub > 0.0)).ravel())
+        else:
+            jj = np.arange(cols.size)
+            G = self._swap_gain_rows(rows_a)
+            ub = G + other[rows_a]
+            top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
         if top.size == 0:
             return None
         top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
