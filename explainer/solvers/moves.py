@@ -8,9 +8,11 @@ of adding or dropping *every* rule follows in O(M):
     add b:  rows of b covered 0 times  - eps * (rules of another class firing on b's rows)
     drop a: -(rows of a covered once)  + eps * (the same)
 
-The sums are updated from the rows whose counts changed since the last call
-(a full sparse product only when a third of the rows or more changed), so a
-step after a few flips costs O(rows touched x rules per row), not O(nnz).
+The sums follow the state from the last call: ``C'n`` and ``C'c_own`` through
+the Gram rows of the flipped rules (cached per rule), ``C'z0`` and ``C'z1``
+from the rows whose count crossed 0, 1 or 2 (a full sparse product only when a
+third of the rows or more crossed), so a step after a few flips costs
+O(M + rows crossing x rules per row), not O(nnz).
 
 Swaps (drop a, add b) add a rank-|S| correction from the rule-overlap (Gram)
 rows of the selected rules: ``G[a, b] = gdrop[a] + gadd[b] + D1[a, b] (+
@@ -40,10 +42,10 @@ class MoveScorer:
     """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
 
     The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
-    between calls and updated from the rows whose counts changed since the
-    last call (any state, any flips in between: the update only compares
-    per-row counts), so a step after a few flips costs O(rows touched x rules
-    per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
+    between calls and updated from the rules flipped and the rows whose count
+    crossed 0, 1 or 2 since the last call (any state, any flips in between: the
+    update compares selections and per-row counts), so a step after a few
+    flips costs O(M + rows crossing x rules per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
     are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
     ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
     (same integer counts).
