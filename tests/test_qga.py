@@ -253,9 +253,15 @@ def test_super_mutation_strictly_increases_and_stays_feasible():
         assert scorer.best_move(st) is None  # a local optimum of the structured mutations
 
 
+@pytest.mark.parametrize("gather_limit", [None, 0])
 @pytest.mark.parametrize("seed", range(4))
-def test_incremental_gains_match_fresh_scoring(seed):
-    """The scorer's sums updated across flips (and across unrelated states) equal a fresh scoring."""
+def test_incremental_gains_match_fresh_scoring(seed, gather_limit, monkeypatch):
+    """The scorer's sums updated across flips (and across unrelated states) equal a fresh scoring.
+
+    ``gather_limit=0`` takes the sparse-product route of every gather.
+    """
+    if gather_limit is not None:
+        monkeypatch.setattr("explainer.solvers.moves.GATHER_LIMIT", gather_limit)
     p = random_problem(500 + seed, N=80, M=40)
     rng = np.random.default_rng(seed)
     usable = np.ones(p.n_rules, dtype=bool)
@@ -263,7 +269,8 @@ def test_incremental_gains_match_fresh_scoring(seed):
     st = p.state(rng.random(p.n_rules) < 0.3)
     for step in range(30):
         if step % 10 == 9:
-            st = p.state(rng.random(p.n_rules) < 0.3)  # a new child: large change, full product
+            # a new child: most rows change how often they are covered, a full product
+            st = p.state(rng.random(p.n_rules) < (0.02 if step % 20 == 9 else 0.3))
         else:
             for i in rng.choice(p.n_rules, size=int(rng.integers(1, 3)), replace=False):
                 st.flip(int(i))
@@ -311,8 +318,11 @@ def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
     assert QGA().population_size(p) == 100
     assert QGA(n_population=7).population_size(p) == 7
     nnz = p.indices.size
-    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz // 4)
-    assert QGA().population_size(p) == max(10, round(100 * (nnz // 4) / nnz))
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 4)
+    assert QGA().population_size(p) == 19  # 100 * 0.25 ** 1.2 = 18.9
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 100)
+    assert QGA().population_size(p) == 6  # 100 * 0.01 ** 1.2 = 0.4: the floor
+    monkeypatch.setattr(qga_module, "AUTO_NNZ", nnz / 4)
     assert QGA().population_size(p) == QGA().population_size(p)
     a = QGA(n_generations=5).solve(p, random_state=1)
     b = QGA(n_generations=5).solve(p, random_state=1)

@@ -8,9 +8,11 @@ of adding or dropping *every* rule follows in O(M):
     add b:  rows of b covered 0 times  - eps * (rules of another class firing on b's rows)
     drop a: -(rows of a covered once)  + eps * (the same)
 
-The sums are updated from the rows whose counts changed since the last call
-(a full sparse product only when a third of the rows or more changed), so a
-step after a few flips costs O(rows touched x rules per row), not O(nnz).
+The sums follow the state from the last call: ``C'n`` and ``C'c_own`` through
+the Gram rows of the flipped rules (cached per rule), ``C'z0`` and ``C'z1``
+from the rows whose count crossed 0, 1 or 2 (a full sparse product only when a
+third of the rows or more crossed), so a step after a few flips costs
+O(M + rows crossing x rules per row), not O(nnz).
 
 Swaps (drop a, add b) add a rank-|S| correction from the rule-overlap (Gram)
 rows of the selected rules: ``G[a, b] = gdrop[a] + gadd[b] + D1[a, b] (+
@@ -40,10 +42,10 @@ class MoveScorer:
     """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
 
     The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
-    between calls and updated from the rows whose counts changed since the
-    last call (any state, any flips in between: the update only compares
-    per-row counts), so a step after a few flips costs O(rows touched x rules
-    per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
+    between calls and updated from the rules flipped and the rows whose count
+    crossed 0, 1 or 2 since the last call (any state, any flips in between: the
+    update compares selections and per-row counts), so a step after a few
+    flips costs O(M + rows crossing x rules per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
     are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
     ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
     (same integer counts).
@@ -70,7 +72,7 @@ class MoveScorer:
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))
         self._n_gram = 0
-        self._sums = None  # (total, per_class, X0, X1, Xtot, Xown) of the last scored counts
+        self._sums = None  # (total, -, X0, X1, Xtot, Xown, selection) of the last scored counts
         self.ctx = None
         self.last_adds = None
         self.last_swaps = None  # (a, b) pairs: the runner-up augmenting swaps of the last best_move
@@ -126,8 +128,13 @@ class MoveScorer:
             keep = o >= 0
             flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
             return flat.reshape(n_sets, cols.size).astype(np.float64)
-        sub_t = self.cov[:, cols].T  # |cols| x N CSR (a view of the column slice)
-        return (sub_t @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
+        sub = self.cov[:, cols]  # N x |cols| CSC: the rows of cols[j] are sub.indices[sub.indptr[j]:sub.indptr[j+1]]
+        if sub.indices.size <= 20 * GATHER_LIMIT:  # owner of every nonzero, counted per (owner, column)
+            o = owner[sub.indices]
+            key = o * cols.size + np.repeat(np.arange(cols.size, dtype=np.int64), np.diff(sub.indptr))
+            flat = np.bincount(key[o >= 0], minlength=n_sets * cols.size)
+            return flat.reshape(n_sets, cols.size).astype(np.float64)
+        return (sub.T @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
@@ -142,11 +149,17 @@ class MoveScorer:
             c["G"] = G
         return c["G"]
 
-    def _swap_gain_rows(self, rows_a: np.ndarray) -> np.ndarray:
-        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached."""
+    def _swap_gain_rows(self, rows_a: np.ndarray, jj: np.ndarray | None = None) -> np.ndarray:
+        """Rows ``rows_a`` (positions in S) of :meth:`_swap_gains_cols`, computed alone when not cached.
+
+        ``jj``: only these positions in the candidate columns; D1 is then gathered from those
+        columns' rows (O(their support)), not from every row the rules ``rows_a`` alone cover.
+        """
         c = self.ctx
         if c["G"] is not None:
-            return c["G"][rows_a]
+            return c["G"][rows_a] if jj is None else c["G"][np.ix_(rows_a, jj)]
+        if jj is not None:
+            return self._swap_gain_block(rows_a, jj)
         S, cols, owner = c["S"], c["cols"], c["owner"]
         amap = np.full(S.size, -1, dtype=np.int64)
         amap[rows_a] = np.arange(rows_a.size)
@@ -158,6 +171,28 @@ class MoveScorer:
         G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
         if c["conf"] is not None:
             G += c["conf"][rows_a]
+        return G
+
+    def _owned_nnz(self, owner: np.ndarray, rows_a: np.ndarray, n_sets: int) -> int:
+        """Nonzeros of the rows covered once, by a rule of S at a position in ``rows_a``."""
+        mine = np.zeros(n_sets, dtype=bool)
+        mine[rows_a] = True
+        rows = np.flatnonzero(owner >= 0)
+        return self._row_nnz(rows[mine[owner[rows]]])
+
+    def _swap_gain_block(self, rows_a: np.ndarray, jj: np.ndarray) -> np.ndarray:
+        """``G[rows_a][:, jj]`` of :meth:`_swap_gains_cols`, D1 counted over the rows of the columns ``jj``."""
+        c = self.ctx
+        S, cols, owner = c["S"], c["cols"], c["owner"]
+        amap = np.full(S.size, -1, dtype=np.int64)
+        amap[rows_a] = np.arange(rows_a.size)
+        mine = np.full(owner.shape[0], -1, dtype=np.int64)  # owner as a position in rows_a (-1: none)
+        once = np.flatnonzero(owner >= 0)
+        mine[once] = amap[owner[once]]
+        cj = cols[jj]
+        G = c["gdrop"][S[rows_a], None] + c["gadd"][None, cj] + self._owner_overlaps(mine, cj, rows_a.size)
+        if c["conf"] is not None:
+            G += c["conf"][np.ix_(rows_a, jj)]
         return G
 
     def swap_gains(self) -> np.ndarray:
@@ -200,49 +235,54 @@ class MoveScorer:
         return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
 
     def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed."""
+        """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed.
+
+        ``C'n`` and ``C'c_own`` are sums of Gram rows (``C'n = sum_{i in S} G_i``, ``C'c_own`` the
+        same over the rules of the column's class), so they follow the flipped rules' cached Gram
+        rows, O(M) per flip.  ``z0``/``z1`` change only on the rows whose count crossed 0, 1 or 2:
+        only those rows are gathered (a product with the whole matrix when a third of the rows or
+        more crossed).  All entries are integer counts, so every route gives the same numbers.
+        """
         cache = self._sums
-        if cache is not None:
-            tot0, pc0, X0, X1, Xt, Xo = cache
-            rows = np.flatnonzero((st.per_class != pc0).any(axis=1))
-            if rows.size == 0:
+        if cache is None:
+            X0, X1, Xt, Xo = self._full_sums(st)
+        else:
+            tot0, _, X0, X1, Xt, Xo, r0 = cache
+            flipped = np.flatnonzero(st.r != r0)
+            if flipped.size == 0:
                 return X0, X1, Xt, Xo
-            if 3 * rows.size < st.total.shape[0]:
-                t_new = st.total[rows]
-                t_old = tot0[rows]
-                if self._row_nnz(rows) <= GATHER_LIMIT:
-                    pos, rules = self._rules_of_rows(rows)
-                    M = self.M
-                    d0 = ((t_new == 0).astype(np.float64) - (t_old == 0))[pos]
-                    d1 = ((t_new == 1).astype(np.float64) - (t_old == 1))[pos]
-                    dt = (t_new - t_old).astype(np.float64)[pos]
-                    dpc = (st.per_class[rows] - pc0[rows]).astype(np.float64)
-                    do = dpc[pos, self.k[rules]]
-                    X0 = X0 + np.bincount(rules, weights=d0, minlength=M)
-                    X1 = X1 + np.bincount(rules, weights=d1, minlength=M)
-                    Xt = Xt + np.bincount(rules, weights=dt, minlength=M)
-                    Xo = Xo + np.bincount(rules, weights=do, minlength=M)
-                else:
-                    # C[rows]' [d(z0) d(z1) d(n) d(c_k) for every class k]: one sparse product
-                    D = np.column_stack(
-                        [
-                            (t_new == 0).astype(np.float32) - (t_old == 0),
-                            (t_new == 1).astype(np.float32) - (t_old == 1),
-                            (t_new - t_old).astype(np.float32),
-                            (st.per_class[rows] - pc0[rows]).astype(np.float32),
-                        ]
-                    )
-                    dX = np.asarray(self.C[rows].T @ D, dtype=np.float64)
-                    X0 = X0 + dX[:, 0]
-                    X1 = X1 + dX[:, 1]
-                    Xt = Xt + dX[:, 2]
-                    Xo = Xo + dX[np.arange(self.M), 3 + self.k]
-                self.updates += 1
-                self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
-                return X0, X1, Xt, Xo
-        X0, X1, Xt, Xo = self._full_sums(st)
-        self._sums = (st.total.copy(), st.per_class.copy(), X0, X1, Xt, Xo)
+            Xt, Xo = self._gram_update(Xt, Xo, flipped, st.r[flipped])
+            X0, X1 = self._z_update(X0, X1, tot0, st.total)
+        self._sums = (st.total.copy(), None, X0, X1, Xt, Xo, st.r.copy())
         return X0, X1, Xt, Xo
+
+    def _gram_update(self, Xt, Xo, flipped, added):
+        """``C'n`` and ``C'c_own`` after flipping the rules ``flipped`` (``added``: now selected)."""
+        sign = np.where(added, 1.0, -1.0)
+        Gf = self.gram_rows(flipped)
+        same = self.k[flipped][:, None] == self.k[None, :]
+        self.updates += 1
+        return Xt + sign @ Gf, Xo + sign @ (Gf * same)
+
+    def _z_update(self, X0, X1, t_old, t_new):
+        """``C'z0`` and ``C'z1`` for the counts ``t_new``, from those for ``t_old``."""
+        rows = np.flatnonzero(((t_new == 0) != (t_old == 0)) | ((t_new == 1) != (t_old == 1)))
+        if rows.size == 0:
+            return X0, X1
+        if 3 * rows.size >= t_new.shape[0]:
+            Z = np.column_stack([(t_new == 0).astype(np.float32), (t_new == 1).astype(np.float32)])
+            X = np.asarray(self.CT @ Z, dtype=np.float64)
+            self.products += 1
+            return X[:, 0].copy(), X[:, 1].copy()
+        t_new, t_old = t_new[rows], t_old[rows]
+        d0 = (t_new == 0).astype(np.float64) - (t_old == 0)
+        d1 = (t_new == 1).astype(np.float64) - (t_old == 1)
+        if self._row_nnz(rows) <= GATHER_LIMIT:
+            pos, rules = self._rules_of_rows(rows)
+            return (X0 + np.bincount(rules, weights=d0[pos], minlength=self.M),
+                    X1 + np.bincount(rules, weights=d1[pos], minlength=self.M))
+        dX = np.asarray(self.C[rows].T @ np.column_stack([d0, d1]).astype(np.float32), dtype=np.float64)
+        return X0 + dX[:, 0], X1 + dX[:, 1]
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
@@ -287,7 +327,9 @@ class MoveScorer:
             if swaps and cand.any():
                 # columns that fit the budgets after dropping at least one selected rule
                 cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
-                ok = (self.L[None, cols] - self.L[S, None] <= slack_l) & (self.E[None, cols] - self.E[S, None] <= slack_e)
+                # L_b - L_a <= slack as L_b <= slack + L_a (integer counts: the same test), one sum per row
+                ok = (self.L[None, cols] <= (slack_l + self.L[S])[:, None]) & (
+                    self.E[None, cols] <= (slack_e + self.E[S])[:, None])
                 if ok.any():
                     D2 = self.gram_rows(S, cols)
                     conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
@@ -299,7 +341,9 @@ class MoveScorer:
                     # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
                     # D1 is gathered only for the columns with a pair that may augment
                     X1 = self._sums[3]
-                    bound = gdrop[S, None] + gadd[None, cols] + np.minimum(D2, np.minimum(X1[S, None], X1[None, cols]))
+                    bound = np.add(gdrop[S, None], gadd[None, cols])
+                    cap = np.minimum(X1[S, None], X1[None, cols])
+                    bound += np.minimum(D2, cap, out=cap)  # in place: the same sums, fewer temporaries
                     if conf is not None:
                         bound += conf
                     self.ctx = dict(
@@ -371,33 +415,45 @@ class MoveScorer:
         if rows_a.size == 0:
             self.pruned_ejections += 1
             return None
-        G = self._swap_gain_rows(rows_a)
-        ub = G + other[rows_a]
-        top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
+        # only the columns jj with bound + other > 0 in some row of rows_a can matter: a pair (a, b)
+        # needs ub > 0 (G <= bound), and a third rule c gains at most
+        # G[a, b] + G[a, c] - gdrop[a] <= bound[a, c] + other[a, c] (W and conflicts only lower it)
+        # (worth its bookkeeping when those columns hold far fewer nonzeros than the rows rows_a own)
+        jj = np.flatnonzero((bound[rows_a] + other[rows_a] > 0.0).any(axis=0))
+        if 2 * int(self.p.support[cols[jj]].sum()) < self._owned_nnz(owner, rows_a, S.size):
+            G = self._swap_gain_rows(rows_a, jj)
+            ub = G + other[np.ix_(rows_a, jj)]
+            top = np.flatnonzero((ok[np.ix_(rows_a, jj)] & (ub > 0.0)).ravel())
+        else:
+            jj = np.arange(cols.size)
+            G = self._swap_gain_rows(rows_a)
+            ub = G + other[rows_a]
+            top = np.flatnonzero((ok[rows_a] & (ub > 0.0)).ravel())
         if top.size == 0:
             return None
         top = top[np.lexsort((top, -ub.ravel()[top], -G.ravel()[top]))][: int(n_pairs)]
         n = top.size
-        ir, jb = np.divmod(top, m)  # ir indexes rows_a; rows_a is sorted, so (ir, jb) keeps (a, b) order
+        cj = cols[jj]
+        ir, jb = np.divmod(top, jj.size)  # ir indexes rows_a; rows_a and jj are sorted, so (ir, jb) keeps (a, b) order
         ia = rows_a[ir]
-        a_rules, b_rules = S[ia], cols[jb]
+        a_rules, b_rules = S[ia], cj[jb]
         # rows of b left uncovered once a is dropped (uncovered, or covered by a alone), one set per pair
         pos, rows = self._rows_of_rules(b_rules)
         left = (st.total[rows] == 0) | (owner[rows] == ia[pos])
-        W = self._row_sums(pos[left], rows[left], n)[:, cols]
+        W = self._row_sums(pos[left], rows[left], n)[:, cj]
         gain = G[ir, jb][:, None] + (G[ir] - gdrop[a_rules][:, None]) - W
         if self.eps:
-            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cols]) * self.gram_rows(b_rules, cols)
-        ok_c = (self.L[None, cols] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
-            self.E[None, cols] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
+            gain -= self.eps * (self.k[b_rules, None] != self.k[None, cj]) * self.gram_rows(b_rules, cj)
+        ok_c = (self.L[None, cj] <= slack_l + self.L[a_rules, None] - self.L[b_rules, None]) & (
+            self.E[None, cj] <= slack_e + self.E[a_rules, None] - self.E[b_rules, None]
         )
         ok_c[np.arange(n), jb] = False
-        s = np.where(ok_c & (gain > TOL), gain - cost[None, cols], -np.inf)
+        s = np.where(ok_c & (gain > TOL), gain - cost[None, cj], -np.inf)
         flat = int(np.argmax(s))
         i, c = divmod(flat, s.shape[1])
         if not np.isfinite(s[i, c]):
             return None
-        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cols[c])
+        return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cj[c])
 
 
 __all__ = ["GATHER_LIMIT", "TOL", "MoveScorer"]
