@@ -1,7 +1,8 @@
 """Ablation of QGA: each of our additions to the paper's algorithm switched off in turn.
 
 For each data set, at the paper's budgets and at half of them, runs the paper's QGA as written
-(``qga_paper``), our ``qga`` with everything on, and ``qga`` with one addition off, ``--runs``
+(``qga_paper``), our ``qga`` as it comes, and ``qga`` with one addition off (or, for the 1-for-2
+moves that are off by default, on), ``--runs``
 seeded runs each, next to the exact optimum. Writes ``docs/benchmarks/ablation.md`` and ``.csv``:
 mean coverage, gap to the optimum, median time, and the share of improvements made by each kind
 of move (what QGA reports in ``result.info["improvements"]``).
@@ -38,13 +39,16 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "- Algorithm 6": ("qga", {"qubo_population": False}),
     "- Algorithm 7": ("qga", {"kernel_mutations": False}),
     "- structured moves": ("qga", {"structured_moves": False}),
-    "- 1-for-2 moves": ("qga", {"one_for_two": False}),
     "- lazy adds": ("qga", {"lazy_adds": False}),
+    "- lazy swaps": ("qga", {"lazy_swaps": False}),
     "- weighted sub-spaces": ("qga", {"weighted_subspaces": False}),
+    "- population merge": ("qga", {"merge": False}),
+    "- stall rule": ("qga", {"stall": None}),
+    "+ 1-for-2 moves": ("qga", {"one_for_two": True}),
 }
 
 DATASETS = ("wine", "breast_cancer_wisconsin", "mammographic_masses", "blood_transfusion", "tic_tac_toe")
-MOVES = ("add", "lazy_add", "drop", "swap", "one_for_two", "kernel")
+MOVES = ("add", "lazy_add", "drop", "swap", "lazy_swap", "one_for_two", "kernel", "merge")
 COLUMNS = ["dataset", "budgets", "variant", "runs", "coverage_mean", "coverage_std", "optimum", "gap_pp",
            "time_median_s", "time_mean_s", *[f"share_{m}" for m in MOVES]]
 
@@ -90,7 +94,7 @@ def summarise(records):
 
 def markdown(rows) -> str:
     head = ("| data set | budgets | variant | coverage % | gap (pp) | time (median) | improvements: add / lazy add / drop / "
-            "swap / 1-for-2 / kernel |")
+            "swap / lazy swap / 1-for-2 / kernel / merge |")
     lines = [head, "|---|---|---|---|---|---|---|"]
     for r in rows:
         shares = " / ".join("-" if r[f"share_{m}"] is None else f"{100 * r[f'share_{m}']:.0f}%" for m in MOVES)
@@ -124,9 +128,10 @@ def main(argv=None) -> int:
     text = ["# QGA ablation", "",
             "Each row: one variant, mean coverage over the runs (f*/N, %), its gap to the exact optimum on "
             "the same pool and budgets, the median solve time, and which kind of move made the "
-            "improvements inside the super-mutations (share of all improving steps).  `qga_paper` is "
-            "the paper's Algorithms 5-8 as written; `qga` is ours with every addition; `- X` is `qga` "
-            "with addition X switched off.  *half* = both of the paper's budgets halved (rounded down).",
+            "improvements (share of all improving steps: the moves inside the super-mutations, and the "
+            "population merges that raised the best).  `qga_paper` is "
+            "the paper's Algorithms 5-8 as written; `qga` is ours as it comes; `- X` is `qga` "
+            "with addition X switched off, `+ X` with X (off by default) switched on.  *half* = both of the paper's budgets halved (rounded down).",
             "", *(f"- {k}: {v}" for k, v in info.items() if v is not None), "", markdown(rows)]
     (out / "ablation.md").write_text("\n".join(text), encoding="utf-8")
     print(markdown(rows), end="")
