@@ -495,3 +495,15 @@ def test_sparse_kernel_step_picks_the_best_feasible_mutation(seed):
     assert applied == bool(f.max() > before + 1e-9)
     if applied:
         assert np.array_equal(st.r, R[int(np.argmax(f))]) and st.coverage == f.max()
+
+
+def test_one_for_two_auto_follows_the_population():
+    from explainer.solvers.qga import ONE_FOR_TWO_BELOW
+
+    assert not QGA().uses_one_for_two(ONE_FOR_TWO_BELOW)
+    assert QGA().uses_one_for_two(ONE_FOR_TWO_BELOW - 1)
+    assert QGA(one_for_two=True).uses_one_for_two(ONE_FOR_TWO_BELOW)
+    assert not QGA(one_for_two=False).uses_one_for_two(6)
+    p = random_problem(660, N=80, M=40)
+    res = QGA(n_population=ONE_FOR_TWO_BELOW, n_generations=3, rfhc_trials=5).solve(p, random_state=0)
+    assert res.info["improvements"]["one_for_two"] == 0
