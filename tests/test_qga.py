@@ -507,3 +507,17 @@ def test_one_for_two_auto_follows_the_population():
     p = random_problem(660, N=80, M=40)
     res = QGA(n_population=ONE_FOR_TWO_BELOW, n_generations=3, rfhc_trials=5).solve(p, random_state=0)
     assert res.info["improvements"]["one_for_two"] == 0
+
+
+def test_merges_are_counted_and_never_lower_the_best():
+    calls = 0
+    for seed in range(6):
+        p = random_problem(670 + seed, N=80, M=40)
+        res = QGA(**FAST).solve(p, random_state=seed)
+        imp = res.info["improvements"]
+        assert sum(imp.values()) - imp["merge"] == res.info["super_mutation_steps"]
+        assert imp["merge"] <= res.info["merge_calls"] <= res.info["generations"]
+        best = [h.best for h in res.history]
+        assert best == sorted(best)
+        calls += res.info["merge_calls"]
+    assert calls > 0, "no merge ran: the test exercised nothing"

@@ -304,17 +304,20 @@ class QGA(Solver):
         return int((~ok).sum())
 
     def _merged(self, problem, merger, search, pop, fit, n_pop, monitor):
-        """The population with the merge of its fittest individuals (super-mutated) in it, when that is fitter."""
+        """The population with the merge of its fittest individuals (super-mutated) in it, when that is fitter.
+
+        Returns (population, fitness, 1 if the merge raised the best else 0, super-mutation steps).
+        """
         merged = merger(problem, pop, fit, monitor.termination.remaining())
         if merged is None:
-            return pop, fit, 0
+            return pop, fit, 0, 0
         st = problem.state(merged)
-        search.run(st)
+        steps = search.run(st)
         if st.coverage <= float(fit[0]) + TOL:
-            return pop, fit, 0
+            return pop, fit, 0, steps
         pop = np.vstack([st.r[None, :], pop])[:n_pop]
         fit = np.concatenate([[float(st.coverage)], fit])[:n_pop]
-        return pop, fit, 1
+        return pop, fit, 1, steps
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         N = problem.n_rows
@@ -382,8 +385,9 @@ class QGA(Solver):
             # that still climbs, and the merge is what gets a stalled population out of its basin
             stuck = float(fit[0]) <= best_before + TOL
             if merger is not None and stuck and not monitor.termination.out_of_time():
-                pop, fit, better = self._merged(problem, merger, search, pop, fit, n_pop, monitor)
+                pop, fit, better, merge_steps = self._merged(problem, merger, search, pop, fit, n_pop, monitor)
                 merges += better
+                steps += merge_steps
             monitor.evaluations += len(children)
             if monitor.generation(fit, pop):
                 break
