@@ -4,26 +4,11 @@ import itertools
 
 import numpy as np
 import pytest
+from problems import random_problem
 
-from explainer.problem import SelectionProblem
 from explainer.solvers.local_search import lazy_swaps, usable_rules
 from explainer.solvers.merge import PopulationMerge
 from explainer.solvers.moves import MoveScorer
-
-
-def random_problem(seed, N=50, M=30, K=3):
-    rng = np.random.default_rng(seed)
-    C = rng.random((N, M)) < rng.uniform(0.08, 0.3)
-    rule_class = rng.integers(0, K, M)
-    y = rng.integers(0, K, N)
-    for i in range(M):
-        rows = np.flatnonzero(C[:, i])
-        y[rows[rng.random(rows.size) < 0.6]] = rule_class[i]
-    lengths = rng.integers(1, 6, M)
-    p0 = SelectionProblem(C, rule_class, y, lengths)
-    bc = max(int(lengths.sum() * rng.uniform(0.15, 0.35)), 1)
-    be = max(int(p0.errors.sum() * rng.uniform(0.1, 0.3)), 0)
-    return SelectionProblem(C, rule_class, y, lengths, bc, be, n_classes=K)
 
 
 def random_population(problem, rng, n=6, k=3):
@@ -47,7 +32,7 @@ def best_over(problem, rules):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_restrict_keeps_every_evaluation(seed):
-    p = random_problem(seed)
+    p = random_problem(seed, N=50, M=30)
     rng = np.random.default_rng(seed)
     rules = np.sort(rng.choice(p.n_rules, size=12, replace=False))
     sub = p.restrict(rules)
@@ -61,7 +46,7 @@ def test_restrict_keeps_every_evaluation(seed):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_merge_is_the_best_selection_of_the_parents_rules(seed):
-    p = random_problem(100 + seed)
+    p = random_problem(100 + seed, N=50, M=30)
     rng = np.random.default_rng(seed)
     pop = random_population(p, rng)
     fit = p.fitness(pop)
@@ -79,7 +64,7 @@ def test_merge_is_the_best_selection_of_the_parents_rules(seed):
 
 
 def test_merge_takes_individuals_from_the_fittest_down_within_the_cap():
-    p = random_problem(7)
+    p = random_problem(7, N=50, M=30)
     pop = np.zeros((4, p.n_rules), dtype=bool)
     pop[0, [0, 1, 2]] = True
     pop[1, [3, 4]] = True
@@ -92,7 +77,7 @@ def test_merge_takes_individuals_from_the_fittest_down_within_the_cap():
 
 
 def test_merge_is_skipped_when_a_proven_merge_covered_the_same_rules():
-    p = random_problem(11)
+    p = random_problem(11, N=50, M=30)
     pop = random_population(p, np.random.default_rng(11))
     fit = p.fitness(pop)
     merge = PopulationMerge(max_rules=14)

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from problems import random_problem
 
 from explainer.callbacks import Callback
 from explainer.problem import SelectionProblem
@@ -15,24 +16,6 @@ from explainer.solvers.qga import QGA
 from explainer.solvers.qubo import GeneticQUBOSampler
 
 FAST = dict(n_population=20, n_generations=15, rfhc_trials=5)
-
-
-def random_problem(seed, N=None, M=None, K=3):
-    rng = np.random.default_rng(seed)
-    N = N or int(rng.integers(30, 61))
-    M = M or int(rng.integers(10, 41))
-    C = rng.random((N, M)) < rng.uniform(0.05, 0.3)
-    rule_class = rng.integers(0, K, M)
-    y = rng.integers(0, K, N)
-    # make most rules mostly right
-    for i in range(M):
-        rows = np.flatnonzero(C[:, i])
-        y[rows[rng.random(rows.size) < 0.6]] = rule_class[i]
-    lengths = rng.integers(1, 6, M)
-    p0 = SelectionProblem(C, rule_class, y, lengths)
-    bc = max(int(lengths.sum() * rng.uniform(0.1, 0.3)), 1)
-    be = max(int(p0.errors.sum() * rng.uniform(0.05, 0.3)), 0)
-    return SelectionProblem(C, rule_class, y, lengths, bc, be, n_classes=K)
 
 
 def brute_force(problem):
