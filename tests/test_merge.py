@@ -108,7 +108,7 @@ def test_lazy_swaps_only_apply_augmenting_feasible_swaps():
             st.flip(a)
             st.flip(b)
             before = st.coverage
-            runner_ups = list(scorer.last_swaps)
+            runner_ups = scorer.runner_up_swaps()
             done = lazy_swaps(st, scorer, limit=100)
             assert st.feasible
             assert st.coverage == pytest.approx(p.evaluate(st.r).coverage)

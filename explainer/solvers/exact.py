@@ -240,6 +240,7 @@ class Exact(Solver):
                     incumbent, inc_value = r, ev.coverage
                 return monitor.generation(np.array([inc_value]), incumbent[None, :])
 
+            step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
             message = ""
             proven_model = False
             last_model_value = None
@@ -253,7 +254,6 @@ class Exact(Solver):
                 iterations += 1
                 self._check_size(red, pa.size)
                 if self.backend == "highs":
-                    step = 1.0 / grid if grid else 1e-6
                     cut = inc_value + step if self.cutoff else None
                     sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.node_limit, cut)
                     if cut is not None and sub.proven and sub.selection is None:

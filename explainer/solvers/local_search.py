@@ -99,7 +99,7 @@ def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
     applied swap is checked, never assumed.
     """
     done = 0
-    for a, b in scorer.last_swaps or ():
+    for a, b in scorer.runner_up_swaps():
         if done >= limit:
             break
         if not st.r[a] or st.r[b]:

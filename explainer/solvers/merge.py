@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from ..problem import SelectionProblem
+from .exact import Exact
 
 
 class PopulationMerge:
@@ -72,8 +73,6 @@ class PopulationMerge:
     def __call__(self, problem: SelectionProblem, pop: np.ndarray, fit: np.ndarray,
                  time_left: float | None = None) -> np.ndarray | None:
         """A selection at least as fit as the fittest individual (full length), or None when nothing to merge."""
-        from .exact import Exact
-
         rules = self.rules(pop, fit)
         if rules.size < 2:
             return None

@@ -194,9 +194,9 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
     """Solve the model with HiGHS; ``cutoff``: only solutions of model value >= it are sought.
 
     scipy's HiGHS takes no starting solution, so a known incumbent is passed as a cutoff instead
-    (incumbent + one step of the f* grid): branch and bound then prunes as if it knew it, and an
-    infeasible model proves that nothing beats the incumbent (returned as proven, bound cutoff - step
-    is the caller's to compute; here ``bound`` is -inf and ``proven`` True with no selection).
+    (incumbent + one step of the f* grid): branch and bound then prunes as if it knew it.  An
+    infeasible model means nothing beats the incumbent: it comes back proven, with no selection
+    (the caller knows the incumbent, hence the bound).
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
 

@@ -75,7 +75,7 @@ class MoveScorer:
         self._sums = None  # (total, -, X0, X1, Xtot, Xown, selection) of the last scored counts
         self.ctx = None
         self.last_adds = None
-        self.last_swaps = None  # (a, b) pairs: the runner-up augmenting swaps of the last best_move
+        self._swap_scores = None  # (score, S, cols) of the last best_move whose best move was a swap
         self.products = 0  # full O(nnz) products
         self.updates = 0  # incremental updates
         self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
@@ -305,7 +305,7 @@ class MoveScorer:
         best_score, best = -np.inf, None
         add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
         self.last_adds = None
-        self.last_swaps = None
+        self._swap_scores = None
         if add_ok.any():
             s = np.where(add_ok, gadd - cost, -np.inf)
             b = int(np.argmax(s))
@@ -362,14 +362,18 @@ class MoveScorer:
                         ia, jb = divmod(flat, score.shape[1])
                         if score[ia, jb] > best_score:
                             best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
-                            self.last_swaps = self._runner_up_swaps(score, S, cl)
+                            self._swap_scores = (score, S, cl)
         return best
 
     #: augmenting swaps after the best one that :meth:`best_move` lists for the lazy swaps
     N_RUNNER_UP_SWAPS = 16
 
-    def _runner_up_swaps(self, score: np.ndarray, S: np.ndarray, cols: np.ndarray) -> list[tuple[int, int]]:
-        """The next best augmenting swaps (drop a, add b) after the best, by score, best first (ties: (a, b) order)."""
+    def runner_up_swaps(self) -> list[tuple[int, int]]:
+        """The augmenting swaps (drop a, add b) of the last :meth:`best_move` after its best one (a swap),
+        by score, best first (ties: (a, b) order); ranked only when asked, off the hot path."""
+        if self._swap_scores is None:
+            return []
+        score, S, cols = self._swap_scores
         flat = np.flatnonzero(np.isfinite(score).ravel())
         if flat.size <= 1:
             return []
