@@ -89,6 +89,9 @@ def run_task(task: Task) -> dict:
         rec["optimal"] = bool(info.get("optimal", result.status == "optimal"))
         bound = info.get("bound")
         rec["bound"] = None if bound is None or not np.isfinite(bound) else 100.0 * float(bound) / n
+    for key in ("children", "merge_calls", "merge_time_s"):  # where QGA's time went (empty for the others)
+        if key in result.info:
+            rec[key] = result.info[key]
     if isinstance(result.info.get("improvements"), dict):
         # which kind of move made each improvement (QGA reports it; the ablation table shows shares)
         rec["improvements"] = {k: int(v) for k, v in result.info["improvements"].items()}

@@ -29,6 +29,7 @@ TABLE_COLUMNS = [
 RUN_COLUMNS = [
     "dataset", "algorithm", "run", "seed", "M", "coverage", "covered", "conflicting_pairs",
     "complexity", "errors", "feasible", "n_rules", "status", "time_s", "generations",
+    "children", "merge_calls", "merge_time_s",
 ]
 
 

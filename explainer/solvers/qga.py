@@ -27,7 +27,8 @@ counts what each move kind made):
 * ``lazy_adds``: after an add, further adds by the lazy greedy;
 * ``lazy_swaps``: after a swap, the runner-up swaps of the same scoring that
   still augment, each re-scored exactly (one scoring then pays for several swaps:
-  the first generation on tic-tac-toe at half budgets took 1.9 s instead of 2.5 s);
+  tic-tac-toe at half budgets took 5.06 s median with them, 7.40 s without, in
+  ``python scripts/ablation.py``);
 * ``merge``: when a generation did not raise the best fitness, the problem
   restricted to the rules of the fittest individuals (at most
   ``merge_max_rules``) is solved by the MILP (:class:`~explainer.solvers.merge.PopulationMerge`,
@@ -42,8 +43,8 @@ counts what each move kind made):
   the paper's data sets and took about a third of the run time on tic-tac-toe,
   while with few individuals (the "auto" population of a large instance, or a
   small ``n_population``) the local search does more of the work (the 100,000 x
-  20,000 synthetic problem, population 6: 99.967 % with it in 17.7 s, 99.939 %
-  without in 13.5 s, below greedy's 99.952 %);
+  20,000 synthetic problem, population 6: 99.967 % with it, 99.939 % without,
+  below greedy's 99.952 %: ``explainer bench --synthetic`` with ``--param qga.one_for_two=false``);
 * ``weighted_subspaces``: sub-spaces drawn with probability proportional to the
   RF+HC rule score (else uniformly); rules over a budget on their own are never drawn;
 * ``rfhc_seeds`` / ``qubo_population`` / ``kernel_mutations``: the RF+HC
