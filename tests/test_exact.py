@@ -44,11 +44,14 @@ def _configs():
         {"warm_start": None, "lazy_conflicts": False},
         {"warm_start": "greedy", "cutoff": True},
         {"warm_start": "greedy", "lazy_conflicts": False, "cutoff": True},
+        # the population merge's setting
+        {"warm_start": "greedy", "lazy_conflicts": False, "cutoff": True, "primal_heuristics": False},
     ]
 
 
 @pytest.mark.parametrize(
-    "config", _configs(), ids=["lazy", "full", "lazy-cold", "full-cold", "lazy-cutoff", "full-cutoff"]
+    "config", _configs(),
+    ids=["lazy", "full", "lazy-cold", "full-cold", "lazy-cutoff", "full-cutoff", "merge-setting"],
 )
 @pytest.mark.parametrize("seed", range(36))
 def test_matches_brute_force(seed, config):

@@ -108,6 +108,9 @@ class Exact(Solver):
     cutoff : HiGHS seeks only selections better than the incumbent (a constraint on the model's
         value, since scipy's HiGHS takes no starting solution); a model left infeasible proves the
         incumbent optimal.  Much faster when the warm start is already optimal or nearly so.
+    primal_heuristics : False switches HiGHS's own primal heuristics off (CP-SAT ignores it): with a
+        cutoff from a good incumbent they rarely find anything, and on small models they take most of
+        the solve (the population merge's setting).
 
     Time: ``time_limit`` covers the whole run - the warm start (given at most half of it), the
     presolve, every model build (the clock is read while building) and every solve (each gets only
@@ -130,6 +133,7 @@ class Exact(Solver):
         max_memory_mb: float | None = 4000.0,
         node_limit: int | None = None,
         cutoff: bool = False,
+        primal_heuristics: bool = True,
     ):
         if backend not in ("highs", "cpsat"):
             raise ValueError(f"backend must be 'highs' or 'cpsat', got {backend!r}")
@@ -142,6 +146,7 @@ class Exact(Solver):
         self.max_memory_mb = max_memory_mb
         self.node_limit = node_limit
         self.cutoff = cutoff
+        self.primal_heuristics = primal_heuristics
 
     # ------------------------------------------------------------ incumbent
     def _warm_start(self, problem: SelectionProblem, seed: int = 0) -> np.ndarray:
@@ -255,7 +260,8 @@ class Exact(Solver):
                 self._check_size(red, pa.size)
                 if self.backend == "highs":
                     cut = inc_value + step if self.cutoff else None
-                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.node_limit, cut)
+                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.node_limit, cut,
+                                       self.primal_heuristics)
                     if cut is not None and sub.proven and sub.selection is None:
                         sub.bound = inc_value  # nothing reaches incumbent + one step
                 else:

@@ -89,7 +89,7 @@ class PopulationMerge:
         sub = problem.restrict(rules)
         # all conflict pairs up front: on a model this small one solve beats the lazy rounds (2-3x on tic-tac-toe)
         solver = Exact(time_limit=limit, warm_start=pop[best][rules], node_limit=int(self.node_limit),
-                       lazy_conflicts=False, cutoff=True)
+                       lazy_conflicts=False, cutoff=True, primal_heuristics=False)
         res = solver.solve(sub)
         self.calls += 1
         self.proven += res.status == "optimal"
