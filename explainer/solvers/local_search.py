@@ -21,16 +21,19 @@ counts):
 
 from __future__ import annotations
 
-import heapq
+from collections.abc import Mapping
 
 import numpy as np
 
 from ..problem import SelectionProblem, SelectionState
 from .moves import TOL, MoveScorer
+from .operators import row_key
 
 _UNBOUNDED = np.iinfo(np.int64).max
 #: the move kinds counted in ``LocalSearch.improvements`` (and QGA's ``info["improvements"]``)
 MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "lazy_swap", "kernel")
+#: lazy adds make this many stale bounds exact at a time (doubling while none of them is the best)
+_LAZY_BATCH = 8
 
 
 def budget_scale(budget: int) -> float:
@@ -62,30 +65,51 @@ def lazy_adds(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
 
     Adding rules never raises the gain of adding another one (coverage is
     submodular, conflicts only grow), so the stale gains are upper bounds: the
-    candidate whose exact gain (O(its support)) is at least every other stale
-    bound is the best add (the classic lazy greedy; ties to the smaller index).
+    candidate whose exact gain is at least every other stale bound is the best
+    add (the classic lazy greedy; ties to the smaller index).  The exact gains
+    are computed for a few candidates at a time, highest stale bound first, in
+    one vectorised call (:func:`flip_gains`), and the budget test is one array
+    comparison: a heap popped one candidate at a time cost more than the full
+    re-scoring it was meant to save.
     """
     if scorer.last_adds is None:
         return 0
     cand, gains, cost = scorer.last_adds
     p = st.problem
-    fits = (p.lengths[cand] <= p.complexity_budget - st.complexity) & (p.errors[cand] <= p.error_budget - st.errors)
-    heap = list(zip((-(gains[fits] - cost[cand[fits]])).tolist(), cand[fits].tolist(), strict=True))
-    heapq.heapify(heap)
-    done = 0
-    while heap and done < limit:
-        _, i = heapq.heappop(heap)
-        if st.r[i] or not st.flip_fits(i):
-            continue  # budgets only shrink while adding: it never fits again
-        g = st.delta_coverage(i)
-        if g <= TOL:
-            continue
-        key = g - cost[i]
-        if heap and (key < -heap[0][0] - 1e-12 or (key <= -heap[0][0] + 1e-12 and heap[0][1] < i)):
-            heapq.heappush(heap, (-key, i))
-            continue
-        st.flip(i)
-        done += 1
+    key = gains - cost[cand]  # stale upper bounds of gain - cost, made exact for the state when fresh
+    alive = np.ones(cand.size, dtype=bool)
+    fresh = np.zeros(cand.size, dtype=bool)
+    L, E = p.lengths[cand], p.errors[cand]
+    done, batch = 0, _LAZY_BATCH
+    while done < limit:
+        # budgets only shrink while adding: a candidate that does not fit now never will
+        alive &= (L <= p.complexity_budget - st.complexity) & (E <= p.error_budget - st.errors)
+        if not alive.any():
+            break
+        stale = np.where(alive & ~fresh, key, -np.inf)
+        top = int(np.argmax(stale))  # the largest stale bound, ties to the smaller index (cand is sorted)
+        have = alive & fresh
+        if have.any():
+            best = int(np.argmax(np.where(have, key, -np.inf)))
+            kb, kt = key[best], stale[top]
+            if not np.isfinite(kt) or kb > kt + 1e-12 or (kb >= kt - 1e-12 and best < top):
+                st.flip(int(cand[best]))
+                alive[best] = False
+                fresh[:] = False
+                done += 1
+                batch = _LAZY_BATCH
+                continue
+        elif not np.isfinite(stale[top]):
+            break
+        # make the next few highest stale bounds exact
+        n = min(batch, int(np.isfinite(stale).sum()))
+        pick = np.argpartition(-stale, n - 1)[:n] if n < stale.size else np.flatnonzero(np.isfinite(stale))
+        pick = pick[np.isfinite(stale[pick])]
+        g = flip_gains(st, np.arange(pick.size), cand[pick], pick.size)
+        key[pick] = g - cost[cand[pick]]
+        fresh[pick] = True
+        alive[pick] &= g > TOL
+        batch *= 2
     return done
 
 
@@ -365,10 +389,22 @@ class LocalSearch:
             steps += n
         return steps
 
-    def run(self, st: SelectionState) -> int:
-        """Apply augmenting moves to ``st`` until none applies (or the step cap / time limit); returns the steps."""
+    def run(self, st: SelectionState, known: Mapping[bytes, np.ndarray] | None = None) -> int:
+        """Apply augmenting moves to ``st`` until none applies (or the step cap / time limit); returns the steps.
+
+        ``known`` maps selections (:func:`~explainer.solvers.operators.row_key`) to where a climb
+        from them ended.  The climb is a function of the selection, so one that reaches a known
+        selection jumps to its end: on tic-tac-toe about half of QGA's climbs reach a local optimum
+        found before, whose confirmation (scoring every swap and finding none) is the dearest step.
+        """
         steps = 0
         while steps < self.max_steps and not self.out_of_time():
+            if known is not None and steps:
+                end = known.get(row_key(st.r))
+                if end is not None:
+                    for i in np.flatnonzero(st.r != end):
+                        st.flip(int(i))
+                    break
             if self.structured:
                 n = self._structured_step(st, self.max_steps - steps)
                 if n:

@@ -344,7 +344,8 @@ class QGA(Solver):
         needs_scorer = self.structured_moves or self.crossover_fallback == "repair"
         scorer = MoveScorer(problem, usable) if needs_scorer else None
         search = self._local_search(problem, scorer, kernel, monitor, n_pop)
-        memo: dict[bytes, tuple[np.ndarray, float]] = {}
+        memo: dict[bytes, tuple[np.ndarray, float]] = {}  # child -> (end of its climb, fitness)
+        ends: dict[bytes, np.ndarray] = {}  # the same ends, for the climbs that reach a known selection
         merger = (
             PopulationMerge(self.merge_max_rules, node_limit=self.merge_node_limit) if self.merge else None
         )
@@ -368,10 +369,11 @@ class QGA(Solver):
                     hit = memo.get(row_key(c))
                     if hit is None:
                         st = problem.state(c)
-                        steps += search.run(st)
+                        steps += search.run(st, ends)
                         hit = (st.r.copy(), float(st.coverage))
                         memo[row_key(c)] = hit
                         memo.setdefault(row_key(hit[0]), hit)
+                        ends[row_key(c)] = ends.setdefault(row_key(hit[0]), hit[0])
                     children.append(hit[0])
                     child_fit.append(hit[1])
                     children_total += 1
