@@ -394,8 +394,9 @@ class LocalSearch:
 
         ``known`` maps selections (:func:`~explainer.solvers.operators.row_key`) to where a climb
         from them ended.  The climb is a function of the selection, so one that reaches a known
-        selection jumps to its end: on tic-tac-toe about half of QGA's climbs reach a local optimum
-        found before, whose confirmation (scoring every swap and finding none) is the dearest step.
+        selection jumps to its end: once QGA's population has converged, many climbs end at a
+        local optimum found before, and confirming one (scoring every swap and finding none) is the
+        dearest step of a climb.
         """
         steps = 0
         while steps < self.max_steps and not self.out_of_time():
