@@ -2,6 +2,7 @@
 
 import itertools
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -294,3 +295,11 @@ def test_node_limit_keeps_the_warm_start_and_the_budgets(seed):
     assert res.feasible
     assert res.coverage >= problem.evaluate(warm).coverage - 1e-9
     assert res.coverage <= brute_force(problem) + 1e-9
+
+
+def test_the_merge_setting_solves_without_warnings():
+    problem = random_problem(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = Exact(warm_start="greedy", lazy_conflicts=False, cutoff=True, primal_heuristics=False).solve(problem)
+    assert res.coverage == pytest.approx(brute_force(problem), abs=1e-9)

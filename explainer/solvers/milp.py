@@ -255,8 +255,9 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
         options.update(NO_PRIMAL_HEURISTICS)
     try:
         with warnings.catch_warnings():
-            # scipy warns that the options beyond its own five go to HiGHS verbatim: that is the intent
-            warnings.filterwarnings("ignore", message="Unrecognized options detected", category=RuntimeWarning)
+            # scipy warns that the options beyond its own five go to HiGHS verbatim (that is the intent), and
+            # an older HiGHS that does not know one warns and ignores it
+            warnings.filterwarnings("ignore", message="Unrecognized options detected")
             res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints, options=options)
     except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
         return _SubResult(None, None, np.inf, False, f"HiGHS failed: {exc}", nv, n_cons)
