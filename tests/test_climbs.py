@@ -71,7 +71,7 @@ def test_a_climb_reaching_a_known_selection_jumps_to_its_end(seed):
     start = np.zeros(p.n_rules, dtype=bool)
     end = _climb(p, start)
     # the end of a climb is known as itself: the climb ends there as it would have anyway
-    assert np.array_equal(_climb(p, start, {row_key(end): end}), end)
+    assert np.array_equal(_climb(p, start, {row_key(end): (end, p.evaluate(end).coverage)}), end)
     # a state on the way that is "known" to end elsewhere: the climb goes there and stops
     if _search(p).run(p.state(start)) < 2:
         pytest.skip("a climb of one step has no state on the way")
@@ -79,5 +79,5 @@ def test_a_climb_reaching_a_known_selection_jumps_to_its_end(seed):
     _search(p, max_steps=1).run(first)
     elsewhere = np.zeros(p.n_rules, dtype=bool)
     elsewhere[int(np.argmax(p.support))] = True
-    jumped = _climb(p, start, {row_key(first.r): elsewhere})
+    jumped = _climb(p, start, {row_key(first.r): (elsewhere, p.evaluate(elsewhere).coverage)})
     assert np.array_equal(jumped, elsewhere)

@@ -124,7 +124,7 @@ def test_gram_update_follows_flips_exactly():
         for i in rng.choice(p.n_rules, size=int(rng.integers(1, 4)), replace=False):
             st.flip(int(i))
         scorer.add_drop_gains(st)
-        _, _, X0, X1, Xt, Xo, _ = scorer._sums
+        _, _, X0, X1, Xt, Xo = scorer._sums
         np.testing.assert_array_equal(Xt, C.T @ st.total)
         np.testing.assert_array_equal(Xo, (C * st.per_class[:, p.rule_class]).sum(axis=0))
         np.testing.assert_array_equal(X0, C.T @ (st.total == 0))

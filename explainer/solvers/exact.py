@@ -260,8 +260,8 @@ class Exact(Solver):
                 self._check_size(red, pa.size)
                 if self.backend == "highs":
                     cut = inc_value + step if self.cutoff else None
-                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.node_limit, cut,
-                                       self.primal_heuristics)
+                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, node_limit=self.node_limit,
+                                       cutoff=cut, primal_heuristics=self.primal_heuristics)
                     if cut is not None and sub.proven and sub.selection is None:
                         sub.bound = inc_value  # nothing reaches incumbent + one step
                 else:

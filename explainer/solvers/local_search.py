@@ -102,9 +102,9 @@ def lazy_adds(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
         elif not np.isfinite(stale[top]):
             break
         # make the next few highest stale bounds exact
-        n = min(batch, int(np.isfinite(stale).sum()))
-        pick = np.argpartition(-stale, n - 1)[:n] if n < stale.size else np.flatnonzero(np.isfinite(stale))
-        pick = pick[np.isfinite(stale[pick])]
+        pick = np.flatnonzero(np.isfinite(stale))
+        if pick.size > batch:
+            pick = pick[np.argpartition(-stale[pick], batch - 1)[:batch]]
         g = flip_gains(st, np.arange(pick.size), cand[pick], pick.size)
         key[pick] = g - cost[cand[pick]]
         fresh[pick] = True
@@ -122,13 +122,13 @@ def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
     ranking is only an order of trial (swap gains are not monotone), so each
     applied swap is checked, never assumed.
     """
+    p = st.problem
     done = 0
     for a, b in scorer.runner_up_swaps():
         if done >= limit:
             break
         if not st.r[a] or st.r[b]:
             continue
-        p = st.problem
         if st.complexity - p.lengths[a] + p.lengths[b] > p.complexity_budget or (
             st.errors - p.errors[a] + p.errors[b] > p.error_budget
         ):
@@ -389,11 +389,11 @@ class LocalSearch:
             steps += n
         return steps
 
-    def run(self, st: SelectionState, known: Mapping[bytes, np.ndarray] | None = None) -> int:
+    def run(self, st: SelectionState, known: Mapping[bytes, tuple[np.ndarray, float]] | None = None) -> int:
         """Apply augmenting moves to ``st`` until none applies (or the step cap / time limit); returns the steps.
 
         ``known`` maps selections (:func:`~explainer.solvers.operators.row_key`) to where a climb
-        from them ended.  The climb is a function of the selection, so one that reaches a known
+        from them ended, as (selection, f*) - QGA's memo of its climbs.  The climb is a function of the selection, so one that reaches a known
         selection jumps to its end: once QGA's population has converged, many climbs end at a
         local optimum found before, and confirming one (scoring every swap and finding none) is the
         dearest step of a climb.
@@ -403,7 +403,7 @@ class LocalSearch:
             if known is not None and steps:
                 end = known.get(row_key(st.r))
                 if end is not None:
-                    for i in np.flatnonzero(st.r != end):
+                    for i in np.flatnonzero(st.r != end[0]):
                         st.flip(int(i))
                     break
             if self.structured:

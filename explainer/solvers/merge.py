@@ -57,6 +57,11 @@ class PopulationMerge:
         self.time_s = 0.0
         self._last: tuple[np.ndarray, bool] | None = None  # (rules, proven) of the previous merge
 
+    def info(self) -> dict:
+        """What the merges did, for a result's ``info``."""
+        return {"merge_calls": self.calls, "merge_proven": self.proven, "merge_skipped": self.skipped,
+                "merge_time_s": self.time_s}
+
     def rules(self, pop: np.ndarray, fit: np.ndarray) -> np.ndarray:
         """The rules of the restricted problem: the union over the fittest individuals, within ``max_rules``."""
         order = np.argsort(-np.asarray(fit), kind="stable")

@@ -72,7 +72,7 @@ class MoveScorer:
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))
         self._n_gram = 0
-        self._sums = None  # (total, -, X0, X1, Xtot, Xown, selection) of the last scored counts
+        self._sums = None  # (total, selection, X0, X1, Xtot, Xown) of the last scored counts
         self.ctx = None
         self.last_adds = None
         self._swap_scores = None  # (score, S, cols) of the last best_move whose best move was a swap
@@ -247,13 +247,13 @@ class MoveScorer:
         if cache is None:
             X0, X1, Xt, Xo = self._full_sums(st)
         else:
-            tot0, _, X0, X1, Xt, Xo, r0 = cache
+            tot0, r0, X0, X1, Xt, Xo = cache
             flipped = np.flatnonzero(st.r != r0)
             if flipped.size == 0:
                 return X0, X1, Xt, Xo
             Xt, Xo = self._gram_update(Xt, Xo, flipped, st.r[flipped])
             X0, X1 = self._z_update(X0, X1, tot0, st.total)
-        self._sums = (st.total.copy(), None, X0, X1, Xt, Xo, st.r.copy())
+        self._sums = (st.total.copy(), st.r.copy(), X0, X1, Xt, Xo)
         return X0, X1, Xt, Xo
 
     def _gram_update(self, Xt, Xo, flipped, added):

@@ -345,7 +345,6 @@ class QGA(Solver):
         scorer = MoveScorer(problem, usable) if needs_scorer else None
         search = self._local_search(problem, scorer, kernel, monitor, n_pop)
         memo: dict[bytes, tuple[np.ndarray, float]] = {}  # child -> (end of its climb, fitness)
-        ends: dict[bytes, np.ndarray] = {}  # the same ends, for the climbs that reach a known selection
         merger = (
             PopulationMerge(self.merge_max_rules, node_limit=self.merge_node_limit) if self.merge else None
         )
@@ -369,11 +368,10 @@ class QGA(Solver):
                     hit = memo.get(row_key(c))
                     if hit is None:
                         st = problem.state(c)
-                        steps += search.run(st, ends)
+                        steps += search.run(st, memo)
                         hit = (st.r.copy(), float(st.coverage))
                         memo[row_key(c)] = hit
                         memo.setdefault(row_key(hit[0]), hit)
-                        ends[row_key(c)] = ends.setdefault(row_key(hit[0]), hit[0])
                     children.append(hit[0])
                     child_fit.append(hit[1])
                     children_total += 1
@@ -408,10 +406,7 @@ class QGA(Solver):
             super_mutation_steps=steps,
             crossover_fallbacks=fallbacks,
             improvements={**{k: int(search.improvements[k]) for k in MOVE_KINDS}, "merge": merges},
-            merge_calls=merger.calls if merger is not None else 0,
-            merge_proven=merger.proven if merger is not None else 0,
-            merge_skipped=merger.skipped if merger is not None else 0,
-            merge_time_s=merger.time_s if merger is not None else 0.0,
+            **(merger if merger is not None else PopulationMerge()).info(),
             time_initial_s=t_init,
             time_kernel_s=t_kernel,
             stop_reason=message or monitor.stop_reason or "n_generations",
