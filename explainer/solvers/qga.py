@@ -368,7 +368,7 @@ class QGA(Solver):
                     hit = memo.get(row_key(c))
                     if hit is None:
                         st = problem.state(c)
-                        steps += search.run(st, memo)
+                        steps += search.run(st, memo, remember=True)
                         hit = (st.r.copy(), float(st.coverage))
                         memo[row_key(c)] = hit
                         memo.setdefault(row_key(hit[0]), hit)
