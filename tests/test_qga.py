@@ -429,6 +429,7 @@ def test_ablation_switches(switch):
     assert res.feasible and np.array_equal(res.selection, again.selection)
     imp = res.info["improvements"]
     assert sum(imp.values()) - imp["merge"] == res.info["super_mutation_steps"]
+    assert 0 < res.info["distinct_children"] <= res.info["children"]
     if switch == "merge":
         assert imp["merge"] == 0 and res.info["merge_calls"] == 0
     if switch == "lazy_swaps":

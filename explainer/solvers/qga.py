@@ -58,8 +58,9 @@ to converge (min == max fitness) without changing the result.
 Other deviations: the initial population is cut to the ``n_population``
 fittest distinct individuals; a crossover that still breaks a budget after
 ``crossover_retries`` attempts is repaired (drop the rule losing the least f*
-per unit of the exceeded budgets); super-mutation results are memoised per
-child; the sampled kernel is capped at ``n_kernel`` vectors (whole +-pairs).
+per unit of the exceeded budgets); super-mutation results are memoised for every
+selection a climb starts from or passes through, so a child that meets one jumps to its end;
+the sampled kernel is capped at ``n_kernel`` vectors (whole +-pairs).
 
 Scale: ``n_population="auto"`` keeps 100 individuals up to ``AUTO_NNZ``
 nonzeros and above it ``100 (AUTO_NNZ / nnz) ** AUTO_POWER``, at least
@@ -344,12 +345,12 @@ class QGA(Solver):
         needs_scorer = self.structured_moves or self.crossover_fallback == "repair"
         scorer = MoveScorer(problem, usable) if needs_scorer else None
         search = self._local_search(problem, scorer, kernel, monitor, n_pop)
-        memo: dict[bytes, tuple[np.ndarray, float]] = {}  # child -> (end of its climb, fitness)
+        memo: dict[bytes, tuple[np.ndarray, float]] = {}  # selection -> (end of its climb, fitness)
         merger = (
             PopulationMerge(self.merge_max_rules, node_limit=self.merge_node_limit) if self.merge else None
         )
         merges = 0
-        steps = children_total = fallbacks = generations = 0
+        steps = children_total = climbed = fallbacks = generations = 0
         message = ""
         for _ in range(int(self.n_generations)):
             generations += 1
@@ -369,6 +370,7 @@ class QGA(Solver):
                     if hit is None:
                         st = problem.state(c)
                         steps += search.run(st, memo, remember=True)
+                        climbed += 1
                         hit = (st.r.copy(), float(st.coverage))
                         memo[row_key(c)] = hit
                         memo.setdefault(row_key(hit[0]), hit)
@@ -402,7 +404,7 @@ class QGA(Solver):
             generations=generations,
             kernel_size=int(kernel.shape[0]),
             children=children_total,
-            distinct_children=len(memo),
+            distinct_children=climbed,  # children whose selection no earlier climb had met
             super_mutation_steps=steps,
             crossover_fallbacks=fallbacks,
             improvements={**{k: int(search.improvements[k]) for k in MOVE_KINDS}, "merge": merges},
