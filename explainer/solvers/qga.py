@@ -367,13 +367,11 @@ class QGA(Solver):
                 fallbacks += self._fallback(problem, crossed, ok, pop, fit, first, second, scorer)
                 for c in crossed:
                     hit = memo.get(row_key(c))
-                    if hit is None:
+                    if hit is None:  # climb it; the climb files its start, its path and its end in the memo
                         st = problem.state(c)
                         steps += search.run(st, memo, remember=True)
                         climbed += 1
                         hit = (st.r.copy(), float(st.coverage))
-                        memo[row_key(c)] = hit
-                        memo.setdefault(row_key(hit[0]), hit)
                     children.append(hit[0])
                     child_fit.append(hit[1])
                     children_total += 1
