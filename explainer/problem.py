@@ -21,6 +21,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .loops import first_fit_adds, flip_rule, rule_delta
+
 #: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
 SMALL_NNZ = 1 << 20
 
@@ -304,13 +306,8 @@ class SelectionState:
     def delta(self, i: int) -> tuple[int, int]:
         """(change in covered rows, change in conflicting pairs) if rule i were flipped."""
         p = self.problem
-        rows = p.indices[p.indptr[i] : p.indptr[i + 1]]
-        k = p.rule_class[i]
-        n = self.total[rows]
-        c = self.per_class[rows, k]
-        if self.r[i]:
-            return -int(np.count_nonzero(n == 1)), -int((n - c).sum())
-        return int(np.count_nonzero(n == 0)), int((n - c).sum())
+        dc, dp = rule_delta(i, self.r[i], p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
+        return int(dc), int(dp)
 
     def delta_coverage(self, i: int) -> float:
         dc, dp = self.delta(i)
@@ -327,17 +324,29 @@ class SelectionState:
 
     def flip(self, i: int) -> None:
         p = self.problem
-        rows = p.indices[p.indptr[i] : p.indptr[i + 1]]
-        k = p.rule_class[i]
-        dc, dp = self.delta(i)
-        sign = -1 if self.r[i] else 1
-        self.total[rows] += sign
-        self.per_class[rows, k] += sign
-        self.r[i] = not self.r[i]
-        self.covered += dc
-        self.pairs += dp
+        selected = self.r[i]
+        dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
+        sign = -1 if selected else 1
+        self.r[i] = not selected
+        self.covered += int(dc)
+        self.pairs += int(dp)
         self.complexity += sign * int(p.lengths[i])
         self.errors += sign * int(p.errors[i])
+
+    def add_in_order(self, order: np.ndarray) -> int:
+        """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
+        (those not selected that fit)."""
+        p = self.problem
+        checks, dc, dp, dl, de = first_fit_adds(
+            np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
+            int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors, float(p.eps),
+            self.total, self.per_class,
+        )
+        self.covered += int(dc)
+        self.pairs += int(dp)
+        self.complexity += int(dl)
+        self.errors += int(de)
+        return int(checks)
 
     def copy(self) -> SelectionState:
         new = SelectionState.__new__(SelectionState)

@@ -129,3 +129,42 @@ def test_gram_update_follows_flips_exactly():
         np.testing.assert_array_equal(Xo, (C * st.per_class[:, p.rule_class]).sum(axis=0))
         np.testing.assert_array_equal(X0, C.T @ (st.total == 0))
         np.testing.assert_array_equal(X1, C.T @ (st.total == 1))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_swap_scores_are_exact_and_leave_out_only_swaps_that_cannot_augment(seed):
+    """Every swap best_move scores has its brute-force gain; every swap it leaves out fits no budget or
+    does not augment; the swap it returns is the best by gain - cost difference."""
+    p = random_problem(seed)
+    scorer = MoveScorer(p, np.ones(p.n_rules, dtype=bool))
+    st = swap_optimum(p, scorer, seed)
+    move = scorer.best_move(st)
+    if scorer.ctx is None:
+        pytest.skip("no swap to score from this selection")
+    S, cols = scorer.ctx["S"], scorer.ctx["cols"]
+    score = np.full((S.size, p.n_rules), -np.inf)
+    if scorer._swap_scores is not None:
+        sc, _, cl = scorer._swap_scores
+        score[:, cl] = sc
+    f = st.coverage
+    best = -np.inf
+    for ia, a in enumerate(S):
+        for b in np.flatnonzero(~st.r):
+            x = st.r.copy()
+            x[a], x[b] = False, True
+            gain = p.evaluate(x).coverage - f
+            if p.is_feasible(x) and gain > moves.TOL:
+                assert b in cols
+                want = gain - (scorer.cost[b] - scorer.cost[a])
+                best = max(best, want)
+                if scorer._swap_scores is not None and np.isfinite(score[ia, b]):
+                    assert score[ia, b] == pytest.approx(want)
+            else:
+                assert score[ia, b] == -np.inf
+    if np.isfinite(best):
+        assert move is not None and move[1] >= 0 and move[2] >= 0
+        x = st.r.copy()
+        x[move[1]], x[move[2]] = False, True
+        assert move[0] - (scorer.cost[move[2]] - scorer.cost[move[1]]) == pytest.approx(best)
+    else:
+        assert move is None

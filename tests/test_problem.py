@@ -101,3 +101,27 @@ def test_bad_shapes_raise():
         SelectionProblem(np.ones((3, 2), bool), [0], [0, 1, 0], [1, 1])
     with pytest.raises(ValueError):
         SelectionProblem(np.ones((3, 2), bool), [0, 1], [0, 1, 0], [1, 1], eps=-1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_add_in_order_equals_checking_each_rule_by_full_evaluation(seed):
+    """First-fit adds: each rule in turn, kept when it fits both budgets and raises f* (naive metrics)."""
+    C, rc, y, L, free = random_problem(seed, N=30, M=12, eps=1.0)
+    p = SelectionProblem(C, rc, y, L, int(L.sum() * 0.5), int(free.errors.sum() * 0.5), n_classes=3)
+    order = np.random.default_rng(seed).permutation(p.n_rules)
+    r = np.zeros(p.n_rules, dtype=bool)
+    checks = 0
+    for i in order:
+        x = r.copy()
+        x[i] = True
+        if not p.is_feasible(x):
+            continue
+        checks += 1
+        if naive_metrics(C, rc, y, L, x, 1.0)[0] > naive_metrics(C, rc, y, L, r, 1.0)[0]:
+            r = x
+    st = p.state()
+    assert st.add_in_order(order) == checks
+    assert np.array_equal(st.r, r)
+    ev = p.evaluate(r)
+    assert (st.covered, st.pairs, st.complexity, st.errors) == (
+        ev.covered, ev.conflicting_pairs, ev.complexity, ev.errors)

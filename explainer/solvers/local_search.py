@@ -25,6 +25,7 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
+from ..loops import move_gains
 from ..problem import SelectionProblem, SelectionState
 from .moves import TOL, MoveScorer
 from .operators import row_key
@@ -260,25 +261,8 @@ def flip_gains(st: SelectionState, vid: np.ndarray, rules: np.ndarray, n: int) -
     full evaluation of every mutated selection.
     """
     p = st.problem
-    N, K = p.n_rows, p.n_classes
-    if vid.size == 0:
-        return np.zeros(n)
-    sign = np.where(st.r[rules], -1, 1)
-    starts = p.indptr[rules]
-    lens = p.indptr[rules + 1] - starts
-    offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
-    rows = p.indices[np.repeat(starts, lens) + offs]
-    uk, inv = np.unique(np.repeat(vid.astype(np.int64), lens) * N + rows, return_inverse=True)
-    sgn = np.repeat(sign, lens).astype(np.int64)
-    cls = np.repeat(p.rule_class[rules], lens)
-    urow, uvid = uk % N, uk // N
-    t_old = st.total[urow].astype(np.int64)
-    pc_old = st.per_class[urow].astype(np.int64)
-    t_new = t_old + np.bincount(inv, weights=sgn, minlength=uk.size).astype(np.int64)
-    pc_new = pc_old + np.bincount(inv * K + cls, weights=sgn, minlength=uk.size * K).astype(np.int64).reshape(-1, K)
-    d_cov = (t_new > 0).astype(np.int64) - (t_old > 0)
-    d_pairs = ((t_new * t_new - (pc_new * pc_new).sum(axis=1)) - (t_old * t_old - (pc_old * pc_old).sum(axis=1))) // 2
-    return np.bincount(uvid, weights=d_cov, minlength=n) - p.eps * np.bincount(uvid, weights=d_pairs, minlength=n)
+    return move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r, st.total,
+                      st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps))
 
 
 def kernel_gains(st: SelectionState, R: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..loops import crossing_rows, follow_crossings, follow_flips, owners, pair_bounds, swap_scores
 from ..problem import SelectionProblem
 
 TOL = 1e-9
@@ -136,6 +137,14 @@ class MoveScorer:
             return flat.reshape(n_sets, cols.size).astype(np.float64)
         return (sub.T @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
+    def _pair_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """|S| x |cols| (fits both budgets, upper bound of the gain, conflict term) of every swap of the
+        last :meth:`best_move` that scored swaps; computed when first asked (1-for-2 moves, full swap matrix)."""
+        c = self.ctx
+        if c["bounds"] is None:
+            c["bounds"] = pair_bounds(*c["pair_args"])
+        return c["bounds"]
+
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
         c = self.ctx
@@ -144,8 +153,7 @@ class MoveScorer:
             rows = np.flatnonzero(owner >= 0)
             D1 = self._row_sums(owner[rows], rows, S.size)[:, cols]
             G = c["gdrop"][S, None] + c["gadd"][None, cols] + D1
-            if c["conf"] is not None:
-                G += c["conf"]
+            G += self._pair_bounds()[2]
             c["G"] = G
         return c["G"]
 
@@ -169,8 +177,7 @@ class MoveScorer:
         D1 = self._row_sums(o[keep], rows[keep], rows_a.size)[:, cols]
         Sa = S[rows_a]
         G = c["gdrop"][Sa, None] + c["gadd"][None, cols] + D1
-        if c["conf"] is not None:
-            G += c["conf"][rows_a]
+        G += self._pair_bounds()[2][rows_a]
         return G
 
     def _owned_nnz(self, owner: np.ndarray, rows_a: np.ndarray, n_sets: int) -> int:
@@ -191,8 +198,7 @@ class MoveScorer:
         mine[once] = amap[owner[once]]
         cj = cols[jj]
         G = c["gdrop"][S[rows_a], None] + c["gadd"][None, cj] + self._owner_overlaps(mine, cj, rows_a.size)
-        if c["conf"] is not None:
-            G += c["conf"][np.ix_(rows_a, jj)]
+        G += self._pair_bounds()[2][np.ix_(rows_a, jj)]
         return G
 
     def swap_gains(self) -> np.ndarray:
@@ -205,20 +211,26 @@ class MoveScorer:
         out[:, c["cols"]] = self._swap_gains_cols()
         return out
 
+    def _cache_gram(self, rules: np.ndarray) -> None:
+        """Compute and keep the overlap rows of the given rules that are not cached yet."""
+        missing = rules[self._slot[rules] < 0]
+        if missing.size == 0:
+            return
+        missing = np.unique(missing)
+        need = self._n_gram + missing.size
+        if need > self._gmat.shape[0]:
+            grown = np.zeros((max(2 * self._gmat.shape[0], need, 16), self.M))
+            grown[: self._n_gram] = self._gmat[: self._n_gram]
+            self._gmat = grown
+        pos, rows = self._rows_of_rules(missing)
+        self._gmat[self._n_gram : need] = self._row_sums(pos, rows, missing.size)
+        self._slot[missing] = np.arange(self._n_gram, need)
+        self._n_gram = need
+
     def gram_rows(self, S: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """|S| x M overlaps |rows(a) & rows(b)| (cached per rule), or only the columns ``cols``."""
         S = np.asarray(S, dtype=np.int64)
-        missing = np.unique(S[self._slot[S] < 0])
-        if missing.size:
-            need = self._n_gram + missing.size
-            if need > self._gmat.shape[0]:
-                grown = np.zeros((max(2 * self._gmat.shape[0], need, 16), self.M))
-                grown[: self._n_gram] = self._gmat[: self._n_gram]
-                self._gmat = grown
-            pos, rows = self._rows_of_rules(missing)
-            self._gmat[self._n_gram : need] = self._row_sums(pos, rows, missing.size)
-            self._slot[missing] = np.arange(self._n_gram, need)
-            self._n_gram = need
+        self._cache_gram(S)
         if cols is None:
             return self._gmat[self._slot[S]]
         return self._gmat[np.ix_(self._slot[S], cols)]
@@ -258,15 +270,13 @@ class MoveScorer:
 
     def _gram_update(self, Xt, Xo, flipped, added):
         """``C'n`` and ``C'c_own`` after flipping the rules ``flipped`` (``added``: now selected)."""
-        sign = np.where(added, 1.0, -1.0)
-        Gf = self.gram_rows(flipped)
-        same = self.k[flipped][:, None] == self.k[None, :]
+        self._cache_gram(flipped)
         self.updates += 1
-        return Xt + sign @ Gf, Xo + sign @ (Gf * same)
+        return follow_flips(Xt, Xo, flipped, added, self._gmat, self._slot, self.k)
 
     def _z_update(self, X0, X1, t_old, t_new):
         """``C'z0`` and ``C'z1`` for the counts ``t_new``, from those for ``t_old``."""
-        rows = np.flatnonzero(((t_new == 0) != (t_old == 0)) | ((t_new == 1) != (t_old == 1)))
+        rows = crossing_rows(t_old, t_new)
         if rows.size == 0:
             return X0, X1
         if 3 * rows.size >= t_new.shape[0]:
@@ -274,15 +284,7 @@ class MoveScorer:
             X = np.asarray(self.CT @ Z, dtype=np.float64)
             self.products += 1
             return X[:, 0].copy(), X[:, 1].copy()
-        t_new, t_old = t_new[rows], t_old[rows]
-        d0 = (t_new == 0).astype(np.float64) - (t_old == 0)
-        d1 = (t_new == 1).astype(np.float64) - (t_old == 1)
-        if self._row_nnz(rows) <= GATHER_LIMIT:
-            pos, rules = self._rules_of_rows(rows)
-            return (X0 + np.bincount(rules, weights=d0[pos], minlength=self.M),
-                    X1 + np.bincount(rules, weights=d1[pos], minlength=self.M))
-        dX = np.asarray(self.C[rows].T @ np.column_stack([d0, d1]).astype(np.float32), dtype=np.float64)
-        return X0 + dX[:, 0], X1 + dX[:, 1]
+        return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx)
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
@@ -327,42 +329,23 @@ class MoveScorer:
             if swaps and cand.any():
                 # columns that fit the budgets after dropping at least one selected rule
                 cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
-                # L_b - L_a <= slack as L_b <= slack + L_a (integer counts: the same test), one sum per row
-                ok = (self.L[None, cols] <= (slack_l + self.L[S])[:, None]) & (
-                    self.E[None, cols] <= (slack_e + self.E[S])[:, None])
-                if ok.any():
-                    D2 = self.gram_rows(S, cols)
-                    conf = self.eps * (self.k[S, None] != self.k[None, cols]) * D2 if self.eps else None
-                    # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
-                    pos, rows = self._rows_of_rules(S)
-                    once = st.total[rows] == 1
-                    owner = np.full(st.total.shape[0], -1, dtype=np.int64)
-                    owner[rows[once]] = pos[once]
-                    # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]):
-                    # D1 is gathered only for the columns with a pair that may augment
-                    X1 = self._sums[3]
-                    bound = np.add(gdrop[S, None], gadd[None, cols])
-                    cap = np.minimum(X1[S, None], X1[None, cols])
-                    bound += np.minimum(D2, cap, out=cap)  # in place: the same sums, fewer temporaries
-                    if conf is not None:
-                        bound += conf
-                    self.ctx = dict(
-                        st=st, S=S, cols=cols, ok=ok, bound=bound, conf=conf, owner=owner, G=None,
-                        gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e,
-                    )  # fmt: skip
-                    live = ok & (bound > 0.0)
-                    lc = np.flatnonzero(live.any(axis=0))
-                    if lc.size:
-                        cl = cols[lc]
-                        G = gdrop[S, None] + gadd[None, cl] + self._owner_overlaps(owner, cl, S.size)
-                        if conf is not None:
-                            G += conf[:, lc]
-                        score = np.where(live[:, lc] & (G > TOL), G - (cost[None, cl] - cost[S, None]), -np.inf)
-                        flat = int(np.argmax(score))
-                        ia, jb = divmod(flat, score.shape[1])
-                        if score[ia, jb] > best_score:
-                            best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
-                            self._swap_scores = (score, S, cl)
+                self._cache_gram(S)
+                pair_args = (S, cols, self._gmat, self._slot, self.L, self.E, float(slack_l), float(slack_e),
+                             gdrop, gadd, self._sums[3], self.k, float(self.eps))
+                # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
+                owner = owners(S, st.total, p.indptr, p.indices)
+                self.ctx = dict(st=st, S=S, cols=cols, owner=owner, pair_args=pair_args, bounds=None, G=None,
+                                gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e)
+                # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]): D1 is
+                # counted only for the columns with a pair that fits and may augment
+                live, G, score = swap_scores(*pair_args[:2], owner, *pair_args[2:], cost, p.indptr, p.indices, TOL)
+                if live.size:
+                    flat = int(np.argmax(score))
+                    ia, jb = divmod(flat, score.shape[1])
+                    if score[ia, jb] > best_score:
+                        cl = cols[live]
+                        best_score, best = score[ia, jb], (G[ia, jb], int(S[ia]), int(cl[jb]))
+                        self._swap_scores = (score, S, cl)
         return best
 
     #: augmenting swaps after the best one that :meth:`best_move` lists for the lazy swaps
@@ -394,8 +377,11 @@ class MoveScorer:
         ctx = self.ctx
         if ctx is None or ctx["st"] is not st or n_pairs <= 0:
             return None
-        S, cols, ok, bound, gdrop = ctx["S"], ctx["cols"], ctx["ok"], ctx["bound"], ctx["gdrop"]
+        S, cols, gdrop = ctx["S"], ctx["cols"], ctx["gdrop"]
         if cols.size < 2:
+            return None
+        ok, bound, _ = self._pair_bounds()
+        if not ok.any():
             return None
         # gain(a, b, c) <= G[a, b] + G[a, c] - gdrop[a] <= bound[a, b] + bound[a, c] - gdrop[a]: nothing
         # to find when the two largest bounds of every row cannot augment

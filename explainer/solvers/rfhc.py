@@ -84,14 +84,7 @@ class RFHC(Solver):
     # ------------------------------------------------------------------ trials
     def _one_trial(self, problem: SelectionProblem, weights: np.ndarray, rng: np.random.Generator):
         state = problem.state()
-        checks = 0
-        for i in weighted_order(weights, rng):
-            i = int(i)
-            if not state.flip_fits(i):
-                continue
-            checks += 1
-            if state.delta_coverage(i) > 0:
-                state.flip(i)
+        checks = state.add_in_order(weighted_order(weights, rng))
         return state, checks
 
     def trials(self, problem: SelectionProblem, rng: np.random.Generator) -> list[np.ndarray]:
