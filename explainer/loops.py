@@ -132,23 +132,67 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
     return out
 
 
-# ------------------------------------------------------------ swap scores
+# ------------------------------------------------------------ move scores
+@njit(cache=True, nogil=True)
+def best_add_drop(gadd, gdrop, r, usable, L, E, slack_l, slack_e, cost, tol):
+    """The best add and the best drop by gain -/+ the tiny cost (ties: the lower index), gains above ``tol``.
+
+    Returns (add rule or -1, its score, drop rule or -1, its score, the other augmenting adds that fit,
+    whether any usable rule is unselected).
+    """
+    b_best, s_add, a_best, s_drop = -1, -np.inf, -1, -np.inf
+    adds = np.empty(r.size, np.int64)
+    n_adds = 0
+    free = False
+    for i in range(r.size):
+        if r[i]:
+            if gdrop[i] > tol and gdrop[i] + cost[i] > s_drop:
+                a_best, s_drop = i, gdrop[i] + cost[i]
+        elif usable[i]:
+            free = True
+            if L[i] <= slack_l and E[i] <= slack_e and gadd[i] > tol:
+                adds[n_adds] = i
+                n_adds += 1
+                if gadd[i] - cost[i] > s_add:
+                    b_best, s_add = i, gadd[i] - cost[i]
+    others = np.empty(max(n_adds - 1, 0), np.int64)
+    n = 0
+    for t in range(n_adds):
+        if adds[t] != b_best:
+            others[n] = adds[t]
+            n += 1
+    return b_best, s_add, a_best, s_drop, others, free
+
+
+# Pair tests on scalars: the per-column values are gathered once per scoring into contiguous
+# arrays, so the inner loops read them in order (measured 1.6x faster than gathering per pair).
 @njit(cache=True, nogil=True, inline="always")
-def _fits(a, b, L, E, slack_l, slack_e):
-    """Does the swap (drop a, add b) keep both budgets?  (L_b - L_a <= slack as L_b <= slack + L_a.)"""
-    return (L[b] <= slack_l + L[a]) & (E[b] <= slack_e + E[a])
+def _fits(lb, eb, room_l, room_e):
+    """Does the swap (drop a, add b) keep both budgets?  ``room`` = slack + the dropped rule's share."""
+    return (lb <= room_l) & (eb <= room_e)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _conf(a, b, d2, k, eps):
+def _conf(ka, kb, d2, eps):
     """Conflict term of the swap (drop a, add b): eps |rows(a) & rows(b)| when their classes differ."""
-    return eps * d2 if k[a] != k[b] else 0.0
+    return eps * d2 if ka != kb else 0.0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bound(a, b, d2, gdrop, gadd, X1, conf):
+def _bound(ga, gb, d2, xa, xb, conf):
     """Upper bound of the swap gain: ``D1[a, b] <= min(D2[a, b], X1[a], X1[b])``."""
-    return gdrop[a] + gadd[b] + min(d2, min(X1[a], X1[b])) + conf
+    return ga + gb + min(d2, min(xa, xb)) + conf
+
+
+@njit(cache=True, nogil=True)
+def _columns(cols, L, E, gadd, X1, k):
+    """The per-rule values of the candidate columns, contiguous."""
+    nc = cols.size
+    Lc, Ec, gc, xc, kc = np.empty(nc), np.empty(nc), np.empty(nc), np.empty(nc), np.empty(nc, np.int64)
+    for j in range(nc):
+        b = cols[j]
+        Lc[j], Ec[j], gc[j], xc[j], kc[j] = L[b], E[b], gadd[b], X1[b], k[b]
+    return Lc, Ec, gc, xc, kc
 
 
 @njit(cache=True, nogil=True)
@@ -168,18 +212,19 @@ def owners(S, total, indptr, indices):
 def pair_bounds(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k, eps):
     """|S| x |cols| matrices (fits both budgets, bound, conflict term) of every swap (S[i], cols[j])."""
     nS, nc = S.size, cols.size
+    Lc, Ec, gc, xc, kc = _columns(cols, L, E, gadd, X1, k)
     ok = np.zeros((nS, nc), np.bool_)
     bound = np.empty((nS, nc))
     conf = np.empty((nS, nc))
     for i in range(nS):
         a = S[i]
-        ra = slot[a]
+        row = gmat[slot[a]]
+        room_l, room_e, ga, xa, ka = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a]
         for j in range(nc):
-            b = cols[j]
-            d2 = gmat[ra, b]
-            ok[i, j] = _fits(a, b, L, E, slack_l, slack_e)
-            conf[i, j] = _conf(a, b, d2, k, eps)
-            bound[i, j] = _bound(a, b, d2, gdrop, gadd, X1, conf[i, j])
+            d2 = row[cols[j]]
+            ok[i, j] = _fits(Lc[j], Ec[j], room_l, room_e)
+            conf[i, j] = _conf(ka, kc[j], d2, eps)
+            bound[i, j] = _bound(ga, gc[j], d2, xa, xc[j], conf[i, j])
     return ok, bound, conf
 
 
@@ -195,16 +240,18 @@ def swap_scores(S, cols, owner, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd,
     D1 counted over the rows of b whose ``owner`` is a.
     """
     nS, nc = S.size, cols.size
+    Lc, Ec, gc, xc, kc = _columns(cols, L, E, gadd, X1, k)
     # row by row of the overlap matrix (its rows lie far apart), and without branches on the
     # pair tests: they go either way at random, and mispredicted branches cost more than the tests
     is_live = np.zeros(nc, np.bool_)
     for i in range(nS):
         a = S[i]
-        ra = slot[a]
+        row = gmat[slot[a]]
+        room_l, room_e, ga, xa, ka = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a]
         for j in range(nc):
-            b = cols[j]
-            d2 = gmat[ra, b]
-            is_live[j] |= _fits(a, b, L, E, slack_l, slack_e) & (_bound(a, b, d2, gdrop, gadd, X1, _conf(a, b, d2, k, eps)) > 0.0)
+            d2 = row[cols[j]]
+            bd = _bound(ga, gc[j], d2, xa, xc[j], _conf(ka, kc[j], d2, eps))
+            is_live[j] |= _fits(Lc[j], Ec[j], room_l, room_e) & (bd > 0.0)
     live = np.flatnonzero(is_live)
     n_live = live.size
     D1 = np.zeros((nS, n_live))
@@ -218,15 +265,17 @@ def swap_scores(S, cols, owner, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd,
     score = np.empty((nS, n_live))
     for i in range(nS):
         a = S[i]
-        ra = slot[a]
+        row = gmat[slot[a]]
+        room_l, room_e, ga, xa, ka, ca = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a], cost[a]
         for jj in range(n_live):
-            b = cols[live[jj]]
-            d2 = gmat[ra, b]
-            conf = _conf(a, b, d2, k, eps)
-            g = gdrop[a] + gadd[b] + D1[i, jj] + conf
+            j = live[jj]
+            b = cols[j]
+            d2 = row[b]
+            conf = _conf(ka, kc[j], d2, eps)
+            g = ga + gc[j] + D1[i, jj] + conf
             G[i, jj] = g
-            ok = (g > tol) & _fits(a, b, L, E, slack_l, slack_e) & (_bound(a, b, d2, gdrop, gadd, X1, conf) > 0.0)
-            score[i, jj] = g - (cost[b] - cost[a]) if ok else -np.inf
+            ok = (g > tol) & _fits(Lc[j], Ec[j], room_l, room_e) & (_bound(ga, gc[j], d2, xa, xc[j], conf) > 0.0)
+            score[i, jj] = g - (cost[b] - ca) if ok else -np.inf
     return live, G, score
 
 
@@ -275,4 +324,4 @@ def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx):
     return X0, X1
 
 
-__all__ = ["first_fit_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]
+__all__ = ["best_add_drop", "first_fit_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]

@@ -57,7 +57,7 @@ def mp_context():
             methods = multiprocessing.get_all_start_methods()
             if "forkserver" in methods:
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["explainer.app.worker", "explainer.solvers"])
+                ctx.set_forkserver_preload(["explainer.app.worker", "explainer.app.preload"])
             else:
                 ctx = multiprocessing.get_context("spawn")
             spawn.get_preparation_data = _preparation_data

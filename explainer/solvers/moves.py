@@ -31,7 +31,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..loops import crossing_rows, follow_crossings, follow_flips, owners, pair_bounds, swap_scores
+from ..loops import (
+    best_add_drop,
+    crossing_rows,
+    follow_crossings,
+    follow_flips,
+    owners,
+    pair_bounds,
+    swap_scores,
+)
 from ..problem import SelectionProblem
 
 TOL = 1e-9
@@ -304,31 +312,20 @@ class MoveScorer:
         self.ctx = None
         cost = self.cost
         # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
-        best_score, best = -np.inf, None
-        add_ok = self.usable & ~r & (self.L <= slack_l) & (self.E <= slack_e) & (gadd > TOL)
-        self.last_adds = None
+        b, s_add, a, s_drop, others, free = best_add_drop(
+            gadd, gdrop, r, self.usable, self.L, self.E, float(slack_l), float(slack_e), cost, TOL)
+        self.last_adds = (others, gadd[others], cost) if b >= 0 else None
         self._swap_scores = None
-        if add_ok.any():
-            s = np.where(add_ok, gadd - cost, -np.inf)
-            b = int(np.argmax(s))
-            best_score, best = s[b], (gadd[b], -1, b)
-            cand = np.flatnonzero(add_ok)
-            cand = cand[cand != b]
-            self.last_adds = (cand, gadd[cand], cost)
+        best_score, best = s_add, ((gadd[b], -1, b) if b >= 0 else None)
+        if a >= 0 and s_drop > best_score:
+            best_score, best = s_drop, (gdrop[a], a, -1)
+        if best is not None:
+            return best  # an augmenting add or drop: swaps are scored only at add/drop optima
         S = np.flatnonzero(r)
         if S.size:
-            ok = gdrop[S] > TOL
-            if ok.any():
-                s = np.where(ok, gdrop[S] + cost[S], -np.inf)
-                j = int(np.argmax(s))
-                if s[j] > best_score:
-                    best_score, best = s[j], (gdrop[S[j]], int(S[j]), -1)
-            cand = self.usable & ~r
-            if best is not None:
-                return best  # an augmenting add or drop: swaps are scored only at add/drop optima
-            if swaps and cand.any():
+            if swaps and free:
                 # columns that fit the budgets after dropping at least one selected rule
-                cols = np.flatnonzero(cand & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
+                cols = np.flatnonzero(~r & self.usable & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
                 self._cache_gram(S)
                 pair_args = (S, cols, self._gmat, self._slot, self.L, self.E, float(slack_l), float(slack_e),
                              gdrop, gadd, self._sums[3], self.k, float(self.eps))
