@@ -132,6 +132,86 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
     return out
 
 
+@njit(cache=True, nogil=True)
+def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indices, rule_class, lengths, errors,
+                     slack_l, slack_e, eps, cost, tol):
+    """Up to ``limit`` best adds among ``cand`` by the lazy greedy, applied in place (see
+    :func:`explainer.solvers.local_search.lazy_adds`).
+
+    ``key``: stale upper bounds of gain - cost per candidate.  The candidate whose exact key is at
+    least every other stale bound is the best add (ties to the lower position); exact keys are
+    computed ``batch`` at a time, highest stale bound first, the batch doubling while none of them
+    is the best.  Returns (adds, covered rows, conflicting pairs, complexity, errors) gained.
+    """
+    n = cand.size
+    key = key.copy()
+    alive = np.ones(n, np.bool_)
+    fresh = np.zeros(n, np.bool_)
+    stale = np.empty(n, np.int64)
+    done, batch = 0, batch0
+    covered, pairs, used_l, used_e = 0, 0, 0, 0
+    while done < limit:
+        # budgets only shrink while adding: a candidate that does not fit now never will
+        best, kb, top, kt, n_stale = -1, -np.inf, -1, -np.inf, 0
+        for t in range(n):
+            if not alive[t]:
+                continue
+            i = cand[t]
+            if lengths[i] > slack_l - used_l or errors[i] > slack_e - used_e:
+                alive[t] = False
+            elif fresh[t]:
+                if key[t] > kb:
+                    best, kb = t, key[t]
+            else:
+                stale[n_stale] = t
+                n_stale += 1
+                if key[t] > kt:
+                    top, kt = t, key[t]
+        if best < 0 and top < 0:
+            break
+        if best >= 0 and (top < 0 or kb > kt + 1e-12 or (kb >= kt - 1e-12 and best < top)):
+            i = cand[best]
+            dc, dp = flip_rule(i, False, indptr, indices, rule_class[i], total, per_class)
+            r[i] = True
+            covered += dc
+            pairs += dp
+            used_l += lengths[i]
+            used_e += errors[i]
+            alive[best] = False
+            fresh[:] = False
+            done += 1
+            batch = batch0
+            continue
+        if top < 0:
+            break
+        # make the next few highest stale bounds exact
+        pick = stale[:n_stale]
+        if n_stale > batch:  # the batch largest (ties: the lower positions), in O(n_stale)
+            vals = key[pick]
+            thr = np.partition(vals, n_stale - batch)[n_stale - batch]
+            top_b = np.empty(batch, np.int64)
+            m = 0
+            for q in range(n_stale):
+                if vals[q] > thr:
+                    top_b[m] = pick[q]
+                    m += 1
+            for q in range(n_stale):
+                if m < batch and vals[q] == thr:
+                    top_b[m] = pick[q]
+                    m += 1
+            pick = top_b[:m]
+        rules = cand[pick]
+        g = move_gains(np.arange(pick.size), rules, pick.size, r, total, per_class, indptr, indices, rule_class, eps)
+        for q in range(pick.size):
+            t = pick[q]
+            key[t] = g[q] - cost[rules[q]]
+            fresh[t] = True
+            if not g[q] > tol:
+                alive[t] = False
+        batch *= 2
+    return done, covered, pairs, used_l, used_e
+
+
 # ------------------------------------------------------------ move scores
 @njit(cache=True, nogil=True)
 def best_add_drop(gadd, gdrop, r, usable, L, E, slack_l, slack_e, cost, tol):
@@ -229,7 +309,7 @@ def pair_bounds(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
 
 
 @njit(cache=True, nogil=True)
-def swap_scores(S, cols, owner, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k, eps, cost, indptr, indices,
+def swap_scores(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k, eps, owner, cost, indptr, indices,
                 tol):
     """Exact gains and scores of the swaps whose bound can augment.
 
@@ -280,6 +360,26 @@ def swap_scores(S, cols, owner, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd,
 
 
 @njit(cache=True, nogil=True)
+def best_entries(score, n):
+    """Flat positions of the ``n`` largest finite entries of ``score``, largest first (ties: lower position)."""
+    flat = score.ravel()
+    top = np.empty(n, np.int64)
+    m = 0
+    for q in range(flat.size):
+        v = flat[q]
+        if not np.isfinite(v) or (m == n and v <= flat[top[m - 1]]):
+            continue
+        # insertion into the sorted head: after every entry at least as large (they have lower positions)
+        t = min(m, n - 1)
+        while t > 0 and flat[top[t - 1]] < v:
+            top[t] = top[t - 1]
+            t -= 1
+        top[t] = q
+        m = min(m + 1, n)
+    return top[:m]
+
+
+@njit(cache=True, nogil=True)
 def follow_flips(Xt, Xo, flipped, added, gmat, slot, k):
     """``C'n`` and ``C'c_own`` after flipping the rules ``flipped`` (``added``: now selected), from their
     overlap rows: ``C'n = sum_{i in S} G_i``, ``C'c_own`` the same over the rules of the column's class."""
@@ -324,4 +424,4 @@ def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx):
     return X0, X1
 
 
-__all__ = ["best_add_drop", "first_fit_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]
+__all__ = ["best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]

@@ -337,16 +337,24 @@ class SelectionState:
         """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
         (those not selected that fit)."""
         p = self.problem
-        checks, dc, dp, dl, de = first_fit_adds(
+        checks, *gained = first_fit_adds(
             np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
-            int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors, float(p.eps),
-            self.total, self.per_class,
+            *self.slack(), float(p.eps), self.total, self.per_class,
         )
-        self.covered += int(dc)
-        self.pairs += int(dp)
-        self.complexity += int(dl)
-        self.errors += int(de)
+        self.account(*gained)
         return int(checks)
+
+    def slack(self) -> tuple[int, int]:
+        """What is left of the complexity and the error budget."""
+        p = self.problem
+        return int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors
+
+    def account(self, covered: int, pairs: int, complexity: int, errors: int) -> None:
+        """Add what rules selected in place (by a compiled loop, on ``r`` and the counts) changed."""
+        self.covered += int(covered)
+        self.pairs += int(pairs)
+        self.complexity += int(complexity)
+        self.errors += int(errors)
 
     def copy(self) -> SelectionState:
         new = SelectionState.__new__(SelectionState)

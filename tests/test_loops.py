@@ -42,3 +42,15 @@ def test_flips_through_the_loops_leave_the_counts_of_a_fresh_state():
     assert np.array_equal(st.total, fresh.total) and np.array_equal(st.per_class, fresh.per_class)
     assert (st.covered, st.pairs, st.complexity, st.errors) == (fresh.covered, fresh.pairs, fresh.complexity,
                                                                 fresh.errors)
+
+
+def test_best_entries_are_the_largest_finite_ones_in_order():
+    """Against a full sort: largest first, ties to the lower flat position, infinite entries never."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        score = rng.integers(0, 6, (rng.integers(1, 5), rng.integers(1, 30))).astype(float)
+        score[rng.random(score.shape) < 0.4] = -np.inf
+        n = int(rng.integers(1, 20))
+        flat = np.flatnonzero(np.isfinite(score.ravel()))
+        want = flat[np.lexsort((flat, -score.ravel()[flat]))][:n]
+        assert loops.best_entries(score, n).tolist() == want.tolist()

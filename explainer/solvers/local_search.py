@@ -25,7 +25,7 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
-from ..loops import move_gains
+from ..loops import lazy_greedy_adds, move_gains
 from ..problem import SelectionProblem, SelectionState
 from .moves import TOL, MoveScorer
 from .operators import row_key
@@ -68,50 +68,20 @@ def lazy_adds(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
     submodular, conflicts only grow), so the stale gains are upper bounds: the
     candidate whose exact gain is at least every other stale bound is the best
     add (the classic lazy greedy; ties to the smaller index).  The exact gains
-    are computed for a few candidates at a time, highest stale bound first, in
-    one vectorised call (:func:`flip_gains`), and the budget test is one array
-    comparison: a heap popped one candidate at a time cost more than the full
-    re-scoring it was meant to save.
+    are computed for a few candidates at a time, highest stale bound first, the
+    batch doubling while none of them is the best
+    (:func:`explainer.loops.lazy_greedy_adds`).
     """
     if scorer.last_adds is None:
         return 0
     cand, gains, cost = scorer.last_adds
     p = st.problem
-    key = gains - cost[cand]  # stale upper bounds of gain - cost, made exact for the state when fresh
-    alive = np.ones(cand.size, dtype=bool)
-    fresh = np.zeros(cand.size, dtype=bool)
-    L, E = p.lengths[cand], p.errors[cand]
-    done, batch = 0, _LAZY_BATCH
-    while done < limit:
-        # budgets only shrink while adding: a candidate that does not fit now never will
-        alive &= (L <= p.complexity_budget - st.complexity) & (E <= p.error_budget - st.errors)
-        if not alive.any():
-            break
-        stale = np.where(alive & ~fresh, key, -np.inf)
-        top = int(np.argmax(stale))  # the largest stale bound, ties to the smaller index (cand is sorted)
-        have = alive & fresh
-        if have.any():
-            best = int(np.argmax(np.where(have, key, -np.inf)))
-            kb, kt = key[best], stale[top]
-            if not np.isfinite(kt) or kb > kt + 1e-12 or (kb >= kt - 1e-12 and best < top):
-                st.flip(int(cand[best]))
-                alive[best] = False
-                fresh[:] = False
-                done += 1
-                batch = _LAZY_BATCH
-                continue
-        elif not np.isfinite(stale[top]):
-            break
-        # make the next few highest stale bounds exact
-        pick = np.flatnonzero(np.isfinite(stale))
-        if pick.size > batch:
-            pick = pick[np.argpartition(-stale[pick], batch - 1)[:batch]]
-        g = flip_gains(st, np.arange(pick.size), cand[pick], pick.size)
-        key[pick] = g - cost[cand[pick]]
-        fresh[pick] = True
-        alive[pick] &= g > TOL
-        batch *= 2
-    return done
+    done, *gained = lazy_greedy_adds(
+        cand, gains - cost[cand], int(limit), _LAZY_BATCH, st.r, st.total, st.per_class, p.indptr, p.indices,
+        p.rule_class, p.lengths, p.errors, *st.slack(), float(p.eps), cost, TOL,
+    )
+    st.account(*gained)
+    return int(done)
 
 
 def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:

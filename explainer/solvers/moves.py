@@ -21,9 +21,11 @@ conflict term)`` with ``D1[a, b]`` the rows covered by a alone that b covers;
 ``D1 <= min(D2, X1[a], X1[b])`` can still augment (the chosen swap is the
 same as with the full matrix).  1-for-2 moves (drop a, add b and c) are scored
 exactly for the ``n_pairs`` best (a, b) swaps whose bound can still augment.
-Gathers use numpy index arrays up to ``GATHER_LIMIT`` nonzeros, scipy sparse
-products above it (same integer counts).  Ties between equal gains go to the
-cheaper move (a tiny per-rule cost).
+The steps every climb takes (the sums' updates, the best add and drop, the
+swap scoring) are the compiled loops of :mod:`explainer.loops`; the 1-for-2
+search and the full swap matrix gather with numpy index arrays up to
+``GATHER_LIMIT`` nonzeros, scipy sparse products above it (same integer
+counts).  Ties between equal gains go to the cheaper move (a tiny per-rule cost).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import scipy.sparse as sp
 
 from ..loops import (
     best_add_drop,
+    best_entries,
     crossing_rows,
     follow_crossings,
     follow_flips,
@@ -48,16 +51,16 @@ GATHER_LIMIT = 50_000
 
 
 class MoveScorer:
-    """Vectorised gains of every add / drop / 1-for-1 swap for a selection state.
+    """Gains of every add / drop / 1-for-1 swap for a selection state.
 
     The per-rule sums ``C' [z0 z1 n c_own]`` behind the add/drop gains are kept
     between calls and updated from the rules flipped and the rows whose count
     crossed 0, 1 or 2 since the last call (any state, any flips in between: the
     update compares selections and per-row counts), so a step after a few
-    flips costs O(M + rows crossing x rules per row) instead of O(nnz(C)).  Overlap rows and the swap/1-for-2 products
-    are gathered from the CSR/CSC index arrays with ``np.bincount``, or, above
-    ``GATHER_LIMIT`` nonzeros, as sparse products with a 0/1 indicator matrix
-    (same integer counts).
+    flips costs O(M + rows crossing x rules per row) instead of O(nnz(C)).
+    Overlap (Gram) rows and the 1-for-2 products are gathered from the CSR/CSC
+    index arrays with ``np.bincount``, or, above ``GATHER_LIMIT`` nonzeros, as
+    sparse products with a 0/1 indicator matrix (same integer counts).
     """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
@@ -335,7 +338,7 @@ class MoveScorer:
                                 gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e)
                 # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]): D1 is
                 # counted only for the columns with a pair that fits and may augment
-                live, G, score = swap_scores(*pair_args[:2], owner, *pair_args[2:], cost, p.indptr, p.indices, TOL)
+                live, G, score = swap_scores(*pair_args, owner, cost, p.indptr, p.indices, TOL)
                 if live.size:
                     flat = int(np.argmax(score))
                     ia, jb = divmod(flat, score.shape[1])
@@ -354,12 +357,7 @@ class MoveScorer:
         if self._swap_scores is None:
             return []
         score, S, cols = self._swap_scores
-        flat = np.flatnonzero(np.isfinite(score).ravel())
-        if flat.size <= 1:
-            return []
-        n = min(flat.size, self.N_RUNNER_UP_SWAPS + 1)
-        vals = score.ravel()[flat]
-        top = flat[np.lexsort((flat, -vals))[:n]][1:]
+        top = best_entries(score, self.N_RUNNER_UP_SWAPS + 1)[1:]
         ia, jb = np.divmod(top, score.shape[1])
         return list(zip(S[ia].tolist(), cols[jb].tolist(), strict=True))
 
