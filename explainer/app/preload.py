@@ -1,6 +1,6 @@
 """Imported by the dashboard's fork server before it forks a worker per run: the solvers and their
-compiled loops, loaded once (see :mod:`explainer.solvers.warmup`), so no run spends its first
-0.3 s loading machine code."""
+compiled loops, loaded once (see :mod:`explainer.solvers.warmup`), so no run starts by loading
+machine code."""
 
 from ..solvers.warmup import warm_up
 

@@ -27,7 +27,7 @@ counts what each move kind made):
 * ``lazy_adds``: after an add, further adds by the lazy greedy;
 * ``lazy_swaps``: after a swap, the runner-up swaps of the same scoring that
   still augment, each re-scored exactly (one scoring then pays for several swaps:
-  tic-tac-toe at half budgets took 3.61 s median with them, 4.26 s without, in
+  tic-tac-toe at half budgets took 1.59 s median with them, 2.22 s without, in
   ``python scripts/ablation.py``);
 * ``merge``: when a generation did not raise the best fitness, the problem
   restricted to the rules of the fittest individuals (at most

@@ -2,7 +2,7 @@
 
 numba compiles each loop on its first call and caches the machine code beside
 the module; a fresh install spends a few seconds compiling, and every new
-process about 0.3 s loading the cache.  :func:`warm_up` pays that once, on a
+process a fraction of a second loading the cache.  :func:`warm_up` pays that once, on a
 tiny problem that takes every path the solvers take (the same argument types,
 so a real run finds every loop ready): the set-up script runs it after
 installing, and the dashboard's fork server runs it before forking a worker
