@@ -328,10 +328,7 @@ class SelectionState:
         dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
         sign = -1 if selected else 1
         self.r[i] = not selected
-        self.covered += int(dc)
-        self.pairs += int(dp)
-        self.complexity += sign * int(p.lengths[i])
-        self.errors += sign * int(p.errors[i])
+        self.account(dc, dp, sign * int(p.lengths[i]), sign * int(p.errors[i]))
 
     def add_in_order(self, order: np.ndarray) -> int:
         """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
@@ -350,7 +347,8 @@ class SelectionState:
         return int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors
 
     def account(self, covered: int, pairs: int, complexity: int, errors: int) -> None:
-        """Add what rules selected in place (by a compiled loop, on ``r`` and the counts) changed."""
+        """Add the changes of covered rows, conflicting pairs, complexity and errors of rules flipped in the
+        counts (by :meth:`flip` or a compiled loop)."""
         self.covered += int(covered)
         self.pairs += int(pairs)
         self.complexity += int(complexity)
