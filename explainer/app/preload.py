@@ -4,4 +4,9 @@ machine code."""
 
 from ..solvers.warmup import warm_up
 
-warm_up()
+try:
+    warm_up()
+except Exception:
+    # only a head start: a worker loads the loops itself, while an error raised here would take
+    # the fork server, and with it every run, down
+    pass
