@@ -264,6 +264,13 @@ def _bound(ga, gb, d2, xa, xb, conf):
     return ga + gb + min(d2, min(xa, xb)) + conf
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _dropped(a, gmat, slot, L, E, slack_l, slack_e, gdrop, X1, k):
+    """What the pair tests need of the dropped rule a: its overlap row, the room it leaves in both
+    budgets, its drop gain, X1 and class."""
+    return gmat[slot[a]], slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a]
+
+
 @njit(cache=True, nogil=True)
 def _columns(cols, L, E, gadd, X1, k):
     """The per-rule values of the candidate columns, contiguous."""
@@ -297,9 +304,7 @@ def pair_bounds(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
     bound = np.empty((nS, nc))
     conf = np.empty((nS, nc))
     for i in range(nS):
-        a = S[i]
-        row = gmat[slot[a]]
-        room_l, room_e, ga, xa, ka = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a]
+        row, room_l, room_e, ga, xa, ka = _dropped(S[i], gmat, slot, L, E, slack_l, slack_e, gdrop, X1, k)
         for j in range(nc):
             d2 = row[cols[j]]
             ok[i, j] = _fits(Lc[j], Ec[j], room_l, room_e)
@@ -325,9 +330,7 @@ def swap_scores(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
     # pair tests: they go either way at random, and mispredicted branches cost more than the tests
     is_live = np.zeros(nc, np.bool_)
     for i in range(nS):
-        a = S[i]
-        row = gmat[slot[a]]
-        room_l, room_e, ga, xa, ka = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a]
+        row, room_l, room_e, ga, xa, ka = _dropped(S[i], gmat, slot, L, E, slack_l, slack_e, gdrop, X1, k)
         for j in range(nc):
             d2 = row[cols[j]]
             bd = _bound(ga, gc[j], d2, xa, xc[j], _conf(ka, kc[j], d2, eps))
@@ -344,9 +347,8 @@ def swap_scores(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
     G = np.empty((nS, n_live))
     score = np.empty((nS, n_live))
     for i in range(nS):
-        a = S[i]
-        row = gmat[slot[a]]
-        room_l, room_e, ga, xa, ka, ca = slack_l + L[a], slack_e + E[a], gdrop[a], X1[a], k[a], cost[a]
+        row, room_l, room_e, ga, xa, ka = _dropped(S[i], gmat, slot, L, E, slack_l, slack_e, gdrop, X1, k)
+        ca = cost[S[i]]
         for jj in range(n_live):
             j = live[jj]
             b = cols[j]
