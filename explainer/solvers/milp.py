@@ -27,9 +27,7 @@ BYTES_PER_VARIABLE = 300
 _CLOCK_EVERY = 2048
 #: HiGHS options that switch its primal heuristics off (passed verbatim: scipy's milp accepts them with a
 #: warning; a HiGHS too old to know one ignores it).  With a cutoff the heuristics can only find what the
-#: cutoff already forbids, and on the population merge's small models they took most of the time: in the
-#: half-budget benchmark (README) tic-tac-toe's merges took 1.44 s per run with them, 0.57 s without
-#: (medians of runs.csv's merge_time_s), with every run still at the optimum
+#: cutoff already forbids, and on the population merge's small models they took most of each solve
 NO_PRIMAL_HEURISTICS = {
     "mip_heuristic_effort": 0.0,
     "mip_heuristic_run_rens": False,

@@ -1,7 +1,7 @@
 """Load (or, on a fresh install, compile) the compiled loops of :mod:`explainer.loops` ahead of a run.
 
 numba compiles each loop on its first call and caches the machine code beside
-the module; a fresh install spends a few seconds compiling, and every new
+the module; a fresh install spends about 15 s compiling, and every new
 process a fraction of a second loading the cache.  :func:`warm_up` pays that once, on a
 tiny problem that takes every path the solvers take (the same argument types,
 so a real run finds every loop ready): the set-up script runs it after
