@@ -13,7 +13,7 @@ from explainer.app import state as app
 from explainer.app.exports import rows_frame
 from explainer.app.text import md_escape
 from explainer.data import DataError
-from explainer.tables import SPREADSHEET_EXTENSIONS
+from explainer.data.tables import SPREADSHEET_EXTENSIONS
 
 state = app.setup("Data")
 

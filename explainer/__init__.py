@@ -1,19 +1,37 @@
 """explainer: explain a classification data set with a short set of IF-THEN decision rules.
 
-Pipeline: :mod:`~explainer.data` (intake) -> :mod:`~explainer.pool` (CART grid -> rules)
--> :mod:`~explainer.problem` (coverage, conflicts, budgets) -> :mod:`~explainer.solvers`
-(QGA and the baselines, exact MILP) -> :mod:`~explainer.report` (metrics, exports).
+One package per pipeline stage, each importing only the stages before it:
+:mod:`explainer.data` (tables, encoder, target, data sets) -> :mod:`explainer.rules` (the rule
+model, its text, the CART pool) -> :mod:`explainer.selection` (the problem, QGA and the
+baselines, the exact MILP, the frontier) -> :mod:`explainer.report` (metrics, exports); then
+:mod:`explainer.pipeline`, :mod:`explainer.estimator`, :mod:`explainer.cli`,
+:mod:`explainer.bench` and :mod:`explainer.app` (the dashboard).
 """
 
 __version__ = "0.1.0"
 
-from .callbacks import Callback, GenerationRecord, ProgressBar, Recorder, StopFlag  # noqa: E402
-from .pool import RulePool, build_pool, pool_from_rules  # noqa: E402
-from .problem import SelectionProblem  # noqa: E402
-from .report import evaluate_rules, rules_for_data  # noqa: E402
-from .result import SelectionResult  # noqa: E402
-from .rules import Condition, Rule, RuleSet, parse_rules  # noqa: E402
-from .solvers import ALGORITHMS, solve  # noqa: E402
+from explainer.report import evaluate_rules  # noqa: E402
+from explainer.rules import (  # noqa: E402
+    Condition,
+    Rule,
+    RulePool,
+    RuleSet,
+    build_pool,
+    parse_rules,
+    pool_from_rules,
+    rules_for_data,
+)
+from explainer.selection import (  # noqa: E402
+    ALGORITHMS,
+    Callback,
+    GenerationRecord,
+    ProgressBar,
+    Recorder,
+    SelectionProblem,
+    SelectionResult,
+    StopFlag,
+    solve,
+)
 
 __all__ = [
     "ALGORITHMS",

@@ -11,7 +11,25 @@ import os
 import pathlib
 import sys
 
-from . import __version__
+from explainer import __version__
+from explainer.bench import add_arguments, encoding_kwargs, paper_settings
+from explainer.bench import main as bench_main
+from explainer.data import (
+    PAPER_DATASETS,
+    load_dataset,
+    load_paper_dataset,
+    sample_datasets,
+    shared_data_dir,
+)
+from explainer.data.defaults import default_load_settings
+from explainer.pipeline import default_budgets, explain_pool, split_holdout
+from explainer.report import evaluate_rules
+from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
+from explainer.rules.defaults import default_pool_settings
+from explainer.rules.pool import build_pool
+from explainer.selection.callbacks import ProgressBar
+from explainer.selection.frontier import default_range, frontier
+from explainer.selection.solvers import ALGORITHMS, get_solver_class
 
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE: the conventional status of a writer whose reader went away (``| head``).
@@ -56,8 +74,6 @@ def _load(args):
 
 
 def _load_dataset(args):
-    from .data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
-    from .pool_defaults import default_load_settings
 
     kwargs = {
         **default_load_settings(),
@@ -84,11 +100,8 @@ def _load_dataset(args):
 
 def _pool(args, ds, X=None, y=None):
     """The pool of ``ds`` (or of the rows ``X, y`` of it, e.g. the training rows of a held-out split)."""
-    from .pool import build_pool
-    from .pool_defaults import default_pool_settings
-    from .rules import parse_rules
 
-    settings = default_pool_settings(ds, max_depth=args.depth, n_repeats=args.repeats, source=args.source)
+    settings = default_pool_settings(max_depth=args.depth, n_repeats=args.repeats, source=args.source)
     extra = None
     if args.extra_rules:
         extra = parse_rules(_read_text(args.extra_rules))
@@ -102,7 +115,6 @@ def _read_text(path: str) -> str:
     p = pathlib.Path(path)
     if not p.is_file():
         raise CLIError(f"no rule file {path!r}")
-    from .rules import MAX_TEXT_CHARS
 
     if p.stat().st_size > 4 * MAX_TEXT_CHARS:
         raise CLIError(f"rule file {path!r} is {p.stat().st_size} bytes; the limit is {MAX_TEXT_CHARS} characters")
@@ -144,14 +156,11 @@ def cmd_rules(args) -> int:
 
 
 def _default_budgets(pool):
-    from .pipeline import default_budgets
 
     return default_budgets(pool) if pool.trees else None
 
 
 def cmd_evaluate(args) -> int:
-    from .report import evaluate_rules, rules_for_data
-    from .rules import parse_rules
 
     ds = _load(args)
     rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_specs, ds.classes)
@@ -169,7 +178,6 @@ def cmd_evaluate(args) -> int:
 def _check_params(algorithm: str, params: dict) -> None:
     import inspect
 
-    from .solvers import get_solver_class
 
     accepted = inspect.signature(get_solver_class(algorithm).__init__).parameters
     for name in params:
@@ -179,13 +187,10 @@ def _check_params(algorithm: str, params: dict) -> None:
 
 
 def cmd_explain(args) -> int:
-    from .callbacks import ProgressBar
-    from .pipeline import explain_pool
 
     ds = _load(args)
     X, y, X_test, y_test = ds.X, ds.y, None, None
     if args.holdout is not None:
-        from .pipeline import split_holdout
 
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
     pool = _pool(args, ds, X, y)
@@ -245,7 +250,6 @@ class _PointPrinter:
 
 
 def cmd_frontier(args) -> int:
-    from .frontier import default_range, frontier
 
     ds = _load(args)
     pool = _pool(args, ds)
@@ -274,7 +278,6 @@ def cmd_frontier(args) -> int:
 
 
 def cmd_datasets(args) -> int:
-    from .data import PAPER_DATASETS, sample_datasets, shared_data_dir
 
     print("bundled samples:")
     for name, path in sample_datasets().items():
@@ -289,9 +292,6 @@ def cmd_datasets(args) -> int:
 
 def cmd_pools(args) -> int:
     """Pool sizes of the paper's data sets at the paper's depths, beside the paper's M."""
-    from .bench import encoding_kwargs, paper_settings
-    from .data import load_paper_dataset
-    from .pool import build_pool
 
     settings = paper_settings()
     rows = []
@@ -313,13 +313,11 @@ def cmd_pools(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import main as bench_main
 
     return bench_main(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .solvers import ALGORITHMS
 
     parser = argparse.ArgumentParser(prog="explainer", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
@@ -388,14 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir")
     p.set_defaults(func=cmd_datasets)
 
-    try:
-        from .bench import add_arguments
-    except ImportError:
-        add_arguments = None
-    if add_arguments is not None:
-        p = sub.add_parser("bench", help="reproduce the paper's Table 3 (and more)")
-        add_arguments(p)
-        p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("bench", help="reproduce the paper's Table 3 (and more)")
+    add_arguments(p)
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -13,11 +13,11 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .encoder import TableEncoder
-from .pipeline import explain_pool
-from .pool import build_pool
-from .pool_defaults import default_pool_settings
-from .report import TIE, UNCOVERED, vote
+from explainer.data.encoder import TableEncoder
+from explainer.pipeline import explain_pool
+from explainer.report import TIE, UNCOVERED, vote
+from explainer.rules.defaults import default_pool_settings
+from explainer.rules.pool import build_pool
 
 
 class RuleSetExplainer(ClassifierMixin, BaseEstimator):
@@ -35,7 +35,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         pool's (3 repeats up to 2,000 rows, 2 up to 10,000, else 1; ``grid``).
     default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
     random_state : seeds the pool and the algorithm.
-    encoder : a :class:`~explainer.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
+    encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
         ``TableEncoder(ordinal_as_categorical=True)`` for the command line's reading, where small
@@ -124,7 +124,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.fallback_proba_ = np.ones(1)
             return self
         settings = default_pool_settings(
-            frame, max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
+            max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
         )
         self.pool_ = build_pool(
             frame, y, random_state=pool_seed, classes=list(self.classes_), **settings,

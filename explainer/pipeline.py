@@ -7,13 +7,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .callbacks import Callback
-from .frontier import frontier, local_search, with_budgets
-from .pool import RulePool
-from .problem import SelectionProblem
-from .report import RuleSetReport, evaluate_rules
-from .result import SelectionResult
-from .solvers import solve
+from explainer.report import RuleSetReport, evaluate_rules
+from explainer.rules.pool import RulePool
+from explainer.selection.callbacks import Callback
+from explainer.selection.frontier import coverable_rows, frontier, local_search
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.result import SelectionResult
+from explainer.selection.solvers import solve
 
 
 @dataclass
@@ -102,9 +102,9 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     if best is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
     be = int(best.errors if error_budget is None else error_budget)
-    base = pool.problem(eps=eps)
+    base = SelectionProblem.from_pool(pool, eps=eps)
     top = max(2, 2 * int(best.complexity))
-    at_top = with_budgets(base, top, be)
+    at_top = base.with_budgets(top, be)
     ref_selection = _best_known(at_top)
     reference = at_top.evaluate(ref_selection).coverage
     slack = tolerance / 100.0 * base.n_rows
@@ -126,7 +126,6 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
 
 def _best_known(problem) -> np.ndarray:
     """A good selection of ``problem``: the best of local search, greedy and (unless they meet the row bound) QGA."""
-    from .frontier import coverable_rows
 
     candidates = [local_search(problem, np.zeros(problem.n_rules, dtype=bool)), solve(problem, "greedy").selection]
     best = max(candidates, key=lambda r: problem.evaluate(r).coverage)
@@ -171,7 +170,7 @@ def explain_pool(
     report also holds the rules' metrics on them (``report.holdout``).
     """
     bc, be = resolve_budgets(pool, complexity_budget, error_budget, eps)
-    problem = pool.problem(bc, be, eps=eps)
+    problem = SelectionProblem.from_pool(pool, bc, be, eps=eps)
     result = solve(problem, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
     report = evaluate_rules(
         pool.rule_set(result.selection),

@@ -2,9 +2,9 @@
 
     python scripts/default_budgets.py [--data-dir DIR] [NAME ...]
 
-For each data set, read and pooled as the command line does (``explainer.pool_defaults``):
+For each data set, read and pooled as the command line does (``explainer.rules.defaults``):
 the default budgets, the time to find them, the coverage QGA reaches at them (seed 0),
-the maximum of the full frontier (``explainer.frontier.frontier`` with its default
+the maximum of the full frontier (``explainer.selection.frontier.frontier`` with its default
 settings, Bc = 1 .. 2 c*) at the default error budget and the gap to it in percentage
 points, and the best coverage at that error budget with no complexity budget at all.
 """
@@ -15,17 +15,18 @@ import argparse
 import time
 
 from explainer.data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets
-from explainer.frontier import frontier
+from explainer.data.defaults import default_load_settings
 from explainer.pipeline import default_budgets, explain_pool
-from explainer.pool import build_pool
-from explainer.pool_defaults import default_load_settings, default_pool_settings
-from explainer.problem import SelectionProblem
-from explainer.solvers import solve
+from explainer.rules.defaults import default_pool_settings
+from explainer.rules.pool import build_pool
+from explainer.selection.frontier import frontier
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
 
 
 def best_at(pool, be: int) -> tuple[float, bool]:
     """Best f* at error budget ``be`` with no complexity budget (exact, QGA warm start)."""
-    problem: SelectionProblem = pool.problem(None, be)
+    problem: SelectionProblem = SelectionProblem.from_pool(pool, None, be)
     res = solve(problem, "exact", random_state=0, time_limit=60)
     return res.coverage, bool(res.info.get("optimal"))
 
@@ -46,7 +47,7 @@ def main() -> None:
         else:
             ds = load_paper_dataset(name, args.data_dir, **default_load_settings())
         pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
-                          **default_pool_settings(ds))
+                          **default_pool_settings())
         t = time.perf_counter()
         d = default_budgets(pool)
         t_d = time.perf_counter() - t

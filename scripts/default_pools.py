@@ -2,7 +2,7 @@
 
 For the paper's ten data sets and the bundled samples, loaded as the command
 line loads them without options (``default_load_settings``): the settings of
-``explainer.pool_defaults.default_pool_settings``, the number of trees, the
+``explainer.rules.defaults.default_pool_settings``, the number of trees, the
 distinct rules M and the build time of ``build_pool`` (median of ``--runs``).
 
     python scripts/default_pools.py [--runs 3]
@@ -22,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from explainer.bench import paper_settings  # noqa: E402
 from explainer.data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets  # noqa: E402
+from explainer.data.defaults import default_load_settings  # noqa: E402
 from explainer.pipeline import explain_pool  # noqa: E402
-from explainer.pool import build_pool  # noqa: E402
-from explainer.pool_defaults import default_load_settings, default_pool_settings  # noqa: E402
+from explainer.rules.defaults import default_pool_settings  # noqa: E402
+from explainer.rules.pool import build_pool  # noqa: E402
 
 
 def first_click() -> None:
@@ -40,7 +41,7 @@ def first_click() -> None:
                 settings = {"max_depth": int(paper[name]["depth"]), "n_repeats": 1, "source": "grid"}
             else:
                 ds = load_paper_dataset(name, **default_load_settings())
-                settings = default_pool_settings(ds)
+                settings = default_pool_settings()
             pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, **settings)
             t0 = time.perf_counter()
             rep = explain_pool(pool, ds.X, ds.y, algorithm="qga", random_state=0).report
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, load in sets:
         ds = load()
-        settings = default_pool_settings(ds)
+        settings = default_pool_settings()
         times = []
         for _ in range(max(1, args.runs)):
             t0 = time.perf_counter()

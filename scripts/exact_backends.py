@@ -8,8 +8,9 @@ import time
 
 from explainer.bench import encoding_kwargs, paper_settings
 from explainer.data import load_paper_dataset
-from explainer.pool import build_pool
-from explainer.solvers import solve
+from explainer.rules.pool import build_pool
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
 
 
 def main() -> None:
@@ -18,7 +19,7 @@ def main() -> None:
     for name, st in paper_settings().items():
         ds = load_paper_dataset(name, **encoding_kwargs(name, "paper"))
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
-        problem = pool.problem(int(st["complexity_budget"]), int(st["errors_budget"]), eps=1.0)
+        problem = SelectionProblem.from_pool(pool, int(st["complexity_budget"]), int(st["errors_budget"]), eps=1.0)
         cells = []
         for backend in ("highs", "cpsat"):
             t = time.perf_counter()

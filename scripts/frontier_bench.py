@@ -14,9 +14,9 @@ import time
 
 from explainer.bench import paper_settings
 from explainer.data import load_paper_dataset
-from explainer.frontier import frontier
 from explainer.pipeline import default_budgets
-from explainer.pool import build_pool
+from explainer.rules.pool import build_pool
+from explainer.selection.frontier import frontier
 
 
 def main() -> None:

@@ -55,13 +55,14 @@ LIBRARY_CALL = """
 import json, sys, time
 from explainer.data import load_dataset, load_paper_dataset, sample_datasets
 from explainer.pipeline import explain_pool
-from explainer.pool import build_pool
-from explainer.pool_defaults import default_load_settings, default_pool_settings
+from explainer.rules.pool import build_pool
+from explainer.data.defaults import default_load_settings
+from explainer.rules.defaults import default_pool_settings
 a = json.loads(sys.argv[1])
 read = default_load_settings()  # the reading the CLI and the dashboard use
 ds = load_paper_dataset(a["data"], **read) if a["paper"] else load_dataset(sample_datasets()[a["data"]], **read)
 pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
-                  **default_pool_settings(ds, max_depth=a["depth"]))
+                  **default_pool_settings(max_depth=a["depth"]))
 t0 = time.perf_counter()
 explain_pool(pool, ds.X, ds.y, complexity_budget=a["complexity"], error_budget=a["errors"], algorithm=a["algorithm"],
              random_state=a["seed"], fingerprint=ds.fingerprint)

@@ -51,11 +51,13 @@ from explainer.data import (  # noqa: E402
     load_paper_dataset,
     sample_datasets,
 )
-from explainer.pool import build_pool  # noqa: E402
-from explainer.pool_defaults import default_load_settings, default_pool_settings  # noqa: E402
+from explainer.data.defaults import default_load_settings  # noqa: E402
 from explainer.report import evaluate_rules  # noqa: E402
 from explainer.rules import Condition, Rule, RuleSet, merge_conditions  # noqa: E402
-from explainer.solvers import solve  # noqa: E402
+from explainer.rules.defaults import default_pool_settings  # noqa: E402
+from explainer.rules.pool import build_pool  # noqa: E402
+from explainer.selection.problem import SelectionProblem  # noqa: E402
+from explainer.selection.solvers import solve  # noqa: E402
 
 N_BINS = 10
 
@@ -226,7 +228,7 @@ def pool_for(config: str, ds, loader, paper_depth, seed: int = 0):
     """Our pool under ``config``; peers and pools see the same rows, the pool maybe more features."""
     _, settings_of, reading = CONFIGS[config]
     if reading == "default":
-        settings = default_pool_settings(ds)
+        settings = default_pool_settings()
         X = loader(**default_load_settings()).X
     else:
         settings = settings_of(ds, paper_depth)
@@ -284,7 +286,7 @@ def run(args) -> pd.DataFrame:
                                reached=True)
                     rows.append(row)
                     continue
-                problem = pool.problem(budget, rep.errors, eps=1.0)
+                problem = SelectionProblem.from_pool(pool, budget, rep.errors, eps=1.0)
                 t0 = time.perf_counter()
                 # a feasible selection that already reaches the peer answers the question
                 # without the (costlier) proof of optimality

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from explainer.problem import SelectionProblem
+from explainer.selection.problem import SelectionProblem
 
 
 def random_problem(seed, N=None, M=None, K=3):

@@ -13,7 +13,9 @@ from explainer.app import state as app_state
 from explainer.app.text import algorithm_parameters, md_escape
 from explainer.data import DataError, load_dataset, sample_datasets
 from explainer.pipeline import resolve_budgets
-from explainer.solvers import available
+from explainer.rules.defaults import DEFAULT_DEPTH
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -347,7 +349,6 @@ def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
         assert md_escape(bad) in text, bad  # the page shows user text markdown-escaped
     state = at.session_state
     assert state["dataset"].name == "iris" and state["dataset"].target == "class"  # the default sample
-    from explainer.pool_defaults import DEFAULT_DEPTH
 
     assert state["w_pool_depth"] == DEFAULT_DEPTH and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
 
@@ -477,13 +478,13 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     coverages = [p.coverage for p in points]
     assert coverages == sorted(coverages)  # a larger budget never covers less
     for p in points:  # each point is what its selection really achieves, within both budgets
-        ev = pool.problem(p.complexity_budget, be, eps=eps).evaluate(p.selection)
+        ev = SelectionProblem.from_pool(pool, p.complexity_budget, be, eps=eps).evaluate(p.selection)
         assert ev.coverage == pytest.approx(p.coverage) and ev.complexity <= p.complexity_budget and ev.errors <= be
     # the best coverage at Bc = 1 and 2, by brute force over every selection that fits
     problem_rules = range(pool.n_rules)
     lengths = pool.lengths
     for bc in (1, 2):
-        problem = pool.problem(bc, be, eps=eps)
+        problem = SelectionProblem.from_pool(pool, bc, be, eps=eps)
         best = 0.0
         singles = [i for i in problem_rules if lengths[i] <= bc]
         for i in singles:

@@ -5,11 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from explainer.callbacks import Callback
-from explainer.problem import SelectionProblem
-from explainer.solvers import get_solver
-from explainer.solvers.forex import forex_candidates
-from explainer.solvers.operators import (
+from explainer.selection.callbacks import Callback
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import get_solver
+from explainer.selection.solvers.forex import forex_candidates
+from explainer.selection.solvers.operators import (
     crossover_masks,
     pareto_ranks,
     random_feasible_population,
@@ -187,10 +187,10 @@ IRIS = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "share
 @pytest.mark.skipif(not IRIS.exists(), reason="needs the paper's data sets")
 def test_iris_pool_depth3_budgets_4_5():
     pd = pytest.importorskip("pandas")
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     df = pd.read_csv(IRIS)
-    p = build_pool(df.drop(columns="class"), df["class"], max_depth=3, random_state=0).problem(4, 5)
+    p = SelectionProblem.from_pool(build_pool(df.drop(columns="class"), df["class"], max_depth=3, random_state=0), 4, 5)
     # optimum by enumeration: every rule has length >= 1, so at most 4 rules fit
     assert p.lengths.min() >= 1
     R = [np.isin(np.arange(p.n_rules), c) for k in range(1, 5) for c in itertools.combinations(range(p.n_rules), k)
@@ -204,7 +204,7 @@ def test_iris_pool_depth3_budgets_4_5():
 
 
 def test_termination_criteria():
-    from explainer.solvers.termination import (
+    from explainer.selection.solvers.termination import (
         FULL_COVERAGE,
         N_GENERATIONS,
         STALL,

@@ -28,12 +28,13 @@ import pytest
 
 from explainer.app.server import start_dashboard, stop_dashboard
 from explainer.data import load_dataset, sample_datasets
+from explainer.data.defaults import default_load_settings
 from explainer.pipeline import explain_pool
-from explainer.pool import build_pool
-from explainer.pool_defaults import default_load_settings, default_pool_settings
-from explainer.report import evaluate_rules, rules_for_data
-from explainer.rules import parse_rules
-from explainer.solvers import LABELS, available
+from explainer.report import evaluate_rules
+from explainer.rules import parse_rules, rules_for_data
+from explainer.rules.defaults import default_pool_settings
+from explainer.rules.pool import build_pool
+from explainer.selection.solvers import LABELS, available
 
 pytestmark = pytest.mark.browser
 
@@ -316,7 +317,7 @@ def test_dashboard_end_to_end(playwright_api, server):
     assert rules.to_text() == downloaded
     assert evaluate_rules(rules, wine.X, wine.y).covered == exported["covered"]
     pool = build_pool(wine.X, wine.y, random_state=0, classes=wine.classes, feature_specs=wine.feature_specs,
-                      **default_pool_settings(wine))
+                      **default_pool_settings())
     ex = explain_pool(pool, wine.X, wine.y, complexity_budget=BC, error_budget=BE, algorithm="qga", random_state=0)
     assert ex.report.rules.to_text() == downloaded
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from problems import random_problem
 
-from explainer.solvers.local_search import LocalSearch, lazy_adds, repair, usable_rules
-from explainer.solvers.moves import TOL, MoveScorer
-from explainer.solvers.operators import row_key
+from explainer.selection.solvers.local_search import LocalSearch, lazy_adds, repair, usable_rules
+from explainer.selection.solvers.moves import TOL, MoveScorer
+from explainer.selection.solvers.operators import row_key
 
 
 def _best_adds_by_rescoring(st, cand, cost):

@@ -13,9 +13,9 @@ import pytest
 
 from explainer.bench import paper_settings
 from explainer.data import load_paper_dataset
-from explainer.problem import SelectionProblem
-from explainer.result import OVER_BUDGET
-from explainer.solvers import ALGORITHMS, solve
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.result import OVER_BUDGET
+from explainer.selection.solvers import ALGORITHMS, solve
 
 FAST = {
     "irfre": {"n_generations": 15, "n_population": 30},
@@ -83,7 +83,7 @@ def test_contract_on_random_problems(name, seed):
 
 @pytest.fixture(scope="module")
 def shared_pools(shared_datasets_dir):
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     pools = {}
     settings = paper_settings()
@@ -91,7 +91,7 @@ def shared_pools(shared_datasets_dir):
         st = settings[name]
         ds = load_paper_dataset(name, shared_datasets_dir)
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
-        pools[name] = pool.problem(int(st["complexity_budget"]), int(st["errors_budget"]))
+        pools[name] = SelectionProblem.from_pool(pool, int(st["complexity_budget"]), int(st["errors_budget"]))
     return pools
 
 
@@ -157,14 +157,14 @@ SMALL = {
 
 @pytest.fixture(scope="module")
 def paper_problems(shared_datasets_dir):
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     out = {}
     for name, st in paper_settings().items():
         ds = load_paper_dataset(name, shared_datasets_dir)
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
         bc, be = int(st["complexity_budget"]), int(st["errors_budget"])
-        out[name] = (pool.problem(bc, be), pool.problem(max(bc // 2, 1), be // 2))
+        out[name] = (SelectionProblem.from_pool(pool, bc, be), SelectionProblem.from_pool(pool, max(bc // 2, 1), be // 2))
     return out
 
 

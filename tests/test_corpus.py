@@ -18,6 +18,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from explainer.cli import main
 from explainer.data import DataError, load_dataset
+from explainer.selection.problem import SelectionProblem
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -212,18 +213,18 @@ def test_cli_output_into_a_closed_pipe_ends_quietly():
 
 
 def test_a_class_decided_below_float32_resolution_is_explained_exactly():
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     ds = load_dataset(BAD / "low_resolution.csv")
     pool = build_pool(ds.X, ds.y, 3, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
-    problem = pool.problem(complexity_budget=2, error_budget=0)
+    problem = SelectionProblem.from_pool(pool, complexity_budget=2, error_budget=0)
     coverage = pool.coverage.toarray().astype(bool)
     used = {c.feature for r in pool.rules for c in r.conditions}
     assert "x" in used  # the column that decides the class is usable
     # every rule's rows are the rows its text selects on the original values
     for i, rule in enumerate(pool.rules):
         assert (rule.covers(ds.X) == coverage[:, i]).all()
-    from explainer.solvers import solve
+    from explainer.selection.solvers import solve
 
     result = solve(problem, "exact")
     assert result.coverage == ds.n_rows  # two one-condition rules on x explain every row without error

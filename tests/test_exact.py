@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 import pytest
 
-from explainer.problem import SelectionProblem
-from explainer.result import FEASIBLE, OPTIMAL
-from explainer.solvers import get_solver
-from explainer.solvers.exact import Exact, greedy_incumbent
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.result import FEASIBLE, OPTIMAL
+from explainer.selection.solvers import get_solver
+from explainer.selection.solvers.exact import Exact, greedy_incumbent
 
 
 def random_problem(seed, N=None, M=None, K=None, eps=None):
@@ -175,7 +175,7 @@ def problem_greedy_value(p):
 
 
 def test_stop_request_returns_incumbent():
-    from explainer.callbacks import Callback
+    from explainer.selection.callbacks import Callback
 
     class StopNow(Callback):
         def on_generation(self, record):
@@ -217,7 +217,7 @@ def _binding_problem(seed):
 
 @pytest.mark.parametrize("lazy", [True, False])
 def test_a_model_over_the_memory_limit_is_refused_and_the_warm_start_returned(lazy):
-    from explainer.solvers.milp import model_memory_mb
+    from explainer.selection.solvers.milp import model_memory_mb
 
     p, start = _binding_problem(0)
     res = Exact(warm_start=start, max_memory_mb=1e-6, lazy_conflicts=lazy).solve(p)
@@ -240,7 +240,7 @@ def test_never_worse_than_the_warm_start(seed):
 
 
 def test_warm_start_heuristic_gets_at_most_half_the_time(monkeypatch):
-    from explainer.solvers import qga
+    from explainer.selection.solvers import qga
 
     seen = {}
     original = qga.QGA.__init__
@@ -262,12 +262,12 @@ def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):
     """tic-tac-toe at half the paper's budgets is not proven in 2 s; the run still ends about then."""
     from explainer.bench import paper_settings
     from explainer.data import load_paper_dataset
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     st = paper_settings()["tic_tac_toe"]
     ds = load_paper_dataset("tic_tac_toe", shared_datasets_dir)
     pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
-    p = pool.problem(int(st["complexity_budget"]) // 2, int(st["errors_budget"]) // 2)
+    p = SelectionProblem.from_pool(pool, int(st["complexity_budget"]) // 2, int(st["errors_budget"]) // 2)
     start = greedy_incumbent(p)
     t0 = time.perf_counter()
     res = Exact(time_limit=2.0, warm_start=start, lazy_conflicts=lazy).solve(p)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from explainer.callbacks import GenerationRecord
-from explainer.figures import fitness_figure, thin
+from explainer.report.figures import fitness_figure, thin
+from explainer.selection.callbacks import GenerationRecord
 
 
 def _records(n, max_generations=None):

@@ -5,12 +5,12 @@ import itertools
 import numpy as np
 import pytest
 
-from explainer.callbacks import Callback, Recorder, StopFlag
 from explainer.data import load_dataset
-from explainer.frontier import frontier, with_budgets
 from explainer.pipeline import default_budgets, explain_pool
-from explainer.pool import build_pool
-from explainer.problem import SelectionProblem
+from explainer.rules.pool import build_pool
+from explainer.selection.callbacks import Callback, Recorder, StopFlag
+from explainer.selection.frontier import frontier
+from explainer.selection.problem import SelectionProblem
 
 
 def random_problem(seed):
@@ -30,7 +30,7 @@ def brute_force(problem):
 def check_points(fr, base):
     previous = -np.inf
     for p in fr:
-        problem = with_budgets(base, p.complexity_budget, p.error_budget)
+        problem = base.with_budgets(p.complexity_budget, p.error_budget)
         ev = problem.evaluate(p.selection)
         assert ev.feasible and ev.coverage == pytest.approx(p.coverage)
         best = brute_force(problem)
@@ -161,11 +161,11 @@ def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
         def on_point(self, point):
             flag.set()  # pressed while the sweep runs: the next call sees it
 
-    from explainer.callbacks import CallbackList
+    from explainer.selection.callbacks import CallbackList
 
     fr = frontier(pool, 5, (1, 8), callback=CallbackList([SetFlagAfterFirst(), flag]))
     assert fr.stopped and len(fr) == 1
-    from explainer.frontier import _Relay, _stop_set
+    from explainer.selection.frontier import _Relay, _stop_set
 
     assert _stop_set(CallbackList([Recorder(), flag])) and not _stop_set(Recorder())
     # the relay handed to the exact solver and QGA asks them to stop once the flag is set
@@ -182,7 +182,7 @@ def test_default_budgets_do_not_depend_on_the_clock(monkeypatch):
 
     from explainer.data import load_dataset
     from explainer.pipeline import default_budgets
-    from explainer.pool import build_pool
+    from explainer.rules.pool import build_pool
 
     ds = load_dataset("sample_data/iris.csv")
     pool = build_pool(ds.X, ds.y, 8, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)

@@ -9,8 +9,8 @@ import pytest
 from explainer.app.jobs import Job, Task
 from explainer.data import load_dataset, sample_datasets
 from explainer.pipeline import explain_pool
-from explainer.pool import build_pool
-from explainer.solvers import available
+from explainer.rules.pool import build_pool
+from explainer.selection.solvers import available
 
 
 @pytest.fixture(scope="module")

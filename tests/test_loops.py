@@ -3,11 +3,12 @@
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-import explainer.loops as loops
+import explainer.selection.loops as loops
 from explainer.data import load_dataset, sample_datasets
-from explainer.pool import build_pool
-from explainer.solvers import solve
-from explainer.solvers.warmup import warm_up
+from explainer.rules.pool import build_pool
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
+from explainer.selection.solvers.warmup import warm_up
 
 
 def dispatchers():
@@ -21,7 +22,7 @@ def test_warm_up_prepares_every_loop_with_the_types_of_real_runs():
     assert before and all(before.values()), [name for name, sigs in before.items() if not sigs]
     ds = load_dataset(sample_datasets()["wine"])
     pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
-    problem = pool.problem(6, 4)
+    problem = SelectionProblem.from_pool(pool, 6, 4)
     for algorithm, params in [("qga", {}), ("qga", {"n_population": 8}), ("qga_paper", {}), ("rfhc", {}),
                               ("greedy", {}), ("irfre", {}), ("ga", {})]:
         result = solve(problem, algorithm, random_state=0, **params)
@@ -34,7 +35,7 @@ def test_flips_through_the_loops_leave_the_counts_of_a_fresh_state():
     rng = np.random.default_rng(3)
     ds = load_dataset(sample_datasets()["iris"])
     pool = build_pool(ds.X, ds.y, 3, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
-    problem = pool.problem(None, None)
+    problem = SelectionProblem.from_pool(pool, None, None)
     st = problem.state()
     for i in rng.integers(0, problem.n_rules, 200):
         st.flip(int(i))

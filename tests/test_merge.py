@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from problems import random_problem
 
-from explainer.solvers.local_search import lazy_swaps, usable_rules
-from explainer.solvers.merge import PopulationMerge
-from explainer.solvers.moves import MoveScorer
+from explainer.selection.solvers.local_search import lazy_swaps, usable_rules
+from explainer.selection.solvers.merge import PopulationMerge
+from explainer.selection.solvers.moves import MoveScorer
 
 
 def random_population(problem, rng, n=6, k=3):

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-import explainer.solvers.moves as moves
-from explainer.problem import SelectionProblem
-from explainer.solvers.moves import MoveScorer
+import explainer.selection.solvers.moves as moves
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.moves import MoveScorer
 
 
 def random_problem(seed, N=70, M=36, K=3, budgets=True):

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explainer.report import evaluate_rules, rules_for_data
-from explainer.rules import parse_rules
+from explainer.report import evaluate_rules
+from explainer.rules import parse_rules, rules_for_data
 
 IRIS = """
 IF petal length <= 2.45 THEN CLASS=Iris-setosa

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
-from explainer.pool import build_pool, grid_params, pool_from_rules
 from explainer.rules import parse_rules
+from explainer.rules.pool import build_pool, grid_params, pool_from_rules
+from explainer.selection.problem import SelectionProblem
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +105,7 @@ def test_forest_source_and_extra_rules(iris):
 def test_pool_from_rules(iris):
     X, y = iris
     pool = pool_from_rules(parse_rules("IF petal_length <= 2.45 THEN CLASS=setosa\nIF petal_width > 1.75 THEN CLASS=virginica"), X, y)
-    ev = pool.problem().evaluate(np.ones(2, bool))
+    ev = SelectionProblem.from_pool(pool).evaluate(np.ones(2, bool))
     assert ev.covered == 50 + 46
     assert ev.errors == 1
 
@@ -140,7 +141,7 @@ def test_pool_rules_read_like_a_person_wrote_them(shared_datasets_dir):
 
 
 def test_feature_specs_are_matched_by_name(iris):
-    from explainer.features import FeatureSpec
+    from explainer.data.features import FeatureSpec
 
     X, y = iris
     specs = [FeatureSpec(n, n, "numeric", integer=False) for n in reversed(X.columns)] + [FeatureSpec("extra", "extra")]
@@ -151,7 +152,7 @@ def test_feature_specs_are_matched_by_name(iris):
 
 
 def test_implied_conditions_are_left_out_and_rows_stay_the_same():
-    from explainer.features import FeatureSpec
+    from explainer.data.features import FeatureSpec
     from explainer.rules import Condition, drop_implied
 
     specs = {

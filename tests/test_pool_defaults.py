@@ -2,36 +2,30 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from explainer.cli import main
 from explainer.data import load_dataset, sample_datasets
+from explainer.data.defaults import default_load_settings
 from explainer.estimator import RuleSetExplainer
-from explainer.pool import build_pool
-from explainer.pool_defaults import default_load_settings, default_pool_settings
 from explainer.report import evaluate_rules
 from explainer.rules import parse_rules, rules_for_data
-from explainer.solvers import solve
+from explainer.rules.defaults import default_pool_settings
+from explainer.rules.pool import build_pool
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
 
 
 def _table(n_rows):
     return pd.DataFrame({"a": np.arange(n_rows, dtype=float)})
 
 
-@pytest.mark.parametrize("n_rows", [0, 150, 10_001])
-def test_defaults_are_the_readme_values(n_rows):
+def test_defaults_are_the_readme_values_and_take_overrides():
     # README, "Default pool": depth 8, the grid trained once
-    data = None if n_rows == 0 else _table(n_rows)
-    assert default_pool_settings(data) == {"max_depth": 8, "n_repeats": 1, "source": "grid"}
-
-
-def test_defaults_take_a_dataset_and_overrides():
-    ds = load_dataset(sample_datasets()["iris"], target="class")
-    assert default_pool_settings(ds) == {"max_depth": 8, "n_repeats": 1, "source": "grid"}
-    assert default_pool_settings(ds, max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid"}
+    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid"}
+    assert default_pool_settings(max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid"}
     # a forest's repeats multiply its trees: trained once unless asked
-    assert default_pool_settings(ds, source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest"}
-    assert default_pool_settings(ds, source="forest", n_repeats=2)["n_repeats"] == 2
+    assert default_pool_settings(source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest"}
+    assert default_pool_settings(source="forest", n_repeats=2)["n_repeats"] == 2
 
 
 def test_default_reading_offers_values_of_small_integer_codes():
@@ -88,11 +82,11 @@ def test_default_pool_reaches_a_peer_tree_on_iris():
 
     def best_coverage(settings):
         pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, **settings)
-        result = solve(pool.problem(peer.complexity, peer.errors, eps=1.0), "exact", time_limit=60)
+        result = solve(SelectionProblem.from_pool(pool, peer.complexity, peer.errors, eps=1.0), "exact", time_limit=60)
         assert result.info["optimal"]
         return result.coverage
 
-    assert best_coverage(default_pool_settings(ds)) >= peer.coverage
+    assert best_coverage(default_pool_settings()) >= peer.coverage
     # the paper's Iris pool (trees of depth 1..2) has too few accurate rules for these budgets
     assert best_coverage({"max_depth": 3, "n_repeats": 1, "source": "grid"}) < peer.coverage
 

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from explainer.problem import SelectionProblem
+from explainer.selection.problem import SelectionProblem
 
 
 def naive_metrics(C, rule_class, y, lengths, r, eps):

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from problems import random_problem
 
-from explainer.callbacks import Callback
-from explainer.problem import SelectionProblem
-from explainer.result import STOPPED
-from explainer.solvers import get_solver
-from explainer.solvers.local_search import LocalSearch
-from explainer.solvers.moves import MoveScorer
-from explainer.solvers.qga import QGA
-from explainer.solvers.qubo import GeneticQUBOSampler
+from explainer.selection.callbacks import Callback
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.result import STOPPED
+from explainer.selection.solvers import get_solver
+from explainer.selection.solvers.local_search import LocalSearch
+from explainer.selection.solvers.moves import MoveScorer
+from explainer.selection.solvers.qga import QGA
+from explainer.selection.solvers.qubo import GeneticQUBOSampler
 
 FAST = dict(n_population=20, n_generations=15, rfhc_trials=5)
 
@@ -244,7 +244,7 @@ def test_incremental_gains_match_fresh_scoring(seed, gather_limit, monkeypatch):
     ``gather_limit=0`` takes the sparse-product route of every gather.
     """
     if gather_limit is not None:
-        monkeypatch.setattr("explainer.solvers.moves.GATHER_LIMIT", gather_limit)
+        monkeypatch.setattr("explainer.selection.solvers.moves.GATHER_LIMIT", gather_limit)
     p = random_problem(500 + seed, N=80, M=40)
     rng = np.random.default_rng(seed)
     usable = np.ones(p.n_rules, dtype=bool)
@@ -295,7 +295,7 @@ def test_generous_time_limit_changes_nothing():
 
 
 def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
-    import explainer.solvers.qga as qga_module
+    import explainer.selection.solvers.qga as qga_module
 
     p = random_problem(13, N=60, M=40)
     assert QGA().population_size(p) == 100
@@ -314,7 +314,7 @@ def test_auto_population_is_deterministic_and_scales_with_nonzeros(monkeypatch):
 
 
 def test_population_evaluation_paths_agree(monkeypatch):
-    import explainer.problem as problem_module
+    import explainer.selection.problem as problem_module
 
     p = random_problem(14, N=300, M=50)
     rng = np.random.default_rng(0)
@@ -330,7 +330,7 @@ def test_population_evaluation_paths_agree(monkeypatch):
 
 # ---------------------------------------------------------------- inner GAs feed the outer loop
 def _inner_inputs(q, p):
-    from explainer.solvers.local_search import usable_rules
+    from explainer.selection.solvers.local_search import usable_rules
 
     return q._sampler(), q._weights(p), usable_rules(p)
 
@@ -367,15 +367,15 @@ def test_kernel_vectors_are_ternary_and_closed_under_negation(n_kernel):
 
 
 def test_qga_paper_uses_only_kernel_mutations(monkeypatch):
-    from explainer.solvers import solve
+    from explainer.selection.solvers import solve
 
     def forbidden(*args, **kwargs):
         raise AssertionError("a structured move was scored")
 
     for name in ("best_move", "best_one_for_two", "add_drop_gains"):
         monkeypatch.setattr(MoveScorer, name, forbidden)
-    monkeypatch.setattr("explainer.solvers.qga.repair", forbidden)
-    monkeypatch.setattr("explainer.solvers.local_search.lazy_adds", forbidden)
+    monkeypatch.setattr("explainer.selection.solvers.qga.repair", forbidden)
+    monkeypatch.setattr("explainer.selection.solvers.local_search.lazy_adds", forbidden)
     kernel_steps = 0
     for seed in range(4):
         p = random_problem(620 + seed, N=80, M=40)
@@ -389,7 +389,7 @@ def test_qga_paper_uses_only_kernel_mutations(monkeypatch):
 
 
 def test_qga_paper_is_deterministic_and_keeps_every_initial_individual():
-    from explainer.solvers.qga_paper import QGAPaper
+    from explainer.selection.solvers.qga_paper import QGAPaper
 
     p = random_problem(630, N=80, M=40)
     a = QGAPaper(n_population=5, n_generations=5).solve(p, random_state=1)
@@ -449,7 +449,7 @@ def test_ablation_switches(switch):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_kernel_gains_equal_full_evaluation(seed):
-    from explainer.solvers.local_search import kernel_gains
+    from explainer.selection.solvers.local_search import kernel_gains
 
     p = random_problem(650 + seed, N=70, M=40)
     free = SelectionProblem(p.coverage_dense, p.rule_class, p.y, p.lengths, None, None, n_classes=p.n_classes)
@@ -462,7 +462,7 @@ def test_kernel_gains_equal_full_evaluation(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_sparse_kernel_step_picks_the_best_feasible_mutation(seed):
-    from explainer.solvers.local_search import KernelMoves
+    from explainer.selection.solvers.local_search import KernelMoves
 
     p = random_problem(660 + seed, N=70, M=40)
     rng = np.random.default_rng(seed)
@@ -482,7 +482,7 @@ def test_sparse_kernel_step_picks_the_best_feasible_mutation(seed):
 
 
 def test_one_for_two_auto_follows_the_population():
-    from explainer.solvers.qga import ONE_FOR_TWO_BELOW
+    from explainer.selection.solvers.qga import ONE_FOR_TWO_BELOW
 
     assert not QGA().uses_one_for_two(ONE_FOR_TWO_BELOW)
     assert QGA().uses_one_for_two(ONE_FOR_TWO_BELOW - 1)

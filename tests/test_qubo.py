@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from explainer.solvers.qubo import (
+from explainer.selection.solvers.qubo import (
     QUBO,
     DimodSampler,
     GeneticQUBOSampler,

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from explainer.problem import SelectionProblem
-from explainer.solvers.rfhc import RFHC, rule_scores, sampling_weights, weighted_order
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.rfhc import RFHC, rule_scores, sampling_weights, weighted_order
 
 
 def small_problem(seed, N=40, M=10, K=3, eps=1.0):

@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explainer.data import PAPER_DATASETS, load_paper_dataset
-from explainer.pool import build_pool
 from explainer.rules import (
     Condition,
     Rule,
@@ -19,6 +18,7 @@ from explainer.rules import (
     rules_for_data,
     shorten_threshold,
 )
+from explainer.rules.pool import build_pool
 
 _CACHE = {}
 

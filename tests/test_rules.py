@@ -92,6 +92,6 @@ def test_short_thresholds_never_move_a_row():
     assert format_number(-0.5) == "-0.5"
 
 
-def test_rule_set_from_text_binds_labels():
-    rs = RuleSet.from_text("IF a <= 1 THEN CLASS=2\n", labels=[1, 2])
+def test_parsed_rule_set_binds_labels():
+    rs = RuleSet(parse_rules("IF a <= 1 THEN CLASS=2\n", labels=[1, 2]))
     assert len(rs) == 1 and rs[0].label == 2 and rs.complexity == 1

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explainer import rulescan, ruletext
-from explainer.features import FeatureSpec
+from explainer.data.features import FeatureSpec
 from explainer.rules import (
     MAX_LINE_CHARS,
     MAX_TEXT_CHARS,
@@ -22,6 +21,9 @@ from explainer.rules import (
     resolve_features,
     rules_for_data,
 )
+from explainer.rules import parse as ruleparse
+from explainer.rules import render as rulerender
+from explainer.rules import scan as rulescan
 
 AGE = FeatureSpec("Age", "Age", "numeric", integer=True)
 WEIGHT = FeatureSpec("weight", "weight", "numeric")
@@ -173,7 +175,7 @@ def test_scanner_uses_only_single_character_class_patterns():
     single = re.compile(r"(\\s|\[[^\]]+\])\+")
     for pattern in rulescan.SCANNER_PATTERNS:
         assert single.fullmatch(pattern.pattern), pattern.pattern
-    for module in (rulescan, ruletext):
+    for module in (rulescan, ruleparse, rulerender):
         compiled = [v for v in vars(module).values() if isinstance(v, re.Pattern)]
         assert all(any(p is q for q in rulescan.SCANNER_PATTERNS) for p in compiled)
         source = open(module.__file__, encoding="utf-8").read()

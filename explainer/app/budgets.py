@@ -13,9 +13,11 @@ import collections
 
 import streamlit as st
 
-from ..pipeline import resolve_budgets
-from ..pool import RulePool
-from .text import algorithm_parameters
+from explainer.app.charts import frontier_figure
+from explainer.app.jobs import Job
+from explainer.app.text import algorithm_parameters
+from explainer.pipeline import resolve_budgets
+from explainer.rules.pool import RulePool
 
 
 def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
@@ -133,7 +135,6 @@ def ensure_frontier(state, pool: RulePool, dataset, *, bc: int, be: int, eps: fl
     Returns ``{"key", "range", "job", "result"}``; a new Be, eps or pool stops the old computation.
     A Bc beyond the computed range starts a longer one.
     """
-    from .jobs import Job
 
     entry = state.get("frontier")
     base_key = (state.get("pool_key"), int(be), float(eps))
@@ -170,7 +171,6 @@ def choose_point(state) -> None:
 
 
 def _frontier_chart(entry: dict, points, n_rows: int, marks: dict) -> None:
-    from .charts import frontier_figure
 
     fig = frontier_figure(points, n_rows, complexity_budget=marks.get("bc"), error_budget=marks.get("be"),
                           best_tree=marks.get("best_tree"), result=marks.get("result"), x_max=entry["range"][1])

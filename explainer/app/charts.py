@@ -7,8 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..figures import fitness_figure, thin  # noqa: F401 - one fitness figure for the benchmark and the app
-from .text import plot_text
+from explainer.app.text import plot_text
+from explainer.report.figures import fitness_figure, thin  # noqa: F401 - one fitness figure for the benchmark and the app
 
 PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
 

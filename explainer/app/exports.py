@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data import Dataset
-from ..pipeline import Explanation
-from ..report import RuleSetReport, evaluate_rules, rules_for_data
-from ..rules import parse_rules
-from .text import label, md_escape
+from explainer.app.text import label, md_escape
+from explainer.data import Dataset
+from explainer.pipeline import Explanation
+from explainer.report import TIE, UNCOVERED, RuleSetReport, evaluate_rules, explain_row
+from explainer.rules import parse_rules, rules_for_data
 
 
 def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
@@ -205,7 +205,6 @@ def holdout_frame(report) -> pd.DataFrame:
 
 def explain_one_row(report: RuleSetReport, row: pd.DataFrame) -> tuple[list[int], object | None]:
     """(positions of the selected rules that fire on a one-row frame, their vote or None when none fires)."""
-    from ..report import UNCOVERED, explain_row
 
     fired, voted = explain_row(report.rules, row)
     return fired, (None if isinstance(voted, str) and voted == UNCOVERED else voted)
@@ -213,7 +212,6 @@ def explain_one_row(report: RuleSetReport, row: pd.DataFrame) -> tuple[list[int]
 
 def vote_text(voted, true_label=None) -> str:
     """The vote in words, against the true class when it is known."""
-    from ..report import TIE
 
     if voted is None:
         return "No rule fires on this row: it is uncovered."

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass
 from multiprocessing import spawn
 
-from ..pipeline import Explanation
-from . import worker
-from .text import label
+from explainer.app import worker
+from explainer.app.text import label
+from explainer.pipeline import Explanation
 
 #: After Stop, a run that does not report a generation (e.g. the exact solver inside its MILP)
 #: gets this long to return before its process is ended.

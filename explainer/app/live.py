@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from .jobs import Job
+from explainer.app.jobs import Job
 
 TEXT_REFRESH_S = 0.5
 CHART_REFRESH_S = 2.0

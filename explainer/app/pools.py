@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ..data import Dataset
-from ..pool import RulePool, build_pool
-from ..pool_defaults import DEFAULT_DEPTH, DEFAULT_REPEATS
-from ..report import RuleSetReport, evaluate_rules
+from explainer.data import Dataset
+from explainer.pipeline import split_holdout
+from explainer.report import RuleSetReport, evaluate_rules
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS
+from explainer.rules.pool import RulePool, build_pool
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,6 @@ class Split:
 def _split_cached(fingerprint: str, fraction: float, seed: int, _dataset: Dataset) -> Split:
     if fraction <= 0:
         return Split(_dataset)
-    from ..pipeline import split_holdout
 
     y = np.asarray(_dataset.y)
     # split row positions, so the training rows keep their row numbers (the frame's index)
@@ -55,7 +55,7 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
 
 
 def default_depth(data_ref: dict | None = None) -> int:
-    """The depth the CLI uses for the same data (:mod:`explainer.pool_defaults`)."""
+    """The depth the CLI uses for the same data (:mod:`explainer.rules.defaults`)."""
     return DEFAULT_DEPTH
 
 

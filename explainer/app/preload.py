@@ -1,8 +1,8 @@
 """Imported by the dashboard's fork server before it forks a worker per run: the solvers and their
-compiled loops, loaded once (see :mod:`explainer.solvers.warmup`), so no run starts by loading
+compiled loops, loaded once (see :mod:`explainer.selection.solvers.warmup`), so no run starts by loading
 machine code."""
 
-from ..solvers.warmup import warm_up
+from explainer.selection.solvers.warmup import warm_up
 
 try:
     warm_up()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from ..data import (
+from explainer.data import (
     PAPER_DATASETS,
     DataError,
     Dataset,
@@ -21,8 +21,8 @@ from ..data import (
     sample_datasets,
     shared_data_dir,
 )
-from ..pool_defaults import default_load_settings
-from ..target import suggest_target
+from explainer.data.defaults import default_load_settings
+from explainer.data.target import suggest_target
 
 #: Uploaded files the server keeps (by digest) so that a reload or a shared link can restore them.
 UPLOADS_KEPT = 16

@@ -13,10 +13,17 @@ import threading
 
 import streamlit as st
 
-from ..solvers import available
-from . import jobs
-from .sources import Source, digest, keep_upload, sample_sources, source_from_ref, try_load
-from .text import label, md_escape
+from explainer.app import jobs
+from explainer.app.sources import (
+    Source,
+    digest,
+    keep_upload,
+    sample_sources,
+    source_from_ref,
+    try_load,
+)
+from explainer.app.text import label, md_escape
+from explainer.selection.solvers import available
 
 #: Session-state keys (widget keys start with ``w_`` and are kept across pages).
 KEYS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..solvers import ALGORITHMS, LABELS, available, get_solver_class
+from explainer.selection.solvers import ALGORITHMS, LABELS, available, get_solver_class
 
 _MD_SPECIAL = "\\`*_{}[]<>()#+-.!|~$:"
 

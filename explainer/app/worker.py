@@ -20,9 +20,10 @@ import os
 import time
 import traceback
 
-from ..callbacks import Callback
-from ..pipeline import explain_pool
-from .text import label
+from explainer.app.text import label
+from explainer.pipeline import explain_pool
+from explainer.selection.callbacks import Callback
+from explainer.selection.frontier import frontier
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
@@ -70,7 +71,6 @@ class PointReporter(Callback):
 
 def run_frontier(payload: dict, queue, stop_event) -> None:
     """The trade-off frontier of the pool at one error budget, point by point."""
-    from ..frontier import frontier
 
     if hasattr(os, "nice"):  # a run started meanwhile gets the CPU first: the frontier is a guide, the run the work
         os.nice(10)

@@ -26,10 +26,10 @@ selection so far, status "stopped"); ``--param qga.time_limit=null`` lifts it.
 
 from __future__ import annotations
 
-from .command import add_arguments, main
-from .execution import Progress, _connect, execute
-from .figures import fitness_figure, write_figures
-from .paper import (
+from explainer.bench.command import add_arguments, main
+from explainer.bench.execution import Progress, _connect, execute
+from explainer.bench.figures import fitness_figure, write_figures
+from explainer.bench.paper import (
     DEFAULT_ALGORITHMS,
     DETERMINISTIC,
     ENCODINGS,
@@ -43,15 +43,15 @@ from .paper import (
     run_seed,
     scale_budgets,
 )
-from .runner import Task, clear_cache, make_tasks, run_task, task_problem
-from .synthetic import (
+from explainer.bench.runner import Task, clear_cache, make_tasks, run_task, task_problem
+from explainer.bench.synthetic import (
     SYNTHETIC_PARAMS,
     parse_sizes,
     run_synthetic_size,
     synthetic_child,
     synthetic_problem,
 )
-from .writers import (
+from explainer.bench.writers import (
     RUN_COLUMNS,
     TABLE_COLUMNS,
     machine_info,

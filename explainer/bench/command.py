@@ -9,13 +9,32 @@ import shlex
 import sys
 import time
 
-from . import figures as figure_files
-from .execution import Progress, execute
-from .figures import write_figures
-from .paper import DEFAULT_ALGORITHMS, ENCODINGS, paper_settings, paper_table, scale_budgets
-from .runner import make_tasks
-from .synthetic import SYNTHETIC_PARAMS, parse_sizes, run_synthetic_size, scale_markdown
-from .writers import RUN_COLUMNS, _provenance_md, markdown_table, provenance, summarise, write_csv
+from explainer.bench import figures as figure_files
+from explainer.bench.execution import Progress, execute
+from explainer.bench.figures import write_figures
+from explainer.bench.paper import (
+    DEFAULT_ALGORITHMS,
+    ENCODINGS,
+    paper_settings,
+    paper_table,
+    scale_budgets,
+)
+from explainer.bench.runner import make_tasks
+from explainer.bench.synthetic import (
+    SYNTHETIC_PARAMS,
+    parse_sizes,
+    run_synthetic_size,
+    scale_markdown,
+)
+from explainer.bench.writers import (
+    RUN_COLUMNS,
+    _provenance_md,
+    markdown_table,
+    provenance,
+    summarise,
+    write_csv,
+)
+from explainer.selection.solvers import ALGORITHMS, get_solver_class
 
 
 def _csv_list(text: str) -> list[str]:
@@ -103,7 +122,6 @@ def main(args, argv=None) -> int:
     if args.synthetic:
         return _main_synthetic(args, out, command)
 
-    from ..solvers import ALGORITHMS
 
     settings = paper_settings(args.paper_csv)
     paper_rows = paper_table(args.paper_csv)
@@ -174,7 +192,6 @@ def _main_synthetic(args, out: pathlib.Path, command: str) -> int:
     sizes = parse_sizes(args.sizes)
     algs = _csv_list(args.synthetic_algorithms)
     params = _parse_params(args.param)
-    from ..solvers import get_solver_class
 
     results = []
     for n, m in sizes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .runner import Task, run_task
+from explainer.bench.runner import Task, run_task
 
 
 class Progress:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pathlib
 
-from ..figures import fitness_figure
-from .paper import TABLE_LABELS
+from explainer.bench.paper import TABLE_LABELS
+from explainer.data import PAPER_DATASETS
+from explainer.report.figures import fitness_figure
 
 _PNG_OK: bool | None = None
 
@@ -31,7 +32,6 @@ def _write_png(fig, path) -> bool:
 
 def write_figures(records: list[dict], out_dir, png: bool = True) -> list[pathlib.Path]:
     """One HTML (and PNG when possible) per run that kept its history: figures/<data set>_<algorithm>.*"""
-    from ..data import PAPER_DATASETS
 
     fig_dir = pathlib.Path(out_dir) / "figures"
     written = []

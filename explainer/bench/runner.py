@@ -7,7 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from .paper import DETERMINISTIC, encoding_kwargs, run_seed
+from explainer.bench.paper import DETERMINISTIC, encoding_kwargs, run_seed
+from explainer.data import load_paper_dataset
+from explainer.rules.pool import build_pool
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,6 @@ class Task:
 
 @lru_cache(maxsize=16)
 def _pool(dataset: str, data_dir: str | None, encoding: str, depth: int, pool_seed: int):
-    from ..data import load_paper_dataset
-    from ..pool import build_pool
 
     ds = load_paper_dataset(dataset, data_dir, **encoding_kwargs(dataset, encoding))
     pool = build_pool(ds.X, ds.y, depth, random_state=pool_seed, classes=ds.classes, feature_specs=ds.feature_specs)
@@ -52,12 +54,11 @@ def clear_cache() -> None:
 def task_problem(task: Task):
     """(data set, pool, selection problem) of a task; the pool is built once per process."""
     ds, pool = _pool(task.dataset, task.data_dir, task.encoding, task.depth, task.pool_seed)
-    return ds, pool, pool.problem(task.complexity_budget, task.error_budget, eps=task.eps)
+    return ds, pool, SelectionProblem.from_pool(pool, task.complexity_budget, task.error_budget, eps=task.eps)
 
 
 def run_task(task: Task) -> dict:
     """Run one task; a plain dict of its numbers (and the fitness history when asked)."""
-    from ..solvers import solve
 
     ds, pool, problem = task_problem(task)
     result = solve(problem, task.algorithm, random_state=task.seed, **dict(task.params))

@@ -10,8 +10,10 @@ import time
 
 import numpy as np
 
-from .paper import _PROJECT_ROOT
-from .writers import _provenance_md
+from explainer.bench.paper import _PROJECT_ROOT
+from explainer.bench.writers import _provenance_md
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
 
 
 def synthetic_problem(n_rows: int, n_rules: int, *, n_classes: int = 3, n_features: int = 12,
@@ -26,7 +28,6 @@ def synthetic_problem(n_rows: int, n_rules: int, *, n_classes: int = 3, n_featur
     the rule's class the majority of its rows.  The default budgets (about 25
     rules, 5 % errors) bind.
     """
-    from ..problem import SelectionProblem
 
     rng = np.random.default_rng(seed)
     score = rng.random(n_rows)
@@ -87,7 +88,6 @@ SYNTHETIC_PARAMS: dict[str, dict] = {"qga": {"time_limit": 50.0}}
 
 def synthetic_child(spec: dict) -> dict:
     """Body of one scale measurement (run in a fresh process): build, solve, time, peak RSS."""
-    from ..solvers import solve
 
     base = _rss_mib()
     t0 = time.perf_counter()

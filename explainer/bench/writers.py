@@ -13,7 +13,8 @@ import subprocess
 
 import numpy as np
 
-from .paper import _PROJECT_ROOT, PAPER_COLUMN, TABLE_LABELS
+from explainer import __version__
+from explainer.bench.paper import _PROJECT_ROOT, PAPER_COLUMN, TABLE_LABELS
 
 #: Columns of ``table3.csv`` (the first twelve are the stable interface).
 TABLE_COLUMNS = [
@@ -185,7 +186,6 @@ def _git_commit() -> str | None:
 
 
 def provenance(command: str, extra: dict | None = None) -> dict:
-    from .. import __version__
 
     return {
         "command": command,

@@ -1,0 +1,515 @@
+"""The fitted encoder: a table of mixed columns -> the float matrix rules are learned on.
+
+:class:`TableEncoder` is fitted on a table (scikit-learn style) and learns, per
+column, how it is read: numeric as it is; categorical as one 0/1 feature per
+category (``Margin=5``); identifiers and constant or all-missing columns
+dropped; a 0/1 ``Margin is missing`` feature for a column with gaps.  Applied to
+new rows it encodes them the same way: a category it never saw is 0 in every
+one-hot feature of its column, a gap in a column that had none when fitted is
+NaN (numeric) or 0 (one-hot).  Every encoded feature has a
+:class:`~explainer.data.features.FeatureSpec` saying what it stands for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from explainer.data.features import FeatureSpec
+from explainer.data.tables import DataError, normalise_frame
+from explainer.data.target import ID_MIN_ROWS, ID_RATIO, looks_like_identifier_name
+
+__all__ = [
+    "ColumnInfo",
+    "TableEncoder",
+    "KINDS",
+    "MAX_CATEGORIES",
+    "FLOAT32_MAX",
+    "Float32View",
+    "resolve_column",
+]
+
+#: A categorical column with more distinct values than this is refused.
+MAX_CATEGORIES = 100
+#: The largest magnitude the tree learner accepts (it computes in float32).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: ``ordinal_as_categorical=True`` means integer columns with at most this many distinct values.
+ORDINAL_MAX_VALUES = 10
+
+#: The values of ColumnInfo.kind.
+KINDS = ("numeric", "categorical", "identifier", "target", "constant", "all missing")
+
+
+@dataclass
+class ColumnInfo:
+    """What became of one column of the input table."""
+
+    name: str
+    kind: str  # one of KINDS
+    n_missing: int
+    features: list[str]
+    n_unique: int
+    excluded: bool = False  # True when the column contributes no feature (and is not the target)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "n_missing": int(self.n_missing),
+            "n_unique": int(self.n_unique),
+            "features": list(self.features),
+            "excluded": bool(self.excluded),
+        }
+
+
+@dataclass
+class _Plan:
+    """How one used column is encoded (fitted state)."""
+
+    column: str
+    numeric: bool  # a numeric feature (the column's values)
+    integer: bool
+    categories: list = field(default_factory=list)  # one-hot values, in feature order
+    indicator: bool = False
+    names: list[str] = field(default_factory=list)  # feature names, in order
+
+
+def format_value(v: Any) -> str:
+    """A category as written in a feature name: whole floats without ``.0``."""
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        if f.is_integer() and abs(f) < 2**53:
+            return str(int(f))
+        return repr(f)
+    if isinstance(v, np.generic):
+        v = v.item()
+    return str(v)
+
+
+def clean_feature_name(name: str) -> str:
+    """Line breaks become spaces and `` AND `` becomes `` and``, so a name reads as one condition."""
+    name = name.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    while " AND " in name:
+        name = name.replace(" AND ", " and ")
+    return name
+
+
+def unique_names(names: list[str]) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for n in names:
+        candidate, k = n, 2
+        while candidate in seen:
+            candidate = f"{n} ({k})"
+            k += 1
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def resolve_column(df: pd.DataFrame, ref: Any, what: str) -> str:
+    """The column ``ref`` names (exact, stripped, or case-insensitive) or stands at (position)."""
+    names = [str(c) for c in df.columns]
+    available = ", ".join(f"'{n}'" for n in names)
+    if isinstance(ref, bool):
+        raise DataError(f"The {what} must be a column name or position, not {ref!r}.")
+    if isinstance(ref, int | np.integer):
+        i = int(ref)
+        if -len(names) <= i < len(names):
+            return names[i]
+        raise DataError(
+            f"The {what} position {i} is out of range; the table has {len(names)} columns: {available}."
+        )
+    key = str(ref)
+    if key in names:
+        return key
+    if key.strip() in names:
+        return key.strip()
+    folded = [n for n in names if n.casefold() == key.strip().casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    raise DataError(f"The {what} '{key}' was not found; available columns: {available}.")
+
+
+def as_list(value: Any) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str | int | np.integer):
+        return [value]
+    return list(value)
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    return (
+        pd.api.types.is_numeric_dtype(col)
+        and not pd.api.types.is_bool_dtype(col)
+        and not isinstance(col.dtype, pd.CategoricalDtype)
+    )
+
+
+def _whole(values: np.ndarray) -> bool:
+    return bool(np.all(values == np.round(values)))
+
+
+def _looks_like_identifier(name: str, present: pd.Series, numeric: bool, n_unique: int) -> bool:
+    n = len(present)
+    if n < 2:
+        return False
+    if numeric and not _whole(present.to_numpy(dtype=np.float64)):
+        return False  # real-valued measurements are never identifiers
+    if n < ID_MIN_ROWS:
+        # few rows: distinct values alone prove nothing; a name like "id" settles it
+        return n_unique == n and looks_like_identifier_name(name)
+    return n_unique / n >= ID_RATIO
+
+
+def _low_resolution_pair(values: np.ndarray) -> tuple[float, float] | None:
+    """Two distinct values that float32 cannot tell apart, or None."""
+    u = np.unique(values)
+    if len(u) < 2:
+        return None
+    same = np.flatnonzero(np.diff(u.astype(np.float32)) == 0)
+    if not len(same):
+        return None
+    return float(u[same[0]]), float(u[same[0] + 1])
+
+
+class Float32View:
+    """A copy of a feature matrix that the tree learner (float32) reads without losing distinctions.
+
+    Every column holding distinct values that float32 cannot tell apart is replaced by
+    the rank of its value among the column's distinct values (0, 1, 2, ...; NaN stays
+    NaN), which float32 holds exactly; other columns are unchanged.  Trees trained on
+    :attr:`matrix` split ranked columns between any two values;
+    :meth:`original_threshold` turns such a split back into a threshold on the original
+    values that selects the same rows, so rules are still written and evaluated on
+    the original matrix.
+    """
+
+    def __init__(self, X):
+        self.matrix = np.array(X, dtype=np.float64, copy=True)
+        #: column index -> sorted distinct values, for the ranked columns
+        self.ranked: dict[int, np.ndarray] = {}
+        for j in range(self.matrix.shape[1]):
+            col = self.matrix[:, j]
+            present = ~np.isnan(col)
+            if _low_resolution_pair(col[present]) is None:
+                continue
+            u = np.unique(col[present])
+            self.ranked[j] = u
+            col[present] = np.searchsorted(u, col[present]).astype(np.float64)
+
+    def original_threshold(self, column: int, threshold: float) -> float:
+        """``rank <= t`` as ``value <= u[floor(t)]`` (same rows, also for ``>``); others unchanged."""
+        u = self.ranked.get(column)
+        if u is None:
+            return float(threshold)
+        if threshold < 0:
+            return float(np.nextafter(u[0], -np.inf))
+        return float(u[min(int(np.floor(threshold)), len(u) - 1)])
+
+
+class TableEncoder(BaseEstimator):
+    """Encode a table's columns as features for rule learning (fit on one table, apply to any).
+
+    Parameters
+    ----------
+    categorical : columns to one-hot encode even though they hold numbers (names or positions).
+        Text and pandas ``category`` columns are categorical anyway.
+    exclude : columns to drop.
+    keep : columns to keep even when they look like identifiers.
+    missing_indicators : ``"auto"`` or True adds a 0/1 ``"<column> is missing"`` feature for
+        each column with gaps in the fitted table; False adds none.
+    ordinal_as_categorical : False, True (integer columns with at most 10 distinct values) or an
+        int k (at most k): such a column offers both its numeric feature (``Margin > 3``) and
+        one-hot features (``Margin=5``); binary columns are left numeric only.
+    max_categories : a categorical column with more distinct values is refused.
+    detect_identifiers : drop columns that look like identifiers (about one value per row, or a
+        name like ``id`` with a value per row); False keeps them (the estimator's choice: the
+        caller chose its features).
+
+    Fitted attributes
+    -----------------
+    columns_ : list of :class:`ColumnInfo`, one per input column, in input order.
+    feature_specs_ : list of :class:`~explainer.data.features.FeatureSpec`, one per output feature.
+    feature_names_in_ : input column names; ``n_features_in_`` their number.
+    low_resolution_ : output features whose distinct values float32 cannot tell apart.
+    warnings_ : sentences for the person who supplied the table (lost resolution).
+    """
+
+    def __init__(
+        self,
+        categorical: Iterable[str | int] = (),
+        exclude: Iterable[str | int] = (),
+        keep: Iterable[str | int] = (),
+        missing_indicators: bool | str = "auto",
+        ordinal_as_categorical: bool | int = False,
+        max_categories: int = MAX_CATEGORIES,
+        detect_identifiers: bool = True,
+    ):
+        self.categorical = categorical
+        self.exclude = exclude
+        self.keep = keep
+        self.missing_indicators = missing_indicators
+        self.ordinal_as_categorical = ordinal_as_categorical
+        self.max_categories = max_categories
+        self.detect_identifiers = detect_identifiers
+
+    # ------------------------------------------------------------------ public API
+
+    def fit(self, frame, y=None) -> TableEncoder:
+        self._fit(*self._normalised(frame, fitted=False))
+        return self
+
+    def transform(self, frame) -> pd.DataFrame:
+        """The float64 feature matrix of ``frame`` with the fitted feature names."""
+        self._check_fitted()
+        return self._transform(self._normalised(frame, fitted=True)[0])
+
+    def fit_transform(self, frame, y=None) -> pd.DataFrame:
+        df, declared = self._normalised(frame, fitted=False)
+        self._fit(df, declared)
+        return self._transform(df)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        self._check_fitted()
+        return np.asarray([s.name for s in self.feature_specs_], dtype=object)
+
+    @property
+    def feature_names_(self) -> list[str]:
+        self._check_fitted()
+        return [s.name for s in self.feature_specs_]
+
+    # ------------------------------------------------------------------ fitting
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "feature_specs_"):
+            raise DataError("The encoder is not fitted yet; call fit() on a table first.")
+
+    def _normalised(self, frame, fitted: bool) -> tuple[pd.DataFrame, set[str]]:
+        """The table under read_table's cell rules, and its pandas ``category`` columns."""
+        if not isinstance(frame, pd.DataFrame):
+            arr = np.asarray(frame)
+            if arr.ndim != 2:
+                raise DataError("The table must be two-dimensional (rows and columns).")
+            names = list(self.feature_names_in_) if fitted else [f"x{i}" for i in range(arr.shape[1])]
+            if len(names) != arr.shape[1]:
+                raise DataError(
+                    f"The table has {arr.shape[1]} columns but the encoder was fitted on {len(names)}."
+                )
+            frame = pd.DataFrame(arr, columns=names)
+        declared = {
+            str(c).strip() for c, dt in frame.dtypes.items() if isinstance(dt, pd.CategoricalDtype)
+        }
+        return normalise_frame(frame), declared
+
+    def _ordinal_limit(self) -> int:
+        o = self.ordinal_as_categorical
+        if o is True:
+            return ORDINAL_MAX_VALUES
+        if o is False or o is None:
+            return 0
+        if isinstance(o, int | np.integer) and o >= 0:
+            return int(o)
+        raise DataError("ordinal_as_categorical must be True, False or a number of distinct values.")
+
+    def _fit(self, df: pd.DataFrame, declared: set[str] = frozenset()) -> None:
+        if self.missing_indicators not in ("auto", True, False):
+            raise DataError("missing_indicators must be 'auto', True or False.")
+        ordinal = self._ordinal_limit()
+        cat_cols = {resolve_column(df, c, "categorical column") for c in as_list(self.categorical)}
+        # pandas category columns are categorical by declaration, whatever their values
+        cat_cols |= set(declared) & set(df.columns)
+        excl_cols = {resolve_column(df, c, "excluded column") for c in as_list(self.exclude)}
+        keep_cols = {resolve_column(df, c, "kept column") for c in as_list(self.keep)}
+        if len(df) == 0:
+            raise DataError("The table has no data rows.")
+
+        infos: list[ColumnInfo] = []
+        plans: list[_Plan] = []
+        warnings: list[str] = []
+        low_columns: set[str] = set()
+        for name in df.columns:
+            name = str(name)
+            col = df[name]
+            missing = col.isna().to_numpy()
+            n_missing = int(missing.sum())
+            present = col[~missing]
+            n_unique = int(present.nunique())
+            numeric = _is_numeric(col)
+            kind = "categorical" if (not numeric or name in cat_cols) else "numeric"
+            if n_unique == 0:
+                kind = "all missing"
+            elif n_unique == 1:
+                kind = "constant"
+            elif (
+                self.detect_identifiers
+                and name not in keep_cols
+                and name not in cat_cols
+                and _looks_like_identifier(name, present, numeric, n_unique)
+            ):
+                kind = "identifier"
+            if name in excl_cols or kind in ("constant", "identifier", "all missing"):
+                infos.append(ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True))
+                continue
+            plan = _Plan(column=name, numeric=False, integer=False)
+            if kind == "numeric":
+                values = present.to_numpy(dtype=np.float64)
+                plan.numeric = True
+                plan.integer = _whole(values)
+                self._check_range(name, values)
+                pair = _low_resolution_pair(values)
+                if pair is not None:
+                    low_columns.add(name)
+                    warnings.append(
+                        f"Column '{name}' holds distinct values that the tree learner's float32 "
+                        f"precision cannot tell apart (such as {pair[0]!r} and {pair[1]!r}); "
+                        "trees learn it from the rank of each value, and its rules are written and "
+                        "checked on the original values."
+                    )
+                if plan.integer and 2 < n_unique <= ordinal:
+                    plan.categories = sorted(present.unique().tolist(), key=float)
+            else:
+                if n_unique > self.max_categories:
+                    raise DataError(
+                        f"Column '{name}' has {n_unique} distinct values, too many for a categorical "
+                        f"feature (limit {self.max_categories}); exclude it or treat it as an identifier."
+                    )
+                values = present.unique().tolist()
+                if numeric:
+                    values = sorted(values, key=float)
+                else:
+                    values = sorted(values, key=lambda v: (str(v), type(v).__name__))
+                plan.categories = values
+            plan.indicator = bool(n_missing) and self.missing_indicators in ("auto", True)
+            base = clean_feature_name(name)
+            plan.names = (
+                ([base] if plan.numeric else [])
+                + [clean_feature_name(f"{name}={format_value(v)}") for v in plan.categories]
+                + ([clean_feature_name(f"{name} is missing")] if plan.indicator else [])
+            )
+            plans.append(plan)
+            infos.append(ColumnInfo(name, kind, n_missing, plan.names, n_unique))
+
+        if not plans:
+            raise DataError(_no_feature_message(infos, excl_cols))
+
+        # Feature names must be unique across columns; keep plans and infos in step.
+        names = iter(unique_names([n for p in plans for n in p.names]))
+        for p in plans:
+            p.names = [next(names) for _ in p.names]
+        by_column = {p.column: p for p in plans}
+        for info in infos:
+            if info.name in by_column:
+                info.features = list(by_column[info.name].names)
+
+        specs: list[FeatureSpec] = []
+        low: list[str] = []
+        for p in plans:
+            names_iter = iter(p.names)
+            if p.numeric:
+                feature = next(names_iter)
+                specs.append(FeatureSpec(feature, p.column, "numeric", None, p.integer))
+                if p.column in low_columns:
+                    low.append(feature)
+            for v in p.categories:
+                specs.append(FeatureSpec(next(names_iter), p.column, "onehot", v, False))
+            if p.indicator:
+                specs.append(FeatureSpec(next(names_iter), p.column, "missing", None, False))
+
+        self.columns_ = infos
+        self._plans = plans
+        self.feature_specs_ = specs
+        self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
+        self.n_features_in_ = len(self.feature_names_in_)
+        self.low_resolution_ = low
+        self.warnings_ = warnings
+
+    @staticmethod
+    def _check_range(name: str, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        i = int(np.argmax(np.abs(values)))
+        if abs(values[i]) > FLOAT32_MAX:
+            raise DataError(
+                f"Column '{name}' holds {values[i]:g}, beyond the largest magnitude the tree learner "
+                f"accepts ({FLOAT32_MAX:.6g}, float32); rescale the column or mark such values missing."
+            )
+
+    # ------------------------------------------------------------------ applying
+
+    def _transform(self, df: pd.DataFrame) -> pd.DataFrame:
+        n = len(df)
+        blocks: list[np.ndarray] = []
+        for p in self._plans:
+            if p.column not in df.columns:
+                given = ", ".join(f"'{c}'" for c in df.columns)
+                raise DataError(
+                    f"The column '{p.column}' the encoder was fitted on is missing; columns given: {given}."
+                )
+            col = df[p.column]
+            missing = col.isna().to_numpy()
+            if p.numeric:
+                if not _is_numeric(col) and len(col[~missing]):
+                    bad = col[~missing].iloc[0]
+                    try:
+                        values = col.astype(np.float64).to_numpy()
+                    except (TypeError, ValueError):
+                        raise DataError(
+                            f"Column '{p.column}' holds text ({str(bad)!r}) but held numbers when the "
+                            "encoder was fitted."
+                        ) from None
+                else:
+                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                self._check_range(p.column, values[~missing])
+                blocks.append(values.astype(np.float64))
+            if p.categories:
+                keys, cats = _category_keys(col, missing, p.categories)
+                for v in cats:
+                    blocks.append((keys == v).astype(np.float64))
+            if p.indicator:
+                blocks.append(missing.astype(np.float64))
+        matrix = np.column_stack(blocks) if blocks else np.zeros((n, 0))
+        return pd.DataFrame(
+            matrix.astype(np.float64, copy=False),
+            columns=pd.Index([s.name for s in self.feature_specs_], dtype=object),
+        )
+
+
+def _category_keys(col: pd.Series, missing: np.ndarray, categories: list) -> tuple[np.ndarray, list]:
+    """Comparable cell values and category values (missing cells match no category).
+
+    Numbers compare as numbers and text as text; when the types differ between
+    the fitted table and the new rows (a code column read as numbers in one and
+    as text in the other), both sides compare as written in feature names.
+    """
+    present = col[~missing]
+    if _is_numeric(col) and all(isinstance(v, int | float | np.number) for v in categories):
+        keys = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        return keys, [float(v) for v in categories]
+    if all(isinstance(v, str) for v in categories) and all(isinstance(v, str) for v in present):
+        keys = col.to_numpy(dtype=object).copy()
+        keys[missing] = None
+        return keys, list(categories)
+    keys = np.array([None if m else format_value(v) for v, m in zip(col.tolist(), missing, strict=True)],
+                    dtype=object)
+    return keys, [format_value(v) for v in categories]
+
+
+def _no_feature_message(infos: list[ColumnInfo], excl_cols: set[str]) -> str:
+    why = ", ".join(f"'{c.name}' ({'excluded' if c.name in excl_cols else c.kind})" for c in infos)
+    ids = [c.name for c in infos if c.kind == "identifier" and c.name not in excl_cols]
+    if ids and len(ids) == len(infos):
+        names = ", ".join(f"'{c}'" for c in ids)
+        return (
+            f"No usable feature is left: {names} look{'s' if len(ids) == 1 else ''} like "
+            f"{'an identifier' if len(ids) == 1 else 'identifiers'} (a different value in every row), "
+            "and no rule can generalise from an identifier; keep such a column (keep=..., --keep) "
+            "only if it is a real measurement."
+        )
+    return f"No usable feature column is left after removing {why}."

@@ -1,0 +1,412 @@
+"""Metrics of a rule set on data, and its exports (text, JSON, CSV).
+
+Per rule: length, support, correct, errors, precision, conflicts with the other
+rules of the set.  Totals: complexity, errors, covered rows, conflicting pairs,
+coverage f* and coverage score f*/N, all through :class:`SelectionProblem` so
+the report and the optimisers can never disagree.  Each row also gets the class
+voted by the rules that fire on it (ties and uncovered rows are reported).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from explainer.rules.model import RuleSet
+from explainer.selection.problem import SelectionProblem
+
+UNCOVERED = "(uncovered)"
+TIE = "(tie)"
+
+
+@dataclass
+class RuleMetrics:
+    index: int
+    text: str
+    label: object
+    length: int
+    support: int
+    correct: int
+    errors: int
+    precision: float
+    conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
+    conflicting_rules: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "label": _plain(self.label),
+            "length": self.length,
+            "support": self.support,
+            "correct": self.correct,
+            "errors": self.errors,
+            "precision": self.precision,
+            "conflicts": self.conflicts,
+            "conflicting_rules": list(self.conflicting_rules),
+        }
+
+
+@dataclass
+class RuleSetReport:
+    rules: RuleSet
+    per_rule: list[RuleMetrics]
+    n_rows: int
+    complexity: int
+    errors: int
+    covered: int
+    conflicting_pairs: int
+    coverage: float
+    eps: float
+    predictions: np.ndarray  # voted label per row, or UNCOVERED / TIE
+    y: np.ndarray
+    coverage_matrix: np.ndarray  # N x R boolean
+    complexity_budget: int | None = None
+    error_budget: int | None = None
+    test_accuracy: float | None = None
+    test_rows: int | None = None
+    holdout: RuleSetReport | None = None  # the same rules on held-out rows
+    fingerprint: str | None = None
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    def __repr__(self) -> str:
+        held = f", held-out rows={self.holdout.n_rows}" if self.holdout is not None else ""
+        return (f"RuleSetReport(rules={self.n_rules}, rows={self.n_rows}, coverage={100 * self.coverage_score:.2f}%, "
+                f"complexity={self.complexity}, errors={self.errors}{held})")
+
+    def metrics(self) -> dict:
+        """The totals (no per-rule detail): what the held-out check reports beside the training rows."""
+        return {
+            "n_rows": self.n_rows,
+            "covered": self.covered,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "errors": self.errors,
+            "conflicting_pairs": self.conflicting_pairs,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "covered_accuracy": self.covered_accuracy,
+        }
+
+    @property
+    def covered_accuracy(self) -> float:
+        """Share of the covered rows whose voted class is right (ties count as wrong)."""
+        covered = self.predictions != UNCOVERED
+        if not covered.any():
+            return 0.0
+        return float(np.mean(self.predictions[covered].astype(str) == self.y[covered].astype(str)))
+
+    @property
+    def coverage_score(self) -> float:
+        return self.coverage / self.n_rows if self.n_rows else 0.0
+
+    @property
+    def n_uncovered(self) -> int:
+        return int(np.count_nonzero(self.predictions == UNCOVERED))
+
+    @property
+    def n_ties(self) -> int:
+        return int(np.count_nonzero(self.predictions == TIE))
+
+    @property
+    def vote_accuracy(self) -> float:
+        """Share of all rows whose voted class is right (uncovered and ties count as wrong)."""
+        return float(np.mean(self.predictions.astype(str) == self.y.astype(str))) if self.n_rows else 0.0
+
+    @property
+    def within_budgets(self) -> bool | None:
+        if self.complexity_budget is None and self.error_budget is None:
+            return None
+        ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
+        ok_e = self.error_budget is None or self.errors <= self.error_budget
+        return ok_c and ok_e
+
+    def uncovered_rows(self) -> np.ndarray:
+        return np.flatnonzero(~self.coverage_matrix.any(axis=1))
+
+    def conflicts_between(self, i: int, k: int) -> np.ndarray:
+        """Rows where rules i and k both fire with different classes."""
+        if str(self.rules[i].label) == str(self.rules[k].label):
+            return np.zeros(0, dtype=int)
+        return np.flatnonzero(self.coverage_matrix[:, i] & self.coverage_matrix[:, k])
+
+    def per_class(self) -> pd.DataFrame:
+        """Per true class: rows, rows covered, rows voted right."""
+        y = self.y.astype(str)
+        covered = self.coverage_matrix.any(axis=1)
+        right = self.predictions.astype(str) == y
+        rows = []
+        for label in sorted(set(y.tolist())):
+            m = y == label
+            rows.append(
+                {
+                    "class": label,
+                    "rows": int(m.sum()),
+                    "covered": int((covered & m).sum()),
+                    "covered_pct": 100.0 * float((covered & m).sum()) / max(1, int(m.sum())),
+                    "voted_right": int((right & m).sum()),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        out = {
+            "n_rows": self.n_rows,
+            "n_rules": self.n_rules,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "eps": self.eps,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "within_budgets": self.within_budgets,
+            "rules": [m.to_dict() for m in self.per_rule],
+        }
+        if self.test_accuracy is not None:
+            out["test_accuracy"] = self.test_accuracy
+            out["test_rows"] = self.test_rows
+        if self.holdout is not None:
+            out["training"] = self.metrics()
+            out["holdout"] = self.holdout.metrics()
+        if self.fingerprint is not None:
+            out["data_fingerprint"] = self.fingerprint
+        if self.settings:
+            out["settings"] = self.settings
+        return out
+
+    def to_json(self, **extra) -> str:
+        d = self.to_dict()
+        d["rules_text"] = self.rules.to_text()
+        d.update(extra)
+        return json.dumps(d, indent=2, default=_plain)
+
+    def to_text(self) -> str:
+        lines = [self.rules.to_text().rstrip("\n"), ""]
+        cb = f" / {self.complexity_budget}" if self.complexity_budget is not None else ""
+        eb = f" / {self.error_budget}" if self.error_budget is not None else ""
+        lines += [
+            f"rules:              {self.n_rules}",
+            f"complexity:         {self.complexity}{cb}",
+            f"errors:             {self.errors}{eb}",
+            f"covered rows:       {self.covered} / {self.n_rows}",
+            f"conflicting pairs:  {self.conflicting_pairs}",
+            f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
+            f"voted right:        {100 * self.vote_accuracy:.2f}% ({self.n_uncovered} uncovered, {self.n_ties} ties)",
+        ]
+        if self.holdout is not None:
+            lines += ["", self.holdout_text()]
+        return "\n".join(lines) + "\n"
+
+    def holdout_text(self) -> str:
+        """Training and held-out rows side by side."""
+        tr, ho = self.metrics(), self.holdout.metrics()
+        rows = [
+            ("rows", "n_rows", "{:d}"),
+            ("covered rows", "covered", "{:d}"),
+            ("coverage f*", "coverage_score", "pct"),
+            ("errors", "errors", "{:d}"),
+            ("conflicting pairs", "conflicting_pairs", "{:d}"),
+            ("voted right", "vote_accuracy", "pct"),
+            ("right when covered", "covered_accuracy", "pct"),
+        ]
+        out = [f"{'':20s}{'training':>12s}{'held-out':>12s}"]
+        for label, key, fmt in rows:
+            cells = [f"{100 * d[key]:.2f}%" if fmt == "pct" else fmt.format(d[key]) for d in (tr, ho)]
+            out.append(f"{label + ':':20s}{cells[0]:>12s}{cells[1]:>12s}")
+        return "\n".join(out)
+
+    def rules_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {
+                    "rule": m.index + 1,
+                    "text": m.text,
+                    "class": m.label,
+                    "length": m.length,
+                    "support": m.support,
+                    "correct": m.correct,
+                    "errors": m.errors,
+                    "precision": round(m.precision, 4),
+                    "conflicts": m.conflicts,
+                    "conflicts_with": ", ".join(str(k + 1) for k in m.conflicting_rules),
+                }
+                for m in self.per_rule
+            ]
+        )
+
+    def to_csv(self) -> str:
+        return frame_to_safe_csv(self.rules_frame())
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
+
+
+def neutralise_cell(value):
+    """Make a text cell inert in spreadsheets (CSV/formula injection)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def frame_to_safe_csv(frame: pd.DataFrame) -> str:
+    safe = frame.copy()
+    safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(neutralise_cell)
+    buf = io.StringIO()
+    safe.to_csv(buf, index=False, quoting=csv.QUOTE_MINIMAL)
+    return buf.getvalue()
+
+
+def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
+    """Majority vote of the rules that fire on each row (object array; UNCOVERED / TIE)."""
+    cov = np.asarray(coverage_matrix, dtype=bool)
+    n = cov.shape[0]
+    out = np.full(n, UNCOVERED, dtype=object)
+    if cov.shape[1] == 0:
+        return out
+    first: dict[str, object] = {}
+    for lab in labels:
+        first.setdefault(str(lab), lab)
+    keys = list(first)
+    owner = np.array([keys.index(str(lab)) for lab in labels])
+    counts = np.zeros((n, len(keys)), dtype=np.int64)
+    for k in range(len(keys)):
+        counts[:, k] = cov[:, owner == k].sum(axis=1)
+    top = counts.max(axis=1)
+    n_top = (counts == top[:, None]).sum(axis=1)
+    winner = counts.argmax(axis=1)
+    for j in np.flatnonzero(top > 0):
+        out[j] = TIE if n_top[j] > 1 else first[keys[winner[j]]]
+    return out
+
+
+def evaluate_rules(
+    rules,
+    X: pd.DataFrame,
+    y,
+    *,
+    eps: float = 1.0,
+    complexity_budget: int | None = None,
+    error_budget: int | None = None,
+    X_test: pd.DataFrame | None = None,
+    y_test=None,
+    fingerprint: str | None = None,
+    settings: dict | None = None,
+) -> RuleSetReport:
+    """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings."""
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    y = np.asarray(y)
+    cov = rule_set.coverage_matrix(X)
+    y_str = y.astype(str)
+    names = sorted(set(y_str.tolist()) | {str(r.label) for r in rule_set})
+    code = {s: i for i, s in enumerate(names)}
+    rule_class = np.array([code[str(r.label)] for r in rule_set], dtype=np.int64)
+    y_codes = np.array([code[s] for s in y_str], dtype=np.int64)
+    lengths = np.array([r.length for r in rule_set], dtype=np.int64)
+    problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
+    ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))
+
+    per_rule = []
+    for i, rule in enumerate(rule_set):
+        rows = cov[:, i]
+        other = rule_class != rule_class[i]
+        with_rows = cov[rows][:, other] if other.any() else np.zeros((int(rows.sum()), 0), bool)
+        conflicting = np.flatnonzero(other)[with_rows.any(axis=0)] if with_rows.size else []
+        support = int(problem.support[i])
+        errors = int(problem.errors[i])
+        per_rule.append(
+            RuleMetrics(
+                index=i,
+                text=rule.text,
+                label=rule.label,
+                length=rule.length,
+                support=support,
+                correct=support - errors,
+                errors=errors,
+                precision=(support - errors) / support if support else 0.0,
+                conflicts=int(with_rows.sum()),
+                conflicting_rules=[int(k) for k in conflicting],
+            )
+        )
+
+    labels = [r.label for r in rule_set]
+    report = RuleSetReport(
+        rules=rule_set,
+        per_rule=per_rule,
+        n_rows=len(y),
+        complexity=ev.complexity,
+        errors=ev.errors,
+        covered=ev.covered,
+        conflicting_pairs=ev.conflicting_pairs,
+        coverage=ev.coverage,
+        eps=eps,
+        predictions=vote(cov, labels),
+        y=y,
+        coverage_matrix=cov,
+        complexity_budget=complexity_budget,
+        error_budget=error_budget,
+        fingerprint=fingerprint,
+        settings=dict(settings or {}),
+    )
+    if X_test is not None and y_test is not None:
+        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps)
+        report.test_accuracy = report.holdout.vote_accuracy
+        report.test_rows = report.holdout.n_rows
+    return report
+
+
+def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0) -> RuleSetReport:
+    """The rules' metrics on held-out rows (rows the pool and the selection never saw).
+
+    The rules are evaluated by their text (:meth:`Rule.covers`), so ``X_test``
+    only needs the columns the rules name.
+    """
+    return evaluate_rules(rules, X_test, y_test, eps=eps)
+
+
+def firing_rules(rules, X: pd.DataFrame) -> list[list[int]]:
+    """For each row of ``X``, the indices (into ``rules``) of the rules that fire on it."""
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    cov = rule_set.coverage_matrix(X)
+    return [np.flatnonzero(row).tolist() for row in cov]
+
+
+def explain_row(rules, row) -> tuple[list[int], object]:
+    """(indices of the rules that fire on one row, their majority vote).
+
+    ``row`` is a mapping or Series from feature name to value, or a one-row
+    DataFrame.  The vote is a class label, or ``UNCOVERED`` when no rule fires,
+    or ``TIE`` when classes tie for the most firing rules.
+    """
+    frame = row if isinstance(row, pd.DataFrame) else pd.DataFrame([dict(row)])
+    if len(frame) != 1:
+        raise ValueError(f"explain_row takes one row, got {len(frame)}")
+    rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
+    cov = rule_set.coverage_matrix(frame)
+    return np.flatnonzero(cov[0]).tolist(), vote(cov, [r.label for r in rule_set])[0]

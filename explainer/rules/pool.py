@@ -1,0 +1,477 @@
+"""The rule pool: CART trees over a hyper-parameter grid, every root-to-leaf path a rule.
+
+Section 3 of the paper: criterion x splitter x max_features x max_depth in
+``range(1, D)`` (12 (D-1) trees), paths turned into rules, conditions on one
+feature and direction merged, identical and empirically equivalent rules (same
+covered rows, same class) removed.  Each tree gets its own random state drawn
+from ``random_state``: one shared state makes many trees identical and the
+pool collapses (Iris, D=3: 12 distinct rules instead of about 40).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass, field
+from itertools import product
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from explainer.data.encoder import Float32View
+from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.rules.binding import rules_for_data
+from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
+from explainer.rules.numbers import shorten_threshold
+
+CRITERIA = ("gini", "entropy")
+SPLITTERS = ("best", "random")
+MAX_FEATURES = ("sqrt", "log2", None)
+
+
+@dataclass
+class TreeInfo:
+    """One trained tree and the rule set it gives on its own."""
+
+    index: int
+    criterion: str
+    splitter: str
+    max_features: str | None
+    max_depth: int | None
+    random_state: int
+    n_leaves: int
+    complexity: int  # sum of its (merged) rule lengths
+    errors: int  # sum of its rules' errors
+    covered: int  # rows its rules cover (all of them unless values are missing)
+    rule_ids: list[int] = field(default_factory=list)  # pool indices of its rules (after dedup)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class BestTree:
+    """The reference tree of section 6.3 and the budgets it suggests."""
+
+    tree: TreeInfo
+    complexity: int  # c*
+    errors: int  # e*
+    complexity_budget: int  # suggested Bc < c*
+    error_budget: int  # suggested Be <= e*
+
+
+@dataclass
+class RulePool:
+    rules: list[Rule]
+    feature_names: list[str]
+    classes: list
+    y: np.ndarray  # class codes of the rows
+    rule_class: np.ndarray  # class code of each rule
+    coverage: sp.csc_matrix  # N x M, 1 where rule i covers row j
+    trees: list[TreeInfo]
+    n_candidate_rules: int  # paths before removing duplicates
+    settings: dict
+    feature_specs: list[FeatureSpec] = field(default_factory=list)  # what each feature means
+
+    def __post_init__(self) -> None:
+        if not self.feature_specs:
+            self.feature_specs = numeric_specs(self.feature_names)
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.trees)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.y)
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.array([r.length for r in self.rules], dtype=np.int64)
+
+    def rule_set(self, selection) -> RuleSet:
+        """The rules picked by a boolean mask or an index list."""
+        sel = np.asarray(selection)
+        idx = np.flatnonzero(sel) if sel.dtype == bool else sel.astype(int)
+        return RuleSet([self.rules[i] for i in idx])
+
+    def best_tree(self, depth: int | None = None) -> BestTree | None:
+        """The reference tree of section 6.3 and the budgets it suggests (Bc = c* - 1, Be = e*).
+
+        The paper calls best the tree of smallest complexity, but over the
+        whole grid that is always a stump with half the data wrong, and the
+        paper's own budgets sit near the trees that balance size and errors.
+        So the best tree here is the knee of the trees' (complexity, errors)
+        front: the smallest sum of complexity and errors, each divided by its
+        largest value in the grid (ties: smaller complexity).  ``depth``
+        restricts the choice to trees of that max_depth.
+        """
+        trees = [t for t in self.trees if depth is None or t.max_depth == depth]
+        if not trees:
+            return None
+        c_max = max(1, max(t.complexity for t in trees))
+        e_max = max(1, max(t.errors for t in trees))
+        best = min(trees, key=lambda t: (t.complexity / c_max + t.errors / e_max, t.complexity, t.index))
+        return BestTree(
+            tree=best,
+            complexity=best.complexity,
+            errors=best.errors,
+            complexity_budget=max(1, best.complexity - 1),
+            error_budget=best.errors,
+        )
+
+    def summary(self) -> dict:
+        bt = self.best_tree()
+        out = {
+            "n_rows": self.n_rows,
+            "n_features": len(self.feature_names),
+            "n_classes": len(self.classes),
+            "n_trees": self.n_trees,
+            "n_candidate_rules": self.n_candidate_rules,
+            "n_rules": self.n_rules,
+            "settings": self.settings,
+        }
+        if bt is not None:
+            out["best_tree"] = {
+                "complexity": bt.complexity,
+                "errors": bt.errors,
+                "max_depth": bt.tree.max_depth,
+                "criterion": bt.tree.criterion,
+                "splitter": bt.tree.splitter,
+                "max_features": bt.tree.max_features,
+                "suggested_complexity_budget": bt.complexity_budget,
+                "suggested_error_budget": bt.error_budget,
+            }
+        return out
+
+
+def grid_params(max_depth: int, n_repeats: int = 1) -> list[dict]:
+    """The paper's grid: 12 (max_depth - 1) combinations per repeat.
+
+    Repeats only redo trees with randomness in them (``splitter="best"`` with
+    all features is deterministic and would only repeat itself).
+    """
+    if max_depth < 2:
+        raise ValueError("max_depth must be at least 2 (trees of depth 1 .. max_depth - 1)")
+    params = []
+    for rep in range(max(1, int(n_repeats))):
+        for depth, crit, split, feats in product(range(1, max_depth), CRITERIA, SPLITTERS, MAX_FEATURES):
+            if rep > 0 and split == "best" and feats is None:
+                continue
+            params.append({"criterion": crit, "splitter": split, "max_features": feats, "max_depth": depth})
+    return params
+
+
+class _Extractor:
+    """Turns fitted trees into merged, readable-threshold rules with their covered rows.
+
+    Thresholds are written as a person would, without moving any row: 0.5 on
+    a one-hot or missing indicator (read ``Margin = 5``, ``Margin is
+    missing``), a whole number on a whole-number feature (``Age <= 32`` for
+    32.7: the same whole numbers satisfy both), otherwise the shortest decimal
+    that splits the observed values where the tree did.  A split that sends
+    every row of its node one way adds nothing to the path and is left out
+    (``Margin <= inf`` on a node without missing values); ``x <= inf`` on a
+    node with missing values is "x is not missing" and uses the missing
+    indicator where the data has one.
+    """
+
+    def __init__(self, X: np.ndarray, feature_names: list[str], feature_specs: list[FeatureSpec],
+                 view: Float32View | None = None):
+        self.X = X
+        self.view = view  # trees trained on ranks of low-resolution columns: thresholds mapped back
+        self.feature_names = feature_names
+        self.specs = feature_specs
+        self._uniques = [None] * X.shape[1]
+        self._short: dict[tuple[int, float], float] = {}
+        self._indicator = {s.column: i for i, s in enumerate(feature_specs) if s.kind == "missing"}
+
+    def _short_threshold(self, f: int, t: float) -> float:
+        key = (f, t)
+        if key not in self._short:
+            if self.view is not None:
+                t = self.view.original_threshold(f, t)
+            spec = self.specs[f]
+            if spec.kind in ("onehot", "missing") and 0 <= t < 1:
+                short = 0.5  # the feature is 0/1: any threshold in [0, 1) splits it the same
+            elif spec.integer and math.isfinite(t):
+                short = float(math.floor(t))  # v <= 32.7 and v <= 32 agree on whole numbers, as do > 32.7, > 32
+            else:
+                if self._uniques[f] is None:
+                    col = self.X[:, f]
+                    self._uniques[f] = np.unique(col[~np.isnan(col)])
+                short = shorten_threshold(t, self._uniques[f])
+            self._short[key] = short
+        return self._short[key]
+
+    def _condition(self, f: int, op: str, thr: float) -> Condition:
+        spec = self.specs[f]
+        if op == "<=" and thr == math.inf and spec.kind == "numeric" and spec.column in self._indicator:
+            ind = self._indicator[spec.column]
+            return Condition(self.feature_names[ind], "<=", 0.5, self.specs[ind])
+        return Condition(self.feature_names[f], op, thr, spec)
+
+    def paths(self, tree, class_codes: np.ndarray):
+        """Yield (conditions, class code, covered row indices) per leaf.
+
+        Rows are routed by the conditions themselves: a missing value fails
+        both ``<=`` and ``>``, so such a row follows neither branch, exactly as
+        the rule text reads.
+        """
+        t = tree.tree_
+        left, right = t.children_left, t.children_right
+        stack = [(0, np.arange(self.X.shape[0]), ())]
+        while stack:
+            node, rows, conds = stack.pop()
+            if left[node] == -1:
+                label = class_codes[int(np.argmax(t.value[node][0]))]
+                yield conds, int(label), rows
+                continue
+            f = int(t.feature[node])
+            thr = self._short_threshold(f, float(t.threshold[node]))
+            col = self.X[rows, f]
+            with np.errstate(invalid="ignore"):
+                go_left = col <= thr
+                go_right = col > thr
+            left_rows, right_rows = rows[go_left], rows[go_right]
+            # a condition every row of the node satisfies is dropped: the path selects the same rows
+            right_conds = conds if right_rows.size == rows.size else (*conds, self._condition(f, ">", thr))
+            left_conds = conds if left_rows.size == rows.size else (*conds, self._condition(f, "<=", thr))
+            stack.append((int(right[node]), right_rows, right_conds))
+            stack.append((int(left[node]), left_rows, left_conds))
+
+
+def _as_frame(X, feature_names=None) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    X = np.asarray(X, dtype=float)
+    names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(X.shape[1])]
+    return pd.DataFrame(X, columns=names)
+
+
+def encode_labels(y, classes=None) -> tuple[np.ndarray, list]:
+    y = np.asarray(y)
+    if classes is None:
+        uniq = pd.unique(pd.Series(y))
+        try:
+            classes = sorted(uniq)
+        except TypeError:
+            classes = sorted(uniq, key=str)
+    classes = list(classes)
+    index = {c: i for i, c in enumerate(classes)}
+    try:
+        codes = np.array([index[v] for v in y], dtype=np.int64)
+    except KeyError as exc:
+        raise ValueError(f"label {exc.args[0]!r} is not one of the classes {classes}") from None
+    return codes, classes
+
+
+def build_pool(
+    X,
+    y,
+    max_depth: int = 5,
+    *,
+    random_state=0,
+    n_repeats: int = 1,
+    source: str = "grid",
+    n_estimators: int = 100,
+    extra_rules=None,
+    classes=None,
+    feature_names=None,
+    feature_specs=None,
+) -> RulePool:
+    """Train the trees and collect their rules.
+
+    Parameters
+    ----------
+    X : DataFrame (column names are the feature names) or 2-D array; NaN = missing.
+    y : class labels of the rows.
+    max_depth : D; trees of depth 1 .. D-1 (the paper's "Depth" column).
+    random_state : seeds the per-tree random states.
+    n_repeats : how many times the grid is trained (pool richness).
+    source : ``"grid"`` (the paper) or ``"forest"`` (a random forest of depth D-1).
+    extra_rules : rules from elsewhere (another learner, an expert), added to the pool.
+    feature_specs : what each column of ``X`` means (``Dataset.feature_specs``), so
+        rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
+    """
+    frame = _as_frame(X, feature_names)
+    names = [str(c) for c in frame.columns]
+    specs = _check_specs(feature_specs, names)
+    Xv = frame.to_numpy(dtype=float)
+    codes, classes = encode_labels(y, classes)
+    if Xv.shape[0] != codes.shape[0]:
+        raise ValueError("X and y have different numbers of rows")
+    if Xv.shape[0] == 0:
+        raise ValueError("no rows to learn from")
+    rng = np.random.default_rng(random_state)
+    # float32 (the tree learner's type) cannot tell some values apart (0.1 + 0.2 vs 0.3): such
+    # columns are learned on their ranks and every threshold is mapped back to the original values
+    view = Float32View(Xv)
+    if not view.ranked:
+        view = None
+    Xfit = Xv if view is None else view.matrix
+    extractor = _Extractor(Xv, names, specs, view)
+
+    if source == "grid":
+        params = grid_params(max_depth, n_repeats)
+        models = [DecisionTreeClassifier(**p) for p in params]
+    elif source == "forest":
+        params = [{"criterion": "gini", "splitter": "best", "max_features": "sqrt", "max_depth": max_depth - 1}]
+        models = []
+    else:
+        raise ValueError("source must be 'grid' or 'forest'")
+
+    seeds = rng.integers(0, 2**31 - 1, size=max(len(models), 1) * max(1, n_repeats) + 1)
+    fitted: list[tuple[dict, int, object]] = []
+    if source == "grid":
+        for k, (p, model) in enumerate(zip(params, models, strict=True)):
+            model.set_params(random_state=int(seeds[k]))
+            model.fit(Xfit, codes)
+            fitted.append((p, int(seeds[k]), model))
+    else:
+        forest = RandomForestClassifier(
+            n_estimators=n_estimators * max(1, n_repeats), max_depth=max_depth - 1, random_state=int(seeds[0])
+        )
+        forest.fit(Xfit, codes)
+        for est in forest.estimators_:
+            fitted.append((params[0], int(est.random_state), est))
+
+    rules: list[Rule] = []
+    rule_class: list[int] = []
+    row_lists: list[np.ndarray] = []
+    by_rows: dict[tuple[bytes, int], int] = {}
+    by_text: dict[tuple, int] = {}
+    trees: list[TreeInfo] = []
+    n_candidates = 0
+
+    def add(rule: Rule, label: int, rows: np.ndarray) -> int | None:
+        if rows.size == 0 or rule.length == 0:
+            return None
+        key_rows = (hashlib.blake2b(rows.astype(np.int64).tobytes(), digest_size=16).digest(), label)
+        hit = by_rows.get(key_rows)
+        if hit is not None:
+            # empirically equivalent: keep the shorter wording
+            if rule.length < rules[hit].length:
+                by_text.pop(rules[hit].key(), None)
+                rules[hit] = rule
+                by_text[rule.key()] = hit
+            return hit
+        hit = by_text.get(rule.key())
+        if hit is not None:
+            return hit
+        by_rows[key_rows] = len(rules)
+        by_text[rule.key()] = len(rules)
+        rules.append(rule)
+        rule_class.append(label)
+        row_lists.append(rows)
+        return len(rules) - 1
+
+    for index, (p, seed, model) in enumerate(fitted):
+        complexity = errors = covered = 0
+        ids = []
+        n_leaves = 0
+        tree_classes = model.classes_.astype(np.int64)
+        for conds, label, rows in extractor.paths(model, tree_classes):
+            n_leaves += 1
+            n_candidates += 1
+            rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
+            complexity += rule.length
+            errors += int(np.count_nonzero(codes[rows] != label))
+            covered += rows.size
+            rid = add(rule, label, rows)
+            if rid is not None:
+                ids.append(rid)
+        trees.append(
+            TreeInfo(
+                index=index,
+                criterion=p["criterion"],
+                splitter=p["splitter"],
+                max_features=p["max_features"],
+                max_depth=p["max_depth"],
+                random_state=seed,
+                n_leaves=n_leaves,
+                complexity=complexity,
+                errors=errors,
+                covered=covered,
+                rule_ids=ids,
+            )
+        )
+
+    index = {n: i for i, n in enumerate(names)}
+    code_of = {str(c): i for i, c in enumerate(classes)}
+    for rule in rules_for_data(extra_rules or [], specs, classes):
+        n_candidates += 1
+        add(rule, code_of[str(rule.label)], np.flatnonzero(rule.covers(Xv, index)))
+
+    coverage = _csc_from_rows(row_lists, Xv.shape[0])
+    settings = {
+        "max_depth": max_depth,
+        "random_state": random_state if random_state is None or np.isscalar(random_state) else str(random_state),
+        "n_repeats": n_repeats,
+        "source": source,
+        "n_estimators": n_estimators if source == "forest" else None,
+        "n_extra_rules": len(extra_rules or []),
+    }
+    return RulePool(
+        rules=rules,
+        feature_names=names,
+        classes=classes,
+        y=codes,
+        rule_class=np.array(rule_class, dtype=np.int64),
+        coverage=coverage,
+        trees=trees,
+        n_candidate_rules=n_candidates,
+        settings=settings,
+        feature_specs=specs,
+    )
+
+
+def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
+    if feature_specs is None:
+        return numeric_specs(names)
+    by_name = {s.name: s for s in feature_specs}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise ValueError(f"feature_specs has no spec for the column {missing[0]!r} of X")
+    return [by_name[n] for n in names]  # a subset or reordering of the columns is fine
+
+
+def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:
+    lengths = np.array([r.size for r in row_lists], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    indices = np.concatenate(row_lists) if row_lists else np.zeros(0, dtype=np.int64)
+    data = np.ones(indices.size, dtype=np.float32)
+    return sp.csc_matrix((data, indices, indptr), shape=(n_rows, len(row_lists)))
+
+
+def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs=None) -> RulePool:
+    """A pool made only of given rules (e.g. a rule text file), no trees."""
+    frame = _as_frame(X, feature_names)
+    codes, classes = encode_labels(y, classes)
+    names = [str(c) for c in frame.columns]
+    specs = _check_specs(feature_specs, names)
+    Xv = frame.to_numpy(dtype=float)
+    index = {n: i for i, n in enumerate(names)}
+    code_of = {str(c): i for i, c in enumerate(classes)}
+    out = list(rules_for_data(rules, specs, classes))
+    rule_class = [code_of[str(r.label)] for r in out]
+    rows = [np.flatnonzero(r.covers(Xv, index)) for r in out]
+    return RulePool(
+        rules=out,
+        feature_names=names,
+        classes=classes,
+        y=codes,
+        rule_class=np.array(rule_class, dtype=np.int64),
+        coverage=_csc_from_rows(rows, Xv.shape[0]),
+        trees=[],
+        n_candidate_rules=len(out),
+        settings={"source": "rules"},
+        feature_specs=specs,
+    )

@@ -1,0 +1,443 @@
+"""The trade-off frontier: the best coverage at every complexity budget (or error budget).
+
+For a pool, a fixed error budget Be and a range of complexity budgets, the
+frontier holds, for each Bc, the best selection found, its coverage and an
+upper bound on the optimum, so every point says whether it is proven optimal.
+``axis="errors"`` sweeps Be at a fixed Bc instead.
+
+How a point is solved (budgets increasing along the sweep):
+
+* **Carry forward.**  The selection of the previous point keeps both budgets at
+  the next one, so it starts the next point: coverage never drops along the
+  sweep (the curve is monotone by construction).
+* **Local search** from that start (the add / drop / swap / 1-for-2 moves of
+  QGA's super-mutation) uses the budget just freed.
+* **Exact where it proves fast.**  The MILP, warm-started from that selection,
+  runs with a short ``exact_time_limit``.  When it does not prove a point, it
+  is skipped for the next 1, 2, 4, ... points (it is tried again later, since
+  instances often get easier once the curve flattens); when one call overruns
+  its limit twice over (building the model alone is too slow), it is not
+  tried again in that sweep.
+* **QGA otherwise**, at points spaced geometrically (about 1.5x) along the range (only
+  where the exact solver did not prove the point), each capped by
+  ``qga_time_limit``; its selection is carried forward like any other.
+* **Bounds.**  Every point's upper bound is the least of: the rows some usable
+  rule covers (no selection can cover more), the exact solver's bound there,
+  and the bound of any *larger* budget (the optimum never drops when a budget
+  grows).  A point is proven optimal when its coverage reaches its bound, so
+  one proof at the end of a plateau proves the whole plateau.
+
+Progress: after each point, ``callback.on_point(point)`` (see
+:mod:`explainer.selection.callbacks`); returning ``True`` stops the sweep, which returns
+the points computed so far.  A :class:`~explainer.selection.callbacks.StopFlag` in the
+callback also stops the solver working on the current point (it then keeps
+its best selection so far, so that point is still feasible).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from explainer.selection.callbacks import Callback
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers import solve
+from explainer.selection.solvers.local_search import LocalSearch, usable_rules
+from explainer.selection.solvers.moves import MoveScorer
+
+AXES = ("complexity", "errors")
+_TOL = 1e-6
+
+
+@dataclass
+class FrontierPoint:
+    """The best selection found at one pair of budgets."""
+
+    complexity_budget: int
+    error_budget: int
+    coverage: float  # f*
+    coverage_score: float  # f*/N
+    covered: int
+    conflicting_pairs: int
+    complexity: int
+    errors: int
+    n_rules: int
+    selection: np.ndarray  # (M,) bool
+    bound: float  # upper bound on the optimum at these budgets
+    proven_optimal: bool
+    algorithm: str  # what found the selection: carried, seed, local_search, exact, qga
+    time_s: float
+
+    @property
+    def rule_indices(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.selection)]
+
+    def to_dict(self) -> dict:
+        return {
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "n_rules": self.n_rules,
+            "rules": self.rule_indices,
+            "bound": self.bound,
+            "proven_optimal": self.proven_optimal,
+            "algorithm": self.algorithm,
+            "time_s": self.time_s,
+        }
+
+
+@dataclass
+class Frontier(Sequence):
+    """The points of one sweep, in increasing order of the swept budget."""
+
+    points: list[FrontierPoint]
+    axis: str  # "complexity" (Bc swept, Be fixed) or "errors" (Be swept, Bc fixed)
+    fixed_budget: int
+    n_rows: int
+    eps: float
+    time_s: float = 0.0
+    stopped: bool = False  # the callback asked to stop before the end of the range
+    settings: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def __getitem__(self, i):
+        return self.points[i]
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def budget_of(self, point: FrontierPoint) -> int:
+        return point.complexity_budget if self.axis == "complexity" else point.error_budget
+
+    @property
+    def budgets(self) -> list[int]:
+        return [self.budget_of(p) for p in self.points]
+
+    @property
+    def max_coverage(self) -> float:
+        return max((p.coverage for p in self.points), default=0.0)
+
+    @property
+    def n_proven(self) -> int:
+        return sum(p.proven_optimal for p in self.points)
+
+    def at(self, budget: int) -> FrontierPoint:
+        """The point of a swept budget value."""
+        for p in self.points:
+            if self.budget_of(p) == budget:
+                return p
+        raise KeyError(f"no frontier point at {self.axis} budget {budget}")
+
+    def knee(self, tolerance: float = 3.0, reference: float | None = None) -> FrontierPoint | None:
+        """The smallest budget whose coverage is within ``tolerance`` percentage points of ``reference``.
+
+        ``reference`` (f*) defaults to the largest coverage on the frontier.
+        """
+        if not self.points:
+            return None
+        ref = self.max_coverage if reference is None else float(reference)
+        need = ref - tolerance / 100.0 * self.n_rows
+        for p in self.points:
+            if p.coverage >= need - _TOL:
+                return p
+        return self.points[-1]
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = []
+        for p in self.points:
+            d = p.to_dict()
+            d.pop("rules")
+            rows.append(d)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        return {
+            "axis": self.axis,
+            "fixed_budget": self.fixed_budget,
+            "n_rows": self.n_rows,
+            "eps": self.eps,
+            "time_s": self.time_s,
+            "stopped": self.stopped,
+            "n_points": len(self.points),
+            "n_proven_optimal": self.n_proven,
+            "settings": self.settings,
+            "points": [p.to_dict() for p in self.points],
+        }
+
+    def to_json(self, **extra) -> str:
+        d = self.to_dict()
+        d.update(extra)
+        return json.dumps(d, indent=2)
+
+    def to_text(self) -> str:
+        swept = "Bc" if self.axis == "complexity" else "Be"
+        fixed = "Be" if self.axis == "complexity" else "Bc"
+        lines = [f"{swept:>5s} {'coverage':>9s} {'f*':>9s} {'bound':>9s} {'rules':>5s} {'compl.':>6s} "
+                 f"{'errors':>6s}  {'optimal':7s} found by ({fixed} = {self.fixed_budget})"]
+        for p in self.points:
+            lines.append(
+                f"{self.budget_of(p):5d} {100 * p.coverage_score:8.2f}% {p.coverage:9g} {p.bound:9g} "
+                f"{p.n_rules:5d} {p.complexity:6d} {p.errors:6d}  {'yes' if p.proven_optimal else 'no':7s} "
+                f"{p.algorithm}"
+            )
+        lines.append(f"{len(self.points)} points, {self.n_proven} proven optimal, {self.time_s:.2f}s"
+                     + (" (stopped)" if self.stopped else ""))
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        lo, hi = (self.budgets[0], self.budgets[-1]) if self.points else (None, None)
+        return (f"Frontier(axis={self.axis!r}, fixed_budget={self.fixed_budget}, range={lo}..{hi}, "
+                f"points={len(self.points)}, proven={self.n_proven}, max coverage={self.max_coverage:g})")
+
+
+# ------------------------------------------------------------------ helpers
+def with_budgets(problem: SelectionProblem, complexity_budget, error_budget) -> SelectionProblem:
+    """The same selection problem under other budgets."""
+    return SelectionProblem(
+        problem.coverage_sparse, problem.rule_class, problem.y, problem.lengths,
+        complexity_budget, error_budget, eps=problem.eps, n_classes=problem.n_classes,
+    )
+
+
+def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> int:
+    """Rows covered by some usable rule: an upper bound on f* (conflicts only subtract)."""
+    usable = usable_rules(problem) if usable is None else usable
+    if not usable.any():
+        return 0
+    return int(np.count_nonzero(problem.coverage_sparse[:, np.flatnonzero(usable)].getnnz(axis=1)))
+
+
+def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None = None) -> np.ndarray:
+    """Improve a feasible selection by augmenting moves until none applies (QGA's super-mutation)."""
+    usable = usable_rules(problem) if usable is None else usable
+    state = problem.state(selection)
+    LocalSearch(problem, MoveScorer(problem, usable)).run(state)
+    return state.r.copy()
+
+
+def _stop_set(callback) -> bool:
+    """Has a stop flag inside ``callback`` (a StopFlag, or a list holding one) been set?"""
+    if bool(getattr(callback, "is_set", False)):
+        return True
+    return any(_stop_set(c) for c in getattr(callback, "callbacks", ()))
+
+
+class _Relay(Callback):
+    """Passes a stop request (e.g. the dashboard's Stop button) on to the solver running one point."""
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def on_generation(self, record):
+        return _stop_set(self.callback)
+
+
+def _problem_of(source, eps: float) -> SelectionProblem:
+    if isinstance(source, SelectionProblem):
+        return source
+    if hasattr(source, "coverage") and hasattr(source, "rules"):
+        return SelectionProblem.from_pool(source, eps=eps)
+    raise TypeError("frontier needs a RulePool or a SelectionProblem")
+
+
+def default_range(source, axis: str = "complexity") -> tuple[int, int]:
+    """1 .. 2 c* (complexity) or 0 .. 2 e* (errors), c* and e* of the pool's reference tree."""
+    best = source.best_tree() if hasattr(source, "best_tree") else None
+    if best is None:
+        raise ValueError("no reference tree to size the range: pass the budget range explicitly")
+    if axis == "complexity":
+        return 1, max(2, 2 * int(best.complexity))
+    return 0, max(1, 2 * int(best.errors))
+
+
+def _geometric_marks(lo: int, hi: int, ratio: float = 1.4) -> set[int]:
+    """Budgets spaced about ``ratio`` apart from ``lo`` to ``hi`` (both included)."""
+    marks, x = set(), float(max(lo, 1))
+    while x <= hi:
+        marks.add(int(round(x)))
+        x = max(x * ratio, x + 1)
+    marks.update({lo, hi})
+    return marks
+
+
+# ------------------------------------------------------------------ the sweep
+def frontier(
+    source,
+    budget: int,
+    budget_range: tuple[int, int] | None = None,
+    *,
+    axis: str = "complexity",
+    eps: float = 1.0,
+    random_state=0,
+    callback=None,
+    exact_time_limit: float = 0.5,
+    qga_time_limit: float = 0.5,
+    qga_ratio: float = 1.5,
+    time_limit: float | None = None,
+    seeds=None,
+    qga_params: dict | None = None,
+) -> Frontier:
+    """The best coverage at every budget of a range, the other budget fixed.
+
+    Parameters
+    ----------
+    source : a :class:`~explainer.rules.pool.RulePool` or a :class:`SelectionProblem`
+        (its own budgets are ignored; a problem keeps its own eps).
+    budget : the fixed budget: Be when ``axis="complexity"``, Bc when ``axis="errors"``.
+    budget_range : (low, high), both included, of the swept budget; default
+        1 .. 2 c* (Bc) or 0 .. 2 e* (Be) from the pool's reference tree.
+    axis : ``"complexity"`` (sweep Bc) or ``"errors"`` (sweep Be).
+    random_state : seeds the exact solver's and QGA's runs (same seed, same frontier).
+    callback : an :class:`explainer.selection.callbacks.Callback`; ``on_point(point)`` after
+        each point, returning True stops the sweep.
+    exact_time_limit : seconds for the exact solver at one point (0: never use it).
+    qga_time_limit : seconds for one QGA run (0: never use it).
+    qga_ratio : QGA runs at budgets about this ratio apart (where exact did not prove the point).
+    time_limit : seconds; once the sweep has run this long, the remaining points get only the
+        carry-forward and the local search (still feasible and monotone, rarely proven).
+    seeds : selections (boolean, one entry per rule) tried at every point where they keep
+        both budgets, e.g. a good selection at a large budget.
+    qga_params : parameters of the QGA runs instead of ``time_limit=qga_time_limit`` (e.g. a
+        fixed number of generations, which makes the sweep independent of the machine's speed
+        when the exact solver is off too).
+    """
+    if axis not in AXES:
+        raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
+    base = _problem_of(source, eps)
+    if budget_range is None:
+        budget_range = default_range(source, axis)
+    lo, hi = (int(v) for v in budget_range)
+    if lo < 0 or hi < lo:
+        raise ValueError(f"budget range must be 0 <= low <= high, got {lo}..{hi}")
+    if int(budget) < 0:
+        raise ValueError("budgets must be >= 0")
+    fixed = int(budget)
+    seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
+    if any(s.shape != (base.n_rules,) for s in seed_list):
+        raise ValueError("each seed selection needs one entry per rule")
+    seeds = np.random.default_rng(random_state)
+    marks = _geometric_marks(lo, hi, qga_ratio)
+    t_start = time.perf_counter()
+    points: list[FrontierPoint] = []
+    carried = np.zeros(base.n_rules, dtype=bool)
+    skip, backoff = 0, 1  # exact: points left to skip, and the next skip length
+    stopped = False
+    relay = _Relay(callback) if callback is not None else None
+    if callback is not None:
+        callback.on_start("frontier", base)
+    last_usable, row_bound = -1, 0.0
+    for b in range(lo, hi + 1):
+        t0 = time.perf_counter()
+        bc, be = (b, fixed) if axis == "complexity" else (fixed, b)
+        seed = int(seeds.integers(0, 2**31 - 1))
+        usable = (base.support > 0) & (base.lengths <= bc) & (base.errors <= be)
+        n_usable = int(usable.sum())
+        if n_usable != last_usable:  # usable rules only grow along the sweep: recount only when they do
+            row_bound, last_usable = float(coverable_rows(base, usable)), n_usable
+        bound = row_bound
+        if points and points[-1].coverage >= bound - _TOL and not seed_list:
+            # the carried selection already covers every coverable row: nothing to solve
+            point = _carried_point(points[-1], bc, be, bound, time.perf_counter() - t0)
+            points.append(point)
+            if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
+                stopped = b < hi
+                break
+            continue
+        problem = base.with_budgets(bc, be)
+        best, how = carried, "carried"
+        best_f = problem.evaluate(best).coverage
+        for s in seed_list:
+            ev = problem.evaluate(s)
+            if ev.feasible and ev.coverage > best_f + _TOL:
+                best, best_f, how = s, ev.coverage, "seed"
+        if best_f < bound - _TOL:
+            improved = local_search(problem, best, usable)
+            f = problem.evaluate(improved).coverage
+            if f > best_f + _TOL:
+                best, best_f, how = improved, f, "local_search"
+        proven = best_f >= bound - _TOL
+        late = time_limit is not None and time.perf_counter() - t_start > time_limit
+        if not proven and exact_time_limit > 0 and skip == 0 and not late:
+            t_exact = time.perf_counter()
+            res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=exact_time_limit,
+                        callback=relay)
+            t_exact = time.perf_counter() - t_exact
+            bound = min(bound, float(res.info.get("bound", np.inf)))
+            if res.coverage > best_f + _TOL:
+                best, best_f, how = res.selection, res.coverage, "exact"
+            proven = bool(res.info.get("optimal")) or best_f >= bound - _TOL
+            if proven:
+                backoff = 1
+            elif t_exact > 2 * exact_time_limit:
+                skip = hi - lo + 1  # building the model alone outlasts the limit: not an instance for it
+            else:
+                skip, backoff = backoff, 2 * backoff
+        elif skip:
+            skip -= 1
+        if not proven and (qga_params or qga_time_limit > 0) and b in marks and not late:
+            params = qga_params or {"time_limit": qga_time_limit}
+            res = solve(problem, "qga", random_state=seed, callback=relay, **params)
+            if res.coverage > best_f + _TOL:
+                best, best_f, how = res.selection, res.coverage, "qga"
+                # QGA ends at a local optimum of its own moves; the bound may now be met
+            proven = best_f >= bound - _TOL
+        ev = problem.evaluate(best)
+        point = FrontierPoint(
+            complexity_budget=bc, error_budget=be, coverage=ev.coverage,
+            coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0,
+            covered=ev.covered, conflicting_pairs=ev.conflicting_pairs, complexity=ev.complexity,
+            errors=ev.errors, n_rules=ev.n_rules, selection=np.asarray(best, dtype=bool).copy(),
+            bound=float(bound), proven_optimal=bool(proven), algorithm=how,
+            time_s=time.perf_counter() - t0,
+        )
+        points.append(point)
+        carried = point.selection
+        if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
+            stopped = b < hi
+            break
+    _propagate_bounds(points)
+    result = Frontier(
+        points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
+        time_s=time.perf_counter() - t_start, stopped=stopped,
+        settings={"budget_range": [lo, hi], "random_state": random_state, "exact_time_limit": exact_time_limit,
+                  "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit,
+                  "qga_params": qga_params},
+    )
+    if callback is not None:
+        callback.on_end(result)
+    return result
+
+
+def _carried_point(previous: FrontierPoint, bc: int, be: int, bound: float, elapsed: float) -> FrontierPoint:
+    """The previous point's selection at the next budgets (f* does not depend on the budgets)."""
+    return FrontierPoint(
+        complexity_budget=bc, error_budget=be, coverage=previous.coverage, coverage_score=previous.coverage_score,
+        covered=previous.covered, conflicting_pairs=previous.conflicting_pairs, complexity=previous.complexity,
+        errors=previous.errors, n_rules=previous.n_rules, selection=previous.selection, bound=bound,
+        proven_optimal=True, algorithm="carried", time_s=elapsed,
+    )
+
+
+def _propagate_bounds(points: list[FrontierPoint]) -> None:
+    """A bound at a larger budget bounds every smaller one: proofs spread back along plateaus."""
+    running = np.inf
+    for p in reversed(points):
+        running = min(running, p.bound)
+        p.bound = float(running)
+        p.proven_optimal = p.proven_optimal or p.coverage >= running - _TOL
+
+
+__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "local_search",
+           "usable_rules", "with_budgets"]

@@ -1,0 +1,384 @@
+"""The rule selection problem of section 4 of the paper.
+
+Choose a 0/1 vector r over M rules to maximise the coverage
+
+    f*(r) = #rows covered by at least one chosen rule - (eps/2) r'Q r
+
+subject to complexity L(r) = sum L_i r_i <= Bc and errors E(r) = sum E_i r_i <= Be,
+where Q[i, i'] counts the rows covered by both rules with different classes.
+
+(eps/2) r'Q r equals eps times the number of (unordered pair, row) conflicts, and
+for one row with n_j chosen rules firing, c_jk of them of class k, the row holds
+(n_j^2 - sum_k c_jk^2) / 2 conflicting pairs.  So f* never needs Q itself: it is
+computed from per-row counts, which also makes a single flip cost O(support).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from explainer.selection.loops import first_fit_adds, flip_rule, rule_delta
+
+#: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
+SMALL_NNZ = 1 << 20
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Metrics of one selection."""
+
+    coverage: float  # f*
+    covered: int
+    conflicting_pairs: int
+    complexity: int
+    errors: int
+    feasible: bool
+    n_rules: int
+
+    def coverage_score(self, n_rows: int) -> float:
+        return self.coverage / n_rows if n_rows else 0.0
+
+
+class SelectionProblem:
+    """Coverage matrix, rule classes, lengths, errors, budgets and eps.
+
+    Parameters
+    ----------
+    coverage : (N, M) boolean array or scipy sparse matrix; row j covered by rule i.
+    rule_class : (M,) int class code of each rule.
+    y : (N,) int class code of each row.
+    lengths : (M,) rule lengths L(R_i).
+    complexity_budget, error_budget : Bc and Be (``None`` means unbounded).
+    eps : conflict penalty (the paper uses 1).
+    """
+
+    def __init__(
+        self,
+        coverage,
+        rule_class,
+        y,
+        lengths,
+        complexity_budget=None,
+        error_budget=None,
+        eps: float = 1.0,
+        n_classes: int | None = None,
+    ):
+        cov = sp.csc_matrix(coverage, dtype=np.float32)
+        cov.sum_duplicates()
+        cov.data[:] = 1.0
+        cov.eliminate_zeros()
+        self._cov = cov  # N x M, CSC: the rows of rule i are indices[indptr[i]:indptr[i+1]]
+        self.n_rows, self.n_rules = cov.shape
+        self.rule_class = np.asarray(rule_class, dtype=np.int64).ravel()
+        self.y = np.asarray(y, dtype=np.int64).ravel()
+        self.lengths = np.asarray(lengths, dtype=np.int64).ravel()
+        if self.rule_class.shape != (self.n_rules,) or self.lengths.shape != (self.n_rules,):
+            raise ValueError("rule_class and lengths need one entry per rule (column of coverage)")
+        if self.y.shape != (self.n_rows,):
+            raise ValueError("y needs one entry per row of coverage")
+        self.n_classes = int(
+            n_classes
+            if n_classes is not None
+            else max(self.y.max(initial=-1), self.rule_class.max(initial=-1)) + 1
+        )
+        self.eps = float(eps)
+        if self.eps < 0:
+            raise ValueError("eps must be >= 0")
+        self.indptr = cov.indptr.astype(np.int64)
+        self.indices = cov.indices.astype(np.int64)
+        self.support = np.diff(self.indptr)
+        owner = np.repeat(np.arange(self.n_rules), self.support)
+        wrong = self.y[self.indices] != self.rule_class[owner]
+        self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
+        self.correct = self.support - self.errors
+        inf = np.iinfo(np.int64).max
+        self.complexity_budget = inf if complexity_budget is None else int(complexity_budget)
+        self.error_budget = inf if error_budget is None else int(error_budget)
+        if self.complexity_budget < 0 or self.error_budget < 0:
+            raise ValueError("budgets must be >= 0")
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def A(self) -> np.ndarray:
+        """The 2 x M constraint matrix [L; E] of the paper."""
+        return np.vstack([self.lengths, self.errors])
+
+    @property
+    def b(self) -> np.ndarray:
+        return np.array([self.complexity_budget, self.error_budget], dtype=np.int64)
+
+    @classmethod
+    def from_pool(cls, pool, complexity_budget=None, error_budget=None, eps: float = 1.0) -> SelectionProblem:
+        """The problem of a rule pool: anything with ``coverage``, ``rule_class``, ``y``,
+        ``lengths`` and ``classes`` (a :class:`~explainer.rules.pool.RulePool`; read by its
+        attributes so that selection needs nothing from the rule stage)."""
+        return cls(
+            pool.coverage, pool.rule_class, pool.y, pool.lengths,
+            complexity_budget, error_budget, eps=eps, n_classes=len(pool.classes),
+        )
+
+    def with_budgets(self, complexity_budget, error_budget) -> SelectionProblem:
+        """The same problem under other budgets (``None`` is unbounded)."""
+        return SelectionProblem(
+            self._cov, self.rule_class, self.y, self.lengths,
+            complexity_budget, error_budget, eps=self.eps, n_classes=self.n_classes,
+        )
+
+    def restrict(self, rules) -> SelectionProblem:
+        """The same problem over the rules ``rules`` only (in that order), same rows, budgets and eps."""
+        rules = np.asarray(rules, dtype=np.int64).ravel()
+        return SelectionProblem(
+            self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
+            self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
+        )
+
+    def rows_of(self, i: int) -> np.ndarray:
+        return self.indices[self.indptr[i] : self.indptr[i + 1]]
+
+    @cached_property
+    def coverage_dense(self) -> np.ndarray:
+        """N x M boolean coverage (materialised on demand)."""
+        return self._cov.toarray().astype(bool)
+
+    @property
+    def coverage_sparse(self) -> sp.csc_matrix:
+        return self._cov
+
+    @cached_property
+    def conflict_matrix(self) -> sp.csr_matrix:
+        """Q: symmetric M x M, Q[i,i'] = rows covered by both with different classes (zero diagonal)."""
+        cov = self._cov
+        gram = (cov.T @ cov).tocoo()
+        keep = self.rule_class[gram.row] != self.rule_class[gram.col]
+        q = sp.coo_matrix(
+            (gram.data[keep].astype(np.int64), (gram.row[keep], gram.col[keep])),
+            shape=(self.n_rules, self.n_rules),
+        )
+        return q.tocsr()
+
+    def feasible_mask(self, R: np.ndarray) -> np.ndarray:
+        R = np.atleast_2d(np.asarray(R, dtype=bool))
+        return (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_budget)
+
+    def is_feasible(self, r) -> bool:
+        return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
+
+    # ------------------------------------------------------------- evaluation
+    #: individuals per block of :meth:`evaluate_population` are chosen so that a
+    #: block's per-row count arrays hold at most this many entries (bounded memory)
+    EVAL_BLOCK_ENTRIES = 1 << 22
+
+    @cached_property
+    def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
+        """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
+        blocks = []
+        cov_t = self._cov.T.tocsr()
+        for k in range(self.n_classes):
+            idx = np.flatnonzero(self.rule_class == k)
+            if idx.size:
+                blocks.append((idx, cov_t[idx]))
+        return blocks
+
+    def _block_counts(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(total, sum_k c_k^2) firing counts, both (P, N) int64, of a block of selections.
+
+        Gathered from the rows of the selected rules, O(selected nonzeros + P N K);
+        on small instances (at most ``SMALL_NNZ`` nonzeros) or when it is
+        dearer, by sparse products with the whole coverage matrix (per class of rule).
+        """
+        P = R.shape[0]
+        N, K = self.n_rows, self.n_classes
+        ind, idx = np.nonzero(R)
+        starts = self.indptr[idx]
+        lens = self.indptr[idx + 1] - starts
+        n = int(lens.sum())
+        if self.indices.size <= SMALL_NNZ or self.indices.size * P <= 32 * (n + P * N * K):
+            total = np.zeros((P, N), dtype=np.int64)
+            squares = np.zeros((P, N), dtype=np.int64)
+            for cls_idx, block in self._class_blocks:
+                sub = R[:, cls_idx]
+                if not sub.any():
+                    continue
+                counts = np.rint(np.asarray((block.T @ sub.T.astype(np.float32)).T)).astype(np.int64)
+                total += counts
+                squares += counts * counts
+            return total, squares
+        offs = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = self.indices[np.repeat(starts, lens) + offs]
+        key = np.repeat(ind.astype(np.int64) * N, lens) + rows
+        per_class = np.bincount(key * K + np.repeat(self.rule_class[idx], lens), minlength=P * N * K)
+        per_class = per_class.reshape(P, N, K)
+        return per_class.sum(axis=2), (per_class * per_class).sum(axis=2)
+
+    def _blocks(self, P: int):
+        step = max(1, self.EVAL_BLOCK_ENTRIES // max(self.n_rows * self.n_classes, 1))
+        for lo in range(0, P, step):
+            yield slice(lo, min(lo + step, P))
+
+    def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
+        """Vectorised metrics for a P x M selection matrix.
+
+        A block of individuals at a time (at most ``EVAL_BLOCK_ENTRIES``
+        per-row counts in memory); counts gathered from the rows of the
+        selected rules, O(selected nonzeros + P N K), unless P x nnz is cheaper.
+        """
+        R = np.atleast_2d(np.asarray(R, dtype=bool))
+        P = R.shape[0]
+        covered = np.zeros(P, dtype=np.int64)
+        pairs = np.zeros(P, dtype=np.int64)
+        for blk in self._blocks(P):
+            total, squares = self._block_counts(R[blk])
+            covered[blk] = np.count_nonzero(total, axis=1)
+            pairs[blk] = (total * total - squares).sum(axis=1) // 2
+        complexity = R @ self.lengths
+        errors = R @ self.errors
+        return {
+            "coverage": covered - self.eps * pairs,
+            "covered": covered,
+            "conflicting_pairs": pairs,
+            "complexity": complexity,
+            "errors": errors,
+            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_budget),
+        }
+
+    def fitness(self, R: np.ndarray) -> np.ndarray:
+        """f* for each row of a P x M selection matrix (or a single selection)."""
+        return self.evaluate_population(R)["coverage"]
+
+    def evaluate(self, r) -> Evaluation:
+        r = np.asarray(r, dtype=bool).ravel()
+        m = self.evaluate_population(r[None, :])
+        return Evaluation(
+            coverage=float(m["coverage"][0]),
+            covered=int(m["covered"][0]),
+            conflicting_pairs=int(m["conflicting_pairs"][0]),
+            complexity=int(m["complexity"][0]),
+            errors=int(m["errors"][0]),
+            feasible=bool(m["feasible"][0]),
+            n_rules=int(r.sum()),
+        )
+
+    def state(self, r=None) -> SelectionState:
+        """An incremental evaluator starting from selection ``r`` (empty by default)."""
+        return SelectionState(self, r)
+
+    def __repr__(self) -> str:
+        return (
+            f"SelectionProblem(N={self.n_rows}, M={self.n_rules}, classes={self.n_classes}, "
+            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g})"
+        )
+
+
+class SelectionState:
+    """One selection with per-row counts, so a flip costs O(rows the rule covers)."""
+
+    __slots__ = ("problem", "r", "total", "per_class", "covered", "pairs", "complexity", "errors")
+
+    def __init__(self, problem: SelectionProblem, r=None):
+        self.problem = problem
+        self.r = np.zeros(problem.n_rules, dtype=bool)
+        self.total = np.zeros(problem.n_rows, dtype=np.int32)
+        self.per_class = np.zeros((problem.n_rows, problem.n_classes), dtype=np.int32)
+        self.covered = 0
+        self.pairs = 0
+        self.complexity = 0
+        self.errors = 0
+        if r is not None:
+            idx = np.flatnonzero(np.asarray(r, dtype=bool))
+            if idx.size:
+                self._load(idx)
+
+    def _load(self, idx: np.ndarray) -> None:
+        """Counts of the selection ``idx`` from scratch (vectorised; equals flipping each rule in turn)."""
+        p = self.problem
+        N, K = p.n_rows, p.n_classes
+        starts = p.indptr[idx]
+        lens = p.indptr[idx + 1] - starts
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = p.indices[np.repeat(starts, lens) + offs]
+        cls = np.repeat(p.rule_class[idx], lens)
+        total = np.bincount(rows, minlength=N)
+        per_class = np.bincount(rows * K + cls, minlength=N * K).reshape(N, K)
+        self.r[idx] = True
+        self.total = total.astype(np.int32)
+        self.per_class = per_class.astype(np.int32)
+        self.covered = int(np.count_nonzero(total))
+        self.pairs = int((total * total - (per_class * per_class).sum(axis=1)).sum()) // 2
+        self.complexity = int(p.lengths[idx].sum())
+        self.errors = int(p.errors[idx].sum())
+
+    @property
+    def coverage(self) -> float:
+        return self.covered - self.problem.eps * self.pairs
+
+    @property
+    def feasible(self) -> bool:
+        p = self.problem
+        return self.complexity <= p.complexity_budget and self.errors <= p.error_budget
+
+    def delta(self, i: int) -> tuple[int, int]:
+        """(change in covered rows, change in conflicting pairs) if rule i were flipped."""
+        p = self.problem
+        dc, dp = rule_delta(i, self.r[i], p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
+        return int(dc), int(dp)
+
+    def delta_coverage(self, i: int) -> float:
+        dc, dp = self.delta(i)
+        return dc - self.problem.eps * dp
+
+    def flip_fits(self, i: int) -> bool:
+        """Would flipping rule i keep both budgets?"""
+        p = self.problem
+        sign = -1 if self.r[i] else 1
+        return (
+            self.complexity + sign * p.lengths[i] <= p.complexity_budget
+            and self.errors + sign * p.errors[i] <= p.error_budget
+        )
+
+    def flip(self, i: int) -> None:
+        p = self.problem
+        selected = self.r[i]
+        dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
+        sign = -1 if selected else 1
+        self.r[i] = not selected
+        self.account(dc, dp, sign * int(p.lengths[i]), sign * int(p.errors[i]))
+
+    def add_in_order(self, order: np.ndarray) -> int:
+        """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
+        (those not selected that fit)."""
+        p = self.problem
+        checks, *gained = first_fit_adds(
+            np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
+            *self.slack(), float(p.eps), self.total, self.per_class,
+        )
+        self.account(*gained)
+        return int(checks)
+
+    def slack(self) -> tuple[int, int]:
+        """What is left of the complexity and the error budget."""
+        p = self.problem
+        return int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors
+
+    def account(self, covered: int, pairs: int, complexity: int, errors: int) -> None:
+        """Add the changes of covered rows, conflicting pairs, complexity and errors of rules flipped in the
+        counts (by :meth:`flip` or a compiled loop)."""
+        self.covered += int(covered)
+        self.pairs += int(pairs)
+        self.complexity += int(complexity)
+        self.errors += int(errors)
+
+    def copy(self) -> SelectionState:
+        new = SelectionState.__new__(SelectionState)
+        new.problem = self.problem
+        new.r = self.r.copy()
+        new.total = self.total.copy()
+        new.per_class = self.per_class.copy()
+        new.covered = self.covered
+        new.pairs = self.pairs
+        new.complexity = self.complexity
+        new.errors = self.errors
+        return new

@@ -1,0 +1,335 @@
+"""The exact solver's model: presolve, memory estimate and the two MILP backends (HiGHS, CP-SAT).
+
+:func:`_reduce` presolves (see :mod:`explainer.selection.solvers.exact`), :func:`model_memory_mb`
+estimates a model's size before it is built, :func:`_solve_highs` and
+:func:`_solve_cpsat` build and solve one (possibly relaxed) model.  Building
+reads the clock (``deadline``) and raises :class:`_OutOfTime` when it has passed.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from explainer.selection.problem import SelectionProblem
+
+_TOL = 1e-6
+#: rough memory of a model, for the refusal test: bytes per constraint-matrix nonzero and per variable
+#: (the solver keeps the matrix row- and column-wise, a presolved copy and its LP factorisation)
+BYTES_PER_NONZERO = 400
+BYTES_PER_VARIABLE = 300
+#: the clock is read every this many iterations of the model-building loops
+_CLOCK_EVERY = 2048
+#: HiGHS options that switch its primal heuristics off (passed verbatim: scipy's milp accepts them with a
+#: warning; a HiGHS too old to know one ignores it).  With a cutoff the heuristics can only find what the
+#: cutoff already forbids, and on the population merge's small models they took most of each solve
+NO_PRIMAL_HEURISTICS = {
+    "mip_heuristic_effort": 0.0,
+    "mip_heuristic_run_rens": False,
+    "mip_heuristic_run_rins": False,
+    "mip_heuristic_run_root_reduced_cost": False,
+}
+
+
+class _OutOfTime(Exception):
+    """Raised by the model building when the run's deadline has passed."""
+
+
+class _TooLarge(Exception):
+    """Raised when a model would not fit in ``max_memory_mb``."""
+
+
+def _check_clock(deadline: float | None, i: int = 0) -> None:
+    if deadline is not None and i % _CLOCK_EVERY == 0 and time.perf_counter() >= deadline:
+        raise _OutOfTime
+
+
+def model_memory_mb(n_groups_nnz: int, n_groups: int, n_rules: int, n_pairs: int, n_budget_rows: int) -> float:
+    """Estimated memory (MB) of the MILP: e/r rows, pair rows (3 nonzeros each), budget rows."""
+    nnz = n_groups_nnz + n_groups + 3 * n_pairs + n_budget_rows * n_rules
+    nv = n_rules + n_groups + n_pairs
+    return (BYTES_PER_NONZERO * nnz + BYTES_PER_VARIABLE * nv) / 2**20
+
+
+# --------------------------------------------------------------------- helpers
+def _eps_grid(eps: float) -> int | None:
+    """q such that every f* value is a multiple of 1/q (None when eps is not a simple fraction)."""
+    frac = Fraction(eps).limit_denominator(1000)
+    if float(frac) == eps:
+        return frac.denominator
+    return None
+
+
+def _round_bound(bound: float, grid: int | None) -> float:
+    """Round an upper bound down onto the grid of attainable f* values."""
+    if grid is None or not np.isfinite(bound):
+        return float(bound)
+    return float(np.floor(bound * grid + 1e-6) / grid)
+
+
+# ----------------------------------------------------------------- the model
+@dataclass
+class _Reduced:
+    """The presolved instance: kept rules, row groups and (on demand) conflict pairs."""
+
+    kept: np.ndarray  # indices (into the problem's rules) of the kept rules, K
+    cov: sp.csc_matrix  # N x K coverage of the kept rules (float32 0/1)
+    groups: sp.csr_matrix  # G x K: rules covering each row group
+    weights: np.ndarray  # G: rows in each group
+    lengths: np.ndarray
+    errors: np.ndarray
+    rule_class: np.ndarray
+    budget_rows: list  # [(coefficients, budget)] for the budgets that can bind
+
+    @property
+    def n_kept(self) -> int:
+        return int(self.kept.size)
+
+    def pairs_among(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Conflicting pairs (i < i', in kept numbering) among kept rules ``idx`` and their Q."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if idx.size < 2:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        sub = self.cov[:, idx]
+        gram = sp.triu(sub.T @ sub, k=1).tocoo()
+        a, b = idx[gram.row], idx[gram.col]
+        keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
+        a, b, q = a[keep], b[keep], np.rint(gram.data[keep]).astype(np.int64)
+        swap = a > b
+        a[swap], b[swap] = b[swap], a[swap]
+        return a, b, q
+
+    def pairs_touching(self, idx: np.ndarray):
+        """Conflicting pairs between kept rules ``idx`` and every kept rule."""
+        idx = np.asarray(idx, dtype=np.int64)
+        gram = (self.cov[:, idx].T @ self.cov).tocoo()
+        a, b = idx[gram.row], gram.col.astype(np.int64)
+        keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
+        a, b, q = a[keep], b[keep], np.rint(gram.data[keep]).astype(np.int64)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        key = lo * self.n_kept + hi
+        _, first = np.unique(key, return_index=True)
+        return lo[first], hi[first], q[first]
+
+    def all_pairs(self):
+        return self.pairs_among(np.arange(self.n_kept))
+
+
+def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_Reduced, dict]:
+    L, E, S = problem.lengths, problem.errors, problem.support
+    ok = (L <= problem.complexity_budget) & (E <= problem.error_budget) & (S > 0)
+    stats = {"fixed_zero": int((~ok).sum())}
+    # identical (class, rows) -> keep the shortest (lowest index on ties)
+    order = np.lexsort((np.arange(problem.n_rules), L))
+    seen: set = set()
+    kept = []
+    for n, i in enumerate(order):
+        _check_clock(deadline, n)
+        if not ok[i]:
+            continue
+        key = (int(problem.rule_class[i]), problem.rows_of(int(i)).tobytes())
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(int(i))
+    kept = np.sort(np.asarray(kept, dtype=np.int64))
+    stats["duplicates"] = int(ok.sum()) - int(kept.size)
+    cov = problem.coverage_sparse[:, kept].tocsc()
+    cov_rows = cov.tocsr()
+    cov_rows.sort_indices()
+    keys: dict = {}
+    weights: list[int] = []
+    members: list[np.ndarray] = []
+    for j in range(cov_rows.shape[0]):
+        _check_clock(deadline, j)
+        cols = cov_rows.indices[cov_rows.indptr[j] : cov_rows.indptr[j + 1]]
+        if cols.size == 0:
+            continue
+        k = cols.tobytes()
+        g = keys.get(k)
+        if g is None:
+            keys[k] = len(weights)
+            weights.append(1)
+            members.append(cols)
+        else:
+            weights[g] += 1
+    G, K = len(weights), kept.size
+    if G:
+        indptr = np.concatenate([[0], np.cumsum([m.size for m in members])])
+        groups = sp.csr_matrix(
+            (np.ones(indptr[-1]), np.concatenate(members), indptr), shape=(G, K)
+        )
+    else:
+        groups = sp.csr_matrix((0, K))
+    stats["row_groups"] = G
+    lengths, errors = L[kept], E[kept]
+    budget_rows = []
+    for coef, budget in ((lengths, problem.complexity_budget), (errors, problem.error_budget)):
+        if coef.sum() > budget:
+            budget_rows.append((coef.astype(float), float(budget)))
+    red = _Reduced(
+        kept=kept,
+        cov=cov,
+        groups=groups,
+        weights=np.asarray(weights, dtype=float),
+        lengths=lengths,
+        errors=errors,
+        rule_class=problem.rule_class[kept],
+        budget_rows=budget_rows,
+    )
+    return red, stats
+
+
+@dataclass
+class _SubResult:
+    """One solve of a (possibly relaxed) model."""
+
+    selection: np.ndarray | None  # K bool, None when no solution
+    model_value: float | None  # objective reported by the backend
+    bound: float  # valid upper bound on the model's optimum (inf if unknown)
+    proven: bool  # the backend proved the model solved within its gap
+    message: str = ""
+    n_variables: int = 0
+    n_constraints: int = 0
+
+
+def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, node_limit=None,
+                 cutoff=None, primal_heuristics=True) -> _SubResult:
+    """Solve the model with HiGHS; ``cutoff``: only solutions of model value >= it are sought.
+
+    ``primal_heuristics=False`` switches HiGHS's own heuristics off (:data:`NO_PRIMAL_HEURISTICS`).
+
+    scipy's HiGHS takes no starting solution, so a known incumbent is passed as a cutoff instead
+    (incumbent + one step of the f* grid): branch and bound then prunes as if it knew it.  An
+    infeasible model means nothing beats the incumbent: it comes back proven, with no selection
+    (the caller knows the incumbent, hence the bound).
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    K, G, P = red.n_kept, red.groups.shape[0], pa.size
+    nv = K + G + P
+    c = np.concatenate([np.zeros(K), -red.weights, eps * pq.astype(float)])
+    integrality = np.concatenate([np.ones(K), np.zeros(G + P)])
+    blocks, lbs, ubs = [], [], []
+    if G:
+        # e_g - sum r_i <= 0
+        blocks.append(sp.hstack([-red.groups, sp.identity(G), sp.csr_matrix((G, P))]))
+        lbs.append(np.full(G, -np.inf))
+        ubs.append(np.zeros(G))
+    if P:
+        # r_i + r_i' - z_p <= 1
+        ar = np.arange(P)
+        rr = sp.csr_matrix(
+            (np.ones(2 * P), (np.concatenate([ar, ar]), np.concatenate([pa, pb]))), shape=(P, K)
+        )
+        blocks.append(sp.hstack([rr, sp.csr_matrix((P, G)), -sp.identity(P)]))
+        lbs.append(np.full(P, -np.inf))
+        ubs.append(np.ones(P))
+    for coef, budget in red.budget_rows:
+        blocks.append(sp.csr_matrix(np.concatenate([coef, np.zeros(G + P)])[None, :]))
+        lbs.append(np.array([-np.inf]))
+        ubs.append(np.array([budget]))
+    if cutoff is not None:
+        # -c'x >= cutoff: the model value must reach the cutoff
+        blocks.append(sp.csr_matrix(-c[None, :]))
+        lbs.append(np.array([float(cutoff)]))
+        ubs.append(np.array([np.inf]))
+    constraints = []
+    n_cons = 0
+    if blocks:
+        A = sp.vstack(blocks).tocsr()
+        n_cons = A.shape[0]
+        constraints = [LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs))]
+    options = {"disp": False, "time_limit": max(float(time_limit), 0.01), "mip_rel_gap": mip_rel_gap}
+    if node_limit is not None:
+        options["node_limit"] = int(node_limit)
+    if not primal_heuristics:
+        options.update(NO_PRIMAL_HEURISTICS)
+    try:
+        with warnings.catch_warnings():
+            # scipy warns that the options beyond its own five go to HiGHS verbatim (that is the intent), and
+            # an older HiGHS that does not know one warns and ignores it
+            warnings.filterwarnings("ignore", message="Unrecognized options detected")
+            res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints, options=options)
+    except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
+        return _SubResult(None, None, np.inf, False, f"HiGHS failed: {exc}", nv, n_cons)
+    bound = np.inf
+    dual = getattr(res, "mip_dual_bound", None)
+    if dual is not None and np.isfinite(dual):
+        bound = -float(dual)
+    sel = None
+    value = None
+    if res.x is not None:
+        sel = res.x[:K] > 0.5
+        value = -float(res.fun)
+        if res.status == 0 and not np.isfinite(bound):
+            bound = value
+    proven = res.status == 0
+    if cutoff is not None and res.status == 2:  # infeasible: nothing reaches the cutoff
+        return _SubResult(None, None, -np.inf, True, "", nv, n_cons)
+    msg = "" if proven else f"HiGHS: {res.message}"
+    return _SubResult(sel, value, bound, proven, msg, nv, n_cons)
+
+
+def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, seed, on_solution, deadline=None):
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError as exc:
+        raise ImportError(
+            "backend='cpsat' needs OR-Tools: pip install ortools (or use backend='highs')"
+        ) from exc
+    grid = _eps_grid(eps)
+    if grid is None:
+        raise ValueError(f"backend='cpsat' needs eps with a small rational denominator, got {eps!r}")
+    K, G, P = red.n_kept, red.groups.shape[0], pa.size
+    w_e = np.rint(red.weights * grid).astype(np.int64)
+    w_z = np.rint(pq * eps * grid).astype(np.int64)
+    m = cp_model.CpModel()
+    r = [m.NewBoolVar(f"r{i}") for i in range(K)]
+    e = [m.NewBoolVar(f"e{g}") for g in range(G)]
+    z = [m.NewBoolVar(f"z{p}") for p in range(P)]
+    gi = red.groups
+    for g in range(G):
+        _check_clock(deadline, g)
+        cols = gi.indices[gi.indptr[g] : gi.indptr[g + 1]]
+        m.AddBoolOr([r[int(i)] for i in cols]).OnlyEnforceIf(e[g])
+    for p in range(P):
+        _check_clock(deadline, p)
+        m.AddBoolOr([r[int(pa[p])].Not(), r[int(pb[p])].Not(), z[p]])
+    for coef, budget in red.budget_rows:
+        m.Add(sum(int(cf) * r[i] for i, cf in enumerate(coef) if cf) <= int(budget))
+    m.Maximize(sum(int(w) * e[g] for g, w in enumerate(w_e)) - sum(int(w) * z[p] for p, w in enumerate(w_z)))
+    if hint is not None:
+        for i in range(K):
+            m.AddHint(r[i], bool(hint[i]))
+    solver = cp_model.CpSolver()
+    left = time_limit if deadline is None else min(time_limit, deadline - time.perf_counter())
+    if left <= 0:
+        raise _OutOfTime
+    solver.parameters.max_time_in_seconds = max(float(left), 0.01)
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.random_seed = int(seed)
+    solver.parameters.relative_gap_limit = float(mip_rel_gap)
+
+    class _CB(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            sel = np.array([self.Value(v) for v in r], dtype=bool)
+            if on_solution(sel):
+                self.StopSearch()
+
+    status = solver.Solve(m, _CB())
+    nv, nc = K + G + P, G + P + len(red.budget_rows)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        sel = np.array([solver.Value(v) for v in r], dtype=bool)
+        value = solver.ObjectiveValue() / grid
+        bound = solver.BestObjectiveBound() / grid
+        proven = status == cp_model.OPTIMAL
+        return _SubResult(sel, value, bound, proven, "" if proven else "CP-SAT: time limit", nv, nc)
+    # without a solution CP-SAT's bound may be a placeholder (0): do not trust it
+    return _SubResult(None, None, np.inf, False, f"CP-SAT: {solver.StatusName(status)}", nv, nc)

@@ -1,0 +1,35 @@
+"""Load (or, on a fresh install, compile) the compiled loops of :mod:`explainer.selection.loops` ahead of a run.
+
+numba compiles each loop on its first call and caches the machine code beside
+the module; a fresh install spends about 15 s compiling, and every new
+process a fraction of a second loading the cache.  :func:`warm_up` pays that once, on a
+tiny problem that takes every path the solvers take (the same argument types,
+so a real run finds every loop ready): the set-up script runs it after
+installing, and the dashboard's fork server runs it before forking a worker
+per run.  ``python -m explainer.selection.solvers.warmup`` does the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.registry import solve
+
+
+def warm_up() -> None:
+    """Run the solvers that use the compiled loops once on a tiny random problem."""
+
+    rng = np.random.default_rng(0)
+    N, M, K = 40, 16, 3
+    coverage = rng.random((N, M)) < 0.3
+    lengths = rng.integers(1, 5, M)
+    problem = SelectionProblem(coverage, rng.integers(0, K, M), rng.integers(0, K, N), lengths,
+                               int(lengths.sum() // 3), 6, n_classes=K)
+    # a population under 100 turns the 1-for-2 moves on, which use the remaining loop
+    solve(problem, "qga", random_state=0, n_population=4, n_generations=3)
+    solve(problem, "greedy", random_state=0)
+
+
+if __name__ == "__main__":
+    warm_up()
