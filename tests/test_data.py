@@ -23,6 +23,7 @@ from explainer.data import (
     sample_datasets,
     shared_data_dir,
 )
+from explainer.data.target import encode_labels
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
 
@@ -280,6 +281,26 @@ def test_labels_of_different_types_stay_apart():
     codes = ds.y_codes()
     assert codes[0] == codes[2] and codes[1] == codes[4]
     assert len(set(codes.tolist())) == 3
+
+
+def test_encode_labels_by_hand():
+    """The one label coder (data set, pool and report call it): sorted classes, codes by type and value."""
+    codes, classes = encode_labels(np.array(["b", "a", "c", "a"]))
+    assert classes == ["a", "b", "c"] and codes.tolist() == [1, 0, 2, 0]
+    codes, classes = encode_labels(np.array([3, 1, 3, 2]))
+    assert classes == [1, 2, 3] and codes.tolist() == [2, 0, 2, 1]
+    assert all(type(c) is int for c in classes)  # numpy scalars read as Python values
+    codes, _ = encode_labels(np.array([2.0, 1.0]), classes=[np.float64(1.0), np.float64(2.0)])
+    assert codes.tolist() == [1, 0]
+    mixed = np.array([1, "1", True, 1], dtype=object)
+    codes, classes = encode_labels(mixed)
+    assert len(classes) == 3 and codes[0] == codes[3] and len(set(codes.tolist())) == 3
+    codes, classes = encode_labels(np.array([], dtype=object))
+    assert classes == [] and codes.tolist() == []
+    with pytest.raises(ValueError, match="label 'd' is not one of the classes"):
+        encode_labels(np.array(["a", "d"]), classes=["a", "b"])
+    with pytest.raises(ValueError, match="label '1' is not one of the classes"):
+        encode_labels(np.array(["1"], dtype=object), classes=[1])  # the text "1" is not the number 1
 
 
 def test_large_table_reads(tmp_path):
