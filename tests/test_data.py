@@ -23,6 +23,7 @@ from explainer.data import (
     sample_datasets,
     shared_data_dir,
 )
+from explainer.data.sources import find_source, load_source, paper_sources, unknown_source_message
 from explainer.data.target import encode_labels
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
@@ -531,6 +532,33 @@ def test_sample_datasets_load():
     assert len(loans.classes) == 3 and all(isinstance(c, str) for c in loans.classes)
     assert loans.n_rows_with_missing > 0
     assert any(f.endswith(" is missing") for f in loans.feature_names)
+
+
+def test_find_source_tries_a_file_then_a_sample_then_a_paper_data_set(tmp_path, monkeypatch):
+    """The one lookup of a name (command line and dashboard), against a directory made here."""
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / PAPER_DATASETS["wine"]["file"]).write_text("")
+    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(papers))
+    iris = find_source("iris")
+    assert (iris.kind, iris.path) == ("sample", sample_datasets()["iris"]) and iris.available
+    wine = find_source("wine", ("paper",))
+    assert (wine.kind, wine.path, wine.target) == ("paper", papers / "wine.csv", "class") and wine.available
+    zoo = find_source("zoo")  # known by name, its file absent
+    assert zoo.kind == "paper" and not zoo.available
+    assert [s.name for s in paper_sources()] == ["wine"]
+    assert find_source("iris", ("paper",)).kind == "paper"  # a name both stand for: the kinds asked, in order
+    local = tmp_path / "iris"
+    local.write_text("a,class\n1,x\n2,y\n")
+    monkeypatch.chdir(tmp_path)
+    assert find_source("iris").kind == "file"  # a file of that name comes first
+    assert find_source("iris", ("sample", "paper")).kind == "sample"
+    assert find_source("no_such_thing") is None
+    message = unknown_source_message("no_such_thing")
+    assert "'no_such_thing'" in message and "iris" in message and "tic_tac_toe" in message
+    with pytest.raises(DataError, match="'zoo.csv' is missing"):
+        load_source(zoo)
+    assert load_source(find_source("iris", ("sample",))).n_rows == 150
 
 
 def test_loans_sample_is_learnable():

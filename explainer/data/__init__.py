@@ -8,7 +8,9 @@ This module gathers the public names of the three modules that do the work:
   applied to new rows (one-hot, missing indicators, identifier exclusion);
 - :mod:`explainer.data.target`: the default target column (:func:`suggest_target`);
 - :mod:`explainer.data.datasets`: :class:`Dataset`, :func:`load_dataset` and the
-  registry of the paper's data sets and the bundled samples.
+  registry of the paper's data sets and the bundled samples;
+- :mod:`explainer.data.sources`: what a name stands for (a file, a bundled sample, a
+  paper data set), the one lookup of the command line and the dashboard.
 """
 
 from __future__ import annotations
