@@ -53,8 +53,7 @@ def _add_pool_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="train the grid this many times (pool richness; default 3 up to 2,000 rows, "
-                        "2 up to 10,000, else 1)")
+                   help="train the grid this many times (pool richness; default 1)")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 

@@ -31,6 +31,8 @@ from explainer.rules.numbers import shorten_threshold
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
 MAX_FEATURES = ("sqrt", "log2", None)
+#: where the pool's trees come from: the paper's CART grid, or a random forest
+SOURCES = ("grid", "forest")
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 from explainer.selection.solvers.base import Solver
@@ -49,7 +50,9 @@ def get_solver_class(name: str) -> type[Solver]:
     try:
         target = ALGORITHMS[name]
     except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}") from None
+        close = difflib.get_close_matches(str(name), ALGORITHMS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown algorithm {name!r}{hint}; choose one of {', '.join(ALGORITHMS)}") from None
     module_name, cls_name = target.split(":")
     return getattr(importlib.import_module(module_name), cls_name)
 
