@@ -24,7 +24,8 @@ from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
-from explainer.selection.solvers import ALGORITHMS, get_solver_class
+from explainer.selection.solvers import ALGORITHMS
+from explainer.selection.solvers.registry import check_params, parameter_names
 
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE: the conventional status of a writer whose reader went away (``| head``).
@@ -160,14 +161,12 @@ def cmd_evaluate(args) -> int:
 
 
 def _check_params(algorithm: str, params: dict) -> None:
-    import inspect
-
-
-    accepted = inspect.signature(get_solver_class(algorithm).__init__).parameters
+    accepted = parameter_names(algorithm)
     for name in params:
-        if name not in accepted:
+        if accepted is not None and name not in accepted:
             flag = {"n_generations": "--generations", "time_limit": "--time-limit"}.get(name, name)
             raise CLIError(f"{flag} does not apply to the {algorithm} algorithm")
+    check_params(algorithm, params)
 
 
 def cmd_explain(args) -> int:

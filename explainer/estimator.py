@@ -9,7 +9,6 @@ parameters) before the table is encoded or a tree is grown, ``random_state`` rea
 
 from __future__ import annotations
 
-import inspect
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,29 +30,7 @@ from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
-from explainer.selection.solvers import get_solver_class
-
-
-def check_algorithm_params(algorithm: str, params: dict | None) -> None:
-    """Raise ValueError unless ``algorithm`` is a registered name and ``params`` are parameters it takes.
-
-    The solver is built (not run) with them, so the checks of its own ``__init__`` apply too.
-    """
-    cls = get_solver_class(algorithm)  # ValueError naming the registered algorithms
-    params = dict(params or {})
-    signature = inspect.signature(cls.__init__)
-    takes = [n for n, p in signature.parameters.items() if n != "self" and p.kind is not p.VAR_POSITIONAL]
-    if not any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
-        unknown = sorted(set(params) - set(takes))
-        if unknown:
-            offered = ", ".join(takes) or "none"
-            raise ValueError(
-                f"algorithm_params: the {algorithm} algorithm has no parameter {unknown[0]!r} (its parameters: {offered})"
-            )
-    try:
-        cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"algorithm_params of the {algorithm} algorithm: {exc}") from None
+from explainer.selection.solvers.registry import check_params, get_solver_class
 
 
 class RuleSetExplainer(ClassifierMixin, BaseEstimator):
@@ -109,7 +86,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "complexity_budget": [Interval(Integral, 0, None, closed="left"), None],
         "error_budget": [Interval(Integral, 0, None, closed="left"), None],
         "eps": [Interval(Real, 0, None, closed="left")],
-        "algorithm": [str],  # a name of the solver registry: checked by check_algorithm_params
+        "algorithm": [str],  # a name of the solver registry: checked against it in fit
         "algorithm_params": [dict, None],
         "n_repeats": [Interval(Integral, 1, None, closed="left"), None],
         "source": [StrOptions(set(SOURCES)), None],
@@ -184,7 +161,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        check_algorithm_params(self.algorithm, self.algorithm_params)
+        get_solver_class(self.algorithm)  # an unknown name: ValueError naming the registered ones
+        try:
+            check_params(self.algorithm, self.algorithm_params or {})
+        except ValueError as exc:
+            raise ValueError(f"algorithm_params: {exc}") from None
         checked, y = self._check_fit_input(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
