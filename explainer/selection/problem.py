@@ -11,6 +11,10 @@ where Q[i, i'] counts the rows covered by both rules with different classes.
 for one row with n_j chosen rules firing, c_jk of them of class k, the row holds
 (n_j^2 - sum_k c_jk^2) / 2 conflicting pairs.  So f* never needs Q itself: it is
 computed from per-row counts, which also makes a single flip cost O(support).
+
+A budget of ``None`` is stored as :data:`UNBOUNDED`, so every budget compares as a number;
+:attr:`SelectionProblem.fits_alone` marks the rules that keep both budgets on their own (what
+every solver starts from); :class:`Evaluation` holds the metrics of one selection.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The registry of selection algorithms: names, labels and lazy loading of their classes."""
+"""The registry of selection algorithms: names, labels, lazy loading of their classes and the check of
+their parameters (:func:`check_params`, shared by the estimator and the command line)."""
 
 from __future__ import annotations
 
