@@ -157,3 +157,22 @@ def test_with_budgets_equals_a_fresh_problem(seed):
     assert (p.complexity_budget, p.error_budget) == (6, 2)
     assert np.array_equal(p.fits_alone, fits_before)
     assert q.evaluate(R[0]).coverage_score == pytest.approx(q.evaluate(R[0]).coverage / 20)
+
+
+def test_results_and_frontier_points_read_their_evaluation():
+    """The metrics are stored once, in the Evaluation of the selection, and read through it."""
+    from explainer.selection.frontier import frontier
+    from explainer.selection.solvers import solve
+
+    C, rc, y, L, p = random_problem(2, N=25, M=8, bc=6, be=4)
+    result = solve(p, "greedy")
+    assert result.evaluation == p.evaluate(result.selection)
+    fields = ("coverage", "coverage_score", "covered", "conflicting_pairs", "complexity", "errors", "feasible",
+              "n_rules")
+    for name in fields:
+        assert getattr(result, name) == getattr(result.evaluation, name), name
+    sweep = frontier(p, 4, (1, 6), exact_time_limit=0, qga_time_limit=0)
+    for point in sweep:
+        assert point.evaluation == p.with_budgets(point.complexity_budget, 4).evaluate(point.selection)
+        assert (point.coverage, point.n_rules, point.errors) == (
+            point.evaluation.coverage, point.evaluation.n_rules, point.evaluation.errors)
