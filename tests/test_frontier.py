@@ -165,13 +165,14 @@ def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
 
     fr = frontier(pool, 5, (1, 8), callback=CallbackList([SetFlagAfterFirst(), flag]))
     assert fr.stopped and len(fr) == 1
-    from explainer.selection.frontier import _Relay, _stop_set
+    from explainer.selection.solvers.base import StopRelay, stop_flag_set
 
-    assert _stop_set(CallbackList([Recorder(), flag])) and not _stop_set(Recorder())
+    assert stop_flag_set(CallbackList([Recorder(), flag])) and not stop_flag_set(Recorder())
     # the relay handed to the exact solver and QGA asks them to stop once the flag is set
-    assert _Relay(CallbackList([flag])).on_generation(None) is True
+    relay = StopRelay(lambda: stop_flag_set(CallbackList([flag])))
+    assert relay.on_generation(None) is True and relay.is_set
     flag.clear()
-    assert _Relay(CallbackList([flag])).on_generation(None) is False
+    assert relay.on_generation(None) is False and not relay.is_set
 
 
 def test_default_budgets_do_not_depend_on_the_clock(monkeypatch):

@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from explainer.selection.callbacks import Callback
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
+from explainer.selection.solvers.base import StopRelay, stop_flag_set
 from explainer.selection.solvers.local_search import LocalSearch, usable_rules
 from explainer.selection.solvers.moves import MoveScorer
 
@@ -227,23 +227,6 @@ def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None
     return state.r.copy()
 
 
-def _stop_set(callback) -> bool:
-    """Has a stop flag inside ``callback`` (a StopFlag, or a list holding one) been set?"""
-    if bool(getattr(callback, "is_set", False)):
-        return True
-    return any(_stop_set(c) for c in getattr(callback, "callbacks", ()))
-
-
-class _Relay(Callback):
-    """Passes a stop request (e.g. the dashboard's Stop button) on to the solver running one point."""
-
-    def __init__(self, callback):
-        self.callback = callback
-
-    def on_generation(self, record):
-        return _stop_set(self.callback)
-
-
 def _problem_of(source, eps: float) -> SelectionProblem:
     if isinstance(source, SelectionProblem):
         return source
@@ -334,7 +317,8 @@ def frontier(
     carried = np.zeros(base.n_rules, dtype=bool)
     skip, backoff = 0, 1  # exact: points left to skip, and the next skip length
     stopped = False
-    relay = _Relay(callback) if callback is not None else None
+    # a stop request (e.g. the dashboard's Stop button) reaches the solver running the current point
+    relay = StopRelay(lambda: stop_flag_set(callback)) if callback is not None else None
     if callback is not None:
         callback.on_start("frontier", base)
     last_usable, row_bound = -1, 0.0
