@@ -22,7 +22,7 @@ from explainer.data import (
     shared_data_dir,
 )
 from explainer.data.defaults import default_load_settings
-from explainer.pipeline import default_budgets, explain_pool, split_holdout
+from explainer.pipeline import default_budgets, explain_pool, resolve_budgets, split_holdout
 from explainer.report import evaluate_rules
 from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
@@ -254,7 +254,10 @@ def cmd_frontier(args) -> int:
     ds = _load(args)
     pool = _pool(args, ds)
     if args.axis == "complexity" and args.errors is None:
-        raise CLIError("give the error budget: --errors BE")
+        try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
+            args.errors = resolve_budgets(pool, complexity_budget=1)[1]
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
     if args.axis == "errors" and args.complexity is None:
         raise CLIError("give the complexity budget: --complexity BC")
     budget = args.errors if args.axis == "complexity" else args.complexity
@@ -360,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--errors", type=int, help="error budget Be (fixed while Bc is swept)")
+    p.add_argument("--errors", type=int,
+                   help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*)")
     p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
     p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
                    help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")

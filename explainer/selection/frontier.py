@@ -414,6 +414,36 @@ def _carried_point(previous: FrontierPoint, bc: int, be: int, bound: float, elap
     )
 
 
+def lifted(result: Frontier, known) -> Frontier:
+    """``result`` with each point raised to the best known selection that keeps its budgets.
+
+    ``known``: selections measured on the same pool with the same eps, e.g. the points of the
+    frontier at a smaller error budget or a finished run's :class:`~explainer.selection.result.SelectionResult`
+    (anything with ``selection``, ``coverage``, ``coverage_score``, ``covered``,
+    ``conflicting_pairs``, ``complexity``, ``errors`` and ``n_rules``).  f* does not depend on the
+    budgets, so no selection is evaluated again.  A selection that fits at some budgets fits at
+    every larger one, so the curve stays monotone; no point is lowered; a raised point is proven
+    once it reaches its bound.  So a frontier is never below a selection already known.
+    """
+    known = sorted(known, key=lambda k: -float(k.coverage))
+    points = []
+    for p in result.points:
+        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget), None)
+        if better is not None and float(better.coverage) > p.coverage + _TOL:
+            p = FrontierPoint(
+                complexity_budget=p.complexity_budget, error_budget=p.error_budget, coverage=float(better.coverage),
+                coverage_score=float(better.coverage_score), covered=int(better.covered),
+                conflicting_pairs=int(better.conflicting_pairs), complexity=int(better.complexity),
+                errors=int(better.errors), n_rules=int(better.n_rules),
+                selection=np.asarray(better.selection, dtype=bool).copy(), bound=p.bound,
+                proven_optimal=p.proven_optimal or float(better.coverage) >= p.bound - _TOL, algorithm="known",
+                time_s=p.time_s,
+            )
+        points.append(p)
+    return Frontier(points=points, axis=result.axis, fixed_budget=result.fixed_budget, n_rows=result.n_rows,
+                    eps=result.eps, time_s=result.time_s, stopped=result.stopped, settings=dict(result.settings))
+
+
 def _propagate_bounds(points: list[FrontierPoint]) -> None:
     """A bound at a larger budget bounds every smaller one: proofs spread back along plateaus."""
     running = np.inf
@@ -423,5 +453,5 @@ def _propagate_bounds(points: list[FrontierPoint]) -> None:
         p.proven_optimal = p.proven_optimal or p.coverage >= running - _TOL
 
 
-__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "local_search",
-           "usable_rules", "with_budgets"]
+__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "lifted",
+           "local_search", "usable_rules", "with_budgets"]
