@@ -9,7 +9,8 @@ put on the queue, in order:
 
 * ``("start", i)`` when task ``i`` begins;
 * ``("gen", i, [GenerationRecord, ...])`` batches of generation records;
-* ``("done", i, Explanation)`` (its ``pool`` detached: the page holds it) or
+* ``("done", i, Explanation)`` (its ``pool`` and ``problem`` detached: the page holds the
+  pool and reads no problem) or
   ``("error", i, message)``;
 * ``("end",)`` last, always.
 
@@ -201,6 +202,9 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
             continue
         reporter.flush()
         explanation.pool = None  # the page has it; no need to send it back
+        # nor the selection problem, which no page reads: the bulk of the message (about 46 of 47 MB
+        # at 32,561 rows, scripts/stop_latency.py's table), a second in the pipe after a Stop
+        explanation.problem = None
         queue.put(("done", i, explanation))
 
 
