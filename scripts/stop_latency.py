@@ -1,7 +1,8 @@
 """How soon does Stop end a run in the dashboard's worker process, and does the run keep its selection?
 
-Generates a census-like table (numeric columns with skew and ties, categorical columns of
-2 to 40 values, missing values, a 24 % minority class), builds its rule pool, then starts the
+Generates a census-like table (:func:`explainer.bench.census.census_like`: numeric columns with
+skew and ties, categorical columns of 2 to 40 values, missing values, a 24 % minority class),
+builds its rule pool, then starts the
 same run as the dashboard's Run (a :class:`~explainer.app.jobs.RunJob` in a worker process)
 several times and presses Stop at a random moment of each.  For every try it prints when Stop
 was pressed, how long the run took to end after it, and what the run returned.
@@ -19,38 +20,10 @@ import random
 import sys
 import time
 
-import numpy as np
-import pandas as pd
-
 from explainer.app.jobs import RunJob, Task, warm_up
+from explainer.bench.census import census_like
 from explainer.data import load_dataset
 from explainer.rules.pool import build_pool
-
-
-def census_like(n_rows: int, seed: int = 0) -> pd.DataFrame:
-    """6 numeric and 8 categorical columns, some values missing, about 24 % of the rows in the minority class."""
-    rng = np.random.default_rng(seed)
-    frame = {
-        "age": np.clip(rng.gamma(4.0, 9.5, n_rows) + 17, 17, 90).round(),
-        "fnlwgt": rng.lognormal(12, 0.5, n_rows).round(-2),
-        "education_num": rng.choice(np.arange(1, 17), n_rows),
-        "capital_gain": np.where(rng.random(n_rows) < 0.92, 0, rng.lognormal(8, 1.2, n_rows).round()),
-        "capital_loss": np.where(rng.random(n_rows) < 0.95, 0, rng.lognormal(7.4, 0.3, n_rows).round()),
-        "hours_per_week": np.clip(rng.normal(40, 12, n_rows).round(), 1, 99),
-    }
-    sizes = {"workclass": 8, "education": 16, "marital_status": 7, "occupation": 14, "relationship": 6,
-             "race": 5, "sex": 2, "native_country": 40}
-    for name, k in sizes.items():
-        weights = rng.dirichlet(np.full(k, 0.6))
-        frame[name] = np.array([f"{name}_{i}" for i in range(k)], dtype=object)[rng.choice(k, n_rows, p=weights)]
-    df = pd.DataFrame(frame)
-    score = (0.04 * (df["age"] - 38) + 0.35 * (df["education_num"] - 10) + 0.0004 * df["capital_gain"]
-             + 0.05 * (df["hours_per_week"] - 40) + 1.2 * (df["marital_status"] == "marital_status_0")
-             + 0.6 * (df["sex"] == "sex_0") + rng.normal(0, 1.4, n_rows))
-    df["income"] = np.where(score > np.quantile(score, 0.76), ">50K", "<=50K")
-    for name in ("workclass", "occupation", "native_country"):
-        df.loc[rng.random(n_rows) < 0.03, name] = None
-    return df
 
 
 def main(argv=None) -> int:

@@ -4,11 +4,17 @@ their run, the held-out share to its data set; live charts never raise (streamli
 from __future__ import annotations
 
 import pathlib
+import threading
+import time
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explainer.app import jobs, live, sources
+from explainer.app.jobs import RunJob
 from explainer.app.session import FrontierEntry, Session
+from explainer.bench.census import census_like
 from explainer.selection.solvers import available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -170,3 +176,55 @@ def test_a_live_chart_redrawn_with_the_same_figure_never_raises():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(m.value == "watched" for m in at.markdown)
+
+
+def test_the_census_like_table_has_the_shape_it_claims():
+    table = census_like(5000, seed=3)
+    assert table.shape == (5000, 15)
+    assert (table["income"] == ">50K").mean() == pytest.approx(0.24, abs=0.002)
+    categorical = [c for c in table.columns if not pd.api.types.is_numeric_dtype(table[c]) and c != "income"]
+    assert len(categorical) == 8 and all(2 <= table[c].nunique() <= 40 for c in categorical)
+    assert table.isna().any().sum() == 3 and census_like(50, seed=1).equals(census_like(50, seed=1))
+
+
+@pytest.mark.slow
+def test_a_long_live_run_on_a_large_table_never_raises(monkeypatch):
+    if "qga" not in available():
+        pytest.skip("qga is not installed")
+    monkeypatch.setattr(live, "CHART_REFRESH_S", 0.0)  # redraw the chart at every piece of news
+    data = census_like(8000, seed=0).to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    at.session_state["upload"] = sources.upload_source("census.csv", data)
+    at.run()
+    button(at, "Load data").click().run()
+    assert not at.exception and at.session_state["dataset"].n_rows == 8000
+    at.session_state["w_pool_depth"] = 4
+    at.switch_page("pages/1_Explain.py").run()
+    assert not at.exception
+    at.session_state["w_algorithm"] = "qga"
+    at.session_state["w_bc"], at.session_state["w_be"] = 12, 100  # tight: no 100 % to end the run early
+    at.session_state["w_param_qga_n_generations"] = 10**6
+    at.session_state["w_param_qga_early_stopping"] = False
+    at.session_state["w_param_qga_stall"] = 10**6
+    at.run()
+
+    def press_stop_after(seconds):  # Stop pressed while the page watches (its script run is busy watching)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            running = [j for j in jobs.LINE.running if isinstance(j, RunJob)]
+            if running and running[0].elapsed > seconds:
+                running[0].stop()
+                return
+            time.sleep(0.1)
+
+    threading.Thread(target=press_stop_after, args=(8.0,), daemon=True).start()
+    button(at, "Run").click().run()  # the page watches the run to its end inside this script run
+    assert not at.exception, [e.value for e in at.exception]
+    job = at.session_state["job"]
+    job.join(60)
+    assert job.done and len(job.records()) > 3
+    at.run()
+    assert not at.exception and at.session_state["explanation"].result.status == "stopped"
+    stop_frontier(at)
