@@ -168,7 +168,7 @@ class Session:
         if ctx is None or not runtime.exists():
             return None
         server, session_id = runtime.get_instance(), ctx.session_id
-        return lambda: server.is_active_session(session_id)
+        return lambda: bool(server.is_active_session(session_id))
 
 
 #: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').

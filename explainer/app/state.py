@@ -27,7 +27,10 @@ from explainer.app.sources import (
 from explainer.app.text import label, md_escape
 from explainer.selection.solvers import available
 
-#: The pages, in navigation order: (script, label, icon).
+#: The pages, in navigation order: (script, label, icon).  Drawn with ``st.page_link`` rather than
+#: ``st.navigation``: the latter makes the entry script a router, so the Data page would leave
+#: ``app.py`` for a file of its own, while the design keeps ``app.py`` as the Data page and
+#: ``pages/`` as Streamlit's multipage folder (one thin script per page).
 PAGES = [
     ("app.py", "Data", ":material/table_chart:"),
     ("pages/1_Explain.py", "Explain", ":material/psychology:"),
