@@ -226,7 +226,7 @@ class Job:
         return gone_since
 
     def _drain(self) -> None:
-        gone_since = None
+        gone_since, checked = None, time.perf_counter()
         while True:
             try:
                 message = self._queue.get(timeout=POLL_S)
@@ -235,14 +235,17 @@ class Job:
                     # the worker may have put its last messages just before it ended: read them all first
                     self._drain_after_exit()
                     return
-                gone_since = self._orphan_check(gone_since)
-                if self.stop_requested_at is not None and \
-                        time.perf_counter() - self.stop_requested_at > STOP_GRACE_S:
-                    self._process.terminate()
-                    self._fail_running(f"stopped; no selection was returned within {STOP_GRACE_S:g} s")
-                    return
+                message = None
+            if message is not None and self._handle(message):
+                return
+            now = time.perf_counter()
+            if now - checked < POLL_S:  # a busy queue (records every 0.1 s) must not delay these checks
                 continue
-            if self._handle(message):
+            checked = now
+            gone_since = self._orphan_check(gone_since)
+            if self.stop_requested_at is not None and now - self.stop_requested_at > STOP_GRACE_S:
+                self._process.terminate()
+                self._fail_running(f"stopped; no selection was returned within {STOP_GRACE_S:g} s")
                 return
 
     def _drain_after_exit(self) -> None:
