@@ -267,7 +267,8 @@ def cmd_frontier(args) -> int:
         raise CLIError("budgets must be >= 0")
     callback = None if args.quiet or args.json else _PointPrinter(args.axis, ds.n_rows)
     fr = frontier(pool, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
-                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit)
+                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit,
+                  backward=True)  # as on the dashboard: larger budgets warm-start smaller ones too
     if args.json:
         d = fr.to_dict()
         for point, p in zip(d["points"], fr, strict=True):

@@ -225,3 +225,32 @@ def test_a_lifted_frontier_is_never_below_a_known_selection_and_stays_monotone(s
         assert p.coverage == pytest.approx(max(fits))
     if seed % 2 and run.coverage > 0:
         assert any(p.algorithm == "known" for p in up)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_backward_pass_never_lowers_a_point_and_keeps_every_invariant(seed):
+    base = random_problem(200 + seed)
+    be = int(np.random.default_rng(seed).integers(0, base.errors.sum() + 1))
+    hi = int(base.lengths.sum()) + 1
+    # no exact solver and no QGA: the sweep alone leaves room for the backward pass
+    forward = frontier(base, be, (0, hi), exact_time_limit=0, qga_time_limit=0)
+    both = frontier(base, be, (0, hi), exact_time_limit=0, qga_time_limit=0, backward=True)
+    check_points(both, base)  # feasible, its true f*, never above the brute-force optimum, monotone
+    assert [p.complexity_budget for p in both] == [p.complexity_budget for p in forward]
+    for p, q in zip(both, forward, strict=True):
+        assert p.coverage >= q.coverage - 1e-9
+
+
+def test_the_backward_pass_raises_points_the_sweep_left_low():
+    # on some small instances the local search from below stops short of what a larger budget's
+    # selection, trimmed, reaches: the pass must find such a point, and raise it
+    raised = 0
+    for seed in range(60):
+        base = random_problem(seed)
+        hi = int(base.lengths.sum())
+        forward = frontier(base, 10**6, (1, hi), exact_time_limit=0, qga_time_limit=0)
+        both = frontier(base, 10**6, (1, hi), exact_time_limit=0, qga_time_limit=0, backward=True)
+        higher = [p for p, q in zip(both, forward, strict=True) if p.coverage > q.coverage + 1e-9]
+        assert all(p.algorithm in ("backward", "carried") for p in higher)
+        raised += bool(higher)
+    assert raised > 0

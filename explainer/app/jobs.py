@@ -474,6 +474,8 @@ class FrontierJob(Job):
             return waiting
         points = self.frontier_points()
         where = f"Bc = {points[-1].complexity_budget} of {self.budget_range[1]}" if points else "starting…"
+        if points and points[-1].complexity_budget >= self.budget_range[1] and self.frontier is None:
+            where = "every Bc done; the larger budgets now warm-start the smaller ones"
         return f"Frontier: {where} · {self.elapsed:.1f} s"
 
 

@@ -164,7 +164,8 @@ def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
     queue.put(("start", 0))
     try:
         result = frontier(request.pool, request.error_budget, request.budget_range, eps=request.eps,
-                          random_state=0, callback=PointReporter(queue, stop_event), seeds=list(request.seeds))
+                          random_state=0, callback=PointReporter(queue, stop_event), seeds=list(request.seeds),
+                          backward=True)  # the page reads Bc off this curve: let larger budgets lift smaller ones
     except Exception as exc:  # reported on the page, never a traceback there
         traceback.print_exc()
         queue.put(("error", 0, f"The frontier failed: {type(exc).__name__}: {exc}"))

@@ -47,7 +47,7 @@ import pandas as pd
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
 from explainer.selection.solvers.base import StopRelay, stop_flag_set
-from explainer.selection.solvers.local_search import LocalSearch, usable_rules
+from explainer.selection.solvers.local_search import LocalSearch, repair, usable_rules
 from explainer.selection.solvers.moves import MoveScorer
 
 AXES = ("complexity", "errors")
@@ -271,6 +271,7 @@ def frontier(
     time_limit: float | None = None,
     seeds=None,
     qga_params: dict | None = None,
+    backward: bool = False,
 ) -> Frontier:
     """The best coverage at every budget of a range, the other budget fixed.
 
@@ -295,6 +296,8 @@ def frontier(
     qga_params : parameters of the QGA runs instead of ``time_limit=qga_time_limit`` (e.g. a
         fixed number of generations, which makes the sweep independent of the machine's speed
         when the exact solver is off too).
+    backward : after the sweep, let larger budgets warm-start smaller ones too (see
+        :func:`_backward_pass`); off by default, so the engine's default budgets stay as they were.
     """
     if axis not in AXES:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
@@ -391,6 +394,8 @@ def frontier(
         if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
             stopped = b < hi
             break
+    if backward and not stopped:
+        _backward_pass(base, points, callback)
     _propagate_bounds(points)
     result = Frontier(
         points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
@@ -442,6 +447,44 @@ def lifted(result: Frontier, known) -> Frontier:
         points.append(p)
     return Frontier(points=points, axis=result.axis, fixed_budget=result.fixed_budget, n_rows=result.n_rows,
                     eps=result.eps, time_s=result.time_s, stopped=result.stopped, settings=dict(result.settings))
+
+
+def _backward_pass(base: SelectionProblem, points: list[FrontierPoint], callback) -> None:
+    """Points warm-start each other downwards as well: each point's selection, cut to the next smaller
+    budgets (:func:`~explainer.selection.solvers.local_search.repair`) and improved by the local
+    search, replaces that point when it covers more; then the selections are carried forward again,
+    so the curve stays monotone.  A point is never lowered; a stop request ends the pass.
+
+    Why: on a large table the short exact and QGA runs of the sweep prove little, and a selection
+    found at a larger budget, trimmed, often beats what the carry-forward reached from below.
+    """
+    for k in range(len(points) - 2, -1, -1):
+        if callback is not None and stop_flag_set(callback):
+            break
+        p, above = points[k], points[k + 1]
+        problem = base.with_budgets(p.complexity_budget, p.error_budget)
+        usable = usable_rules(problem)
+        state = problem.state(above.selection)
+        repair(state, MoveScorer(problem, usable))
+        selection = local_search(problem, state.r, usable)
+        if problem.evaluate(selection).coverage > p.coverage + _TOL:
+            points[k] = _point_of(problem, selection, p, "backward")
+    for k in range(1, len(points)):
+        if points[k - 1].coverage > points[k].coverage + _TOL:
+            problem = base.with_budgets(points[k].complexity_budget, points[k].error_budget)
+            points[k] = _point_of(problem, points[k - 1].selection, points[k], "carried")
+
+
+def _point_of(problem: SelectionProblem, selection, old: FrontierPoint, how: str) -> FrontierPoint:
+    """``old``'s budgets and bound with another (feasible, better) selection."""
+    ev = problem.evaluate(selection)
+    return FrontierPoint(
+        complexity_budget=old.complexity_budget, error_budget=old.error_budget, coverage=ev.coverage,
+        coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0, covered=ev.covered,
+        conflicting_pairs=ev.conflicting_pairs, complexity=ev.complexity, errors=ev.errors, n_rules=ev.n_rules,
+        selection=np.asarray(selection, dtype=bool).copy(), bound=old.bound,
+        proven_optimal=old.proven_optimal or ev.coverage >= old.bound - _TOL, algorithm=how, time_s=old.time_s,
+    )
 
 
 def _propagate_bounds(points: list[FrontierPoint]) -> None:
