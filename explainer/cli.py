@@ -17,7 +17,7 @@ from explainer.bench import main as bench_main
 from explainer.data import PAPER_DATASETS, load_paper_dataset, shared_data_dir
 from explainer.data.defaults import default_load_settings
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
-from explainer.pipeline import default_budgets, explain_pool, split_holdout
+from explainer.pipeline import default_budgets, explain_pool, resolve_budgets, split_holdout
 from explainer.report import evaluate_rules
 from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
@@ -237,7 +237,10 @@ def cmd_frontier(args) -> int:
     ds = _load(args)
     pool = _pool(args, ds)
     if args.axis == "complexity" and args.errors is None:
-        raise CLIError("give the error budget: --errors BE")
+        try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
+            args.errors = resolve_budgets(pool, complexity_budget=1)[1]
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
     if args.axis == "errors" and args.complexity is None:
         raise CLIError("give the complexity budget: --complexity BC")
     budget = args.errors if args.axis == "complexity" else args.complexity
@@ -247,7 +250,8 @@ def cmd_frontier(args) -> int:
         raise CLIError("budgets must be >= 0")
     callback = None if args.quiet or args.json else _PointPrinter(args.axis, ds.n_rows)
     fr = frontier(pool, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
-                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit)
+                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit,
+                  backward=True)  # as on the dashboard: larger budgets warm-start smaller ones too
     if args.json:
         d = fr.to_dict()
         for point, p in zip(d["points"], fr, strict=True):
@@ -343,7 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--errors", type=int, help="error budget Be (fixed while Bc is swept)")
+    p.add_argument("--errors", type=int,
+                   help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*)")
     p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
     p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
                    help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from explainer.app import exports, sources
 from explainer.app import state as app_state
+from explainer.app.session import Session
 from explainer.app.text import algorithm_parameters, md_escape
 from explainer.data import DataError, load_dataset, sample_datasets
 from explainer.pipeline import resolve_budgets
@@ -123,10 +124,10 @@ def test_upload_handling_function_with_bytes():
     assert ds.n_rows == 150 and ds.fingerprint == load_dataset(sample_datasets()["iris"]).fingerprint
     with pytest.raises(DataError):
         sources.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
-    state = {}
+    state = Session({})
     assert app_state.load_into(state, sources.upload_source("iris.csv", data))[0]
     ok, message = app_state.load_into(state, sources.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
-    assert not ok and message and state["dataset"].n_rows == 150
+    assert not ok and message and state.dataset.n_rows == 150
 
 
 # ------------------------------------------------------------------ Explain page
@@ -152,8 +153,8 @@ def test_pool_and_budget_defaults_are_the_engines():
     at.run()
     assert at.session_state["pool"] is pool and at.session_state["pool_key"] == key
     frontier = at.session_state["frontier"]
-    if frontier["job"] is not None:
-        frontier["job"].stop()
+    if frontier.job is not None:
+        frontier.job.stop()
 
 
 def test_run_gives_history_and_summary_cards(explained):
@@ -357,7 +358,7 @@ def test_an_upload_is_restored_while_the_server_keeps_it():
     data = sample_datasets()["loans"].read_bytes()
     at = new_app()
     at.session_state["w_source_kind"] = "Upload a CSV"
-    app_state.remember_upload(at.session_state, "my loans.csv", data)  # what the uploader's callback does
+    app_state.remember_upload(Session(at.session_state), "my loans.csv", data)  # what the uploader's callback does
     at.run()
     button(at, "Load data").click().run()
     assert at.session_state["dataset"].name == "my loans"
@@ -464,16 +465,16 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     at = explained
     at.switch_page("pages/1_Explain.py").run()
     entry = at.session_state["frontier"]
-    if entry["job"] is not None:
-        entry["job"].join(120)
+    if entry.job is not None:
+        entry.job.join(120)
     at.run()
     assert not at.exception
     entry = at.session_state["frontier"]
-    assert entry["result"] is not None
+    assert entry.result is not None
     pool, be = at.session_state["pool"], at.session_state["w_be"]
     eps = float(at.session_state["w_eps"])
-    lo, hi = entry["range"]
-    points = list(entry["result"])
+    lo, hi = entry.range
+    points = list(entry.result)
     assert [p.complexity_budget for p in points] == list(range(lo, hi + 1))
     coverages = [p.coverage for p in points]
     assert coverages == sorted(coverages)  # a larger budget never covers less
@@ -506,7 +507,7 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     assert any("Trade-off frontier" in e.proto.spec for e in charts)
 
     state = {"frontier_chart": {"selection": {"points": [{"x": 7, "y": 90.0}]}}, "w_bc": 3, "w_be": be}
-    choose_point(state)
+    choose_point(Session(state))
     assert state["w_bc"] == 7 and state["w_be"] == be
 
 

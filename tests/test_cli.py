@@ -140,9 +140,18 @@ def test_frontier_errors_axis_and_bad_ranges(iris_csv, capsys):
     assert main(["frontier", iris_csv, "--depth", "3", "--axis", "errors", "--complexity", "4",
                  "--errors-range", "0:3", "--quiet"]) == 0
     assert "Be" in capsys.readouterr().out
-    for argv in (["--errors", "5", "--complexity-range", "5:2"], ["--errors", "5", "--complexity-range", "x"], []):
+    for argv in (["--errors", "5", "--complexity-range", "5:2"], ["--errors", "5", "--complexity-range", "x"]):
         assert main(["frontier", iris_csv, "--depth", "3", *argv]) == 2
         assert capsys.readouterr().err.startswith("error:")
+
+
+def test_frontier_takes_the_default_error_budget_of_explain(iris_csv, capsys):
+    # without --errors both commands use the reference tree's errors e*
+    assert main(["explain", iris_csv, "--depth", "3", "--quiet", "--json"]) == 0
+    be = json.loads(capsys.readouterr().out)["error_budget"]
+    assert main(["frontier", iris_csv, "--depth", "3", "--quiet", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["fixed_budget"] == be and all(p["error_budget"] == be and p["errors"] <= be for p in d["points"])
 
 
 def test_explain_holdout_json(iris_csv, capsys):
