@@ -18,14 +18,14 @@ from explainer.data import (
     PAPER_DATASETS,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     sample_datasets,
-    shared_data_dir,
 )
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import default_budgets, explain_pool, split_holdout
 from explainer.report import evaluate_rules
 from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
-from explainer.rules.defaults import default_pool_settings
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
@@ -51,15 +51,16 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
                    help="keep this column even if it looks like an identifier (repeatable)")
     p.add_argument("--no-missing-indicators", action="store_true",
                    help="do not add '<column> is missing' features")
-    p.add_argument("--data-dir", help="directory of the paper's data sets (default: ../shared/datasets)")
+    p.add_argument("--data-dir", help="directory of the paper's data sets (default: the copy shipped "
+                   "with the package)")
 
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
+    p.add_argument("--depth", type=int, default=None,
+                   help=f"D: trees of depth 1..D-1 (default {DEFAULT_DEPTH})")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="train the grid this many times (pool richness; default 3 up to 2,000 rows, "
-                        "2 up to 10,000, else 1)")
+                   help=f"train the grid this many times (pool richness; default {DEFAULT_REPEATS})")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 
@@ -282,10 +283,10 @@ def cmd_datasets(args) -> int:
     print("bundled samples:")
     for name, path in sample_datasets().items():
         print(f"  {name:26s} {path}")
-    d = pathlib.Path(args.data_dir) if args.data_dir else shared_data_dir()
-    print(f"paper data sets ({d if d else 'directory not found'}):")
+    d = pathlib.Path(args.data_dir) if args.data_dir else paper_data_dir()
+    print(f"paper data sets ({d if d.is_dir() else f'{d}: directory not found'}):")
     for name, spec in PAPER_DATASETS.items():
-        present = d is not None and (d / spec["file"]).is_file()
+        present = (d / spec["file"]).is_file()
         print(f"  {name:26s} target {spec['target']!r}{'' if present else '  (missing)'}")
     return 0
 

@@ -180,16 +180,11 @@ def test_crossover_masks_and_pairs():
     assert (a != b).all() and set(a.tolist()) <= {2, 3}
 
 
-IRIS = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "iris.csv"
-
-
-@pytest.mark.shared
-@pytest.mark.skipif(not IRIS.exists(), reason="needs the paper's data sets")
-def test_iris_pool_depth3_budgets_4_5():
+def test_iris_pool_depth3_budgets_4_5(shared_datasets_dir):
     pd = pytest.importorskip("pandas")
     from explainer.rules.pool import build_pool
 
-    df = pd.read_csv(IRIS)
+    df = pd.read_csv(shared_datasets_dir / "iris.csv")
     p = SelectionProblem.from_pool(build_pool(df.drop(columns="class"), df["class"], max_depth=3, random_state=0), 4, 5)
     # optimum by enumeration: every rule has length >= 1, so at most 4 rules fit
     assert p.lengths.min() >= 1

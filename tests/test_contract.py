@@ -168,7 +168,6 @@ def paper_problems(shared_datasets_dir):
     return out
 
 
-@pytest.mark.shared
 @pytest.mark.slow
 def test_no_dead_rules_on_the_paper_data_sets(paper_problems):
     """Every algorithm (forex aside), the 10 paper data sets, the paper's budgets and half of them."""

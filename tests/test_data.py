@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import pathlib
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import explainer
 from explainer.data import (
     PAPER_DATASETS,
     ColumnInfo,
@@ -19,9 +22,9 @@ from explainer.data import (
     Dataset,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     read_table,
     sample_datasets,
-    shared_data_dir,
 )
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
@@ -553,7 +556,6 @@ def test_paper_dataset_table():
         assert set(spec) >= {"file", "target", "title"}
 
 
-@pytest.mark.shared
 @pytest.mark.parametrize("name", sorted(PAPER_EXPECTED))
 def test_paper_datasets(shared_datasets_dir, name):
     rows, n_features, counts, identifiers = PAPER_EXPECTED[name]
@@ -569,7 +571,6 @@ def test_paper_datasets(shared_datasets_dir, name):
     json.dumps(ds.summary())
 
 
-@pytest.mark.shared
 def test_paper_dataset_details(shared_datasets_dir):
     wine = load_paper_dataset("wine", shared_datasets_dir)
     assert wine.y.dtype.kind == "i" and wine.classes == [1, 2, 3]
@@ -611,7 +612,6 @@ def test_paper_dataset_details(shared_datasets_dir):
         assert not [c.name for c in ds.columns if c.kind == "identifier"], name
 
 
-@pytest.mark.shared
 def test_paper_fingerprint_stable(shared_datasets_dir):
     a = load_paper_dataset("iris", shared_datasets_dir)
     b = load_dataset(shared_datasets_dir / "iris.csv", target="class")
@@ -627,12 +627,17 @@ def test_load_paper_dataset_errors(tmp_path):
         load_paper_dataset("iris", tmp_path)
 
 
-def test_shared_data_dir_env_var(monkeypatch, tmp_path):
-    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(tmp_path))
-    assert shared_data_dir() == tmp_path
-    monkeypatch.delenv("EXPLAINER_DATA_DIR")
-    d = shared_data_dir()
-    assert d is None or d.name == "datasets"
+def test_paper_data_ship_with_the_package_as_their_readme_lists_them():
+    # the folder sits inside the package (so an installed copy has it) and every CSV is the
+    # file its README describes, byte for byte (sha256 in the README's table)
+    directory = paper_data_dir()
+    assert directory == pathlib.Path(explainer.__file__).resolve().parent / "data" / "paper"
+    readme = (directory / "README.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in readme and "UCI Machine Learning Repository" in readme
+    listed = dict(re.findall(r"^\| `(\w+\.csv)` \|.*\| ([0-9a-f]{64}) \|$", readme, flags=re.M))
+    assert sorted(listed) == sorted(spec["file"] for spec in PAPER_DATASETS.values())
+    for file, sha in listed.items():
+        assert hashlib.sha256((directory / file).read_bytes()).hexdigest() == sha, file
 
 
 def test_feature_specs_say_what_each_encoded_feature_means():

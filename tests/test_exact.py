@@ -255,7 +255,6 @@ def test_warm_start_heuristic_gets_at_most_half_the_time(monkeypatch):
     assert seen["time_limit"] == 4.0
 
 
-@pytest.mark.shared
 @pytest.mark.slow
 @pytest.mark.parametrize("lazy", [True, False])
 def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):

@@ -1,4 +1,4 @@
-"""The paper's own printed explanations (appendix A), evaluated on the shared data with eps = 1.
+"""The paper's own printed explanations (appendix A), evaluated on the packaged data with eps = 1.
 
 The paper's feature names are mapped to the CSV headers here; every figure
 below was printed in the paper and must come out exactly.

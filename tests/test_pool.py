@@ -178,7 +178,6 @@ def test_implied_conditions_are_left_out_and_rows_stay_the_same():
     assert drop_implied(alone) == tuple(alone)
 
 
-@pytest.mark.shared
 def test_paper_encoded_pools_hold_no_implied_condition(shared_datasets_dir):
     from explainer.bench import encoding_kwargs
     from explainer.data import load_paper_dataset

@@ -1,4 +1,4 @@
-"""Property: render -> parse -> evaluate gives the same coverage as the rule itself, on every shared data set."""
+"""Property: render -> parse -> evaluate gives the same coverage as the rule itself, on every paper data set."""
 
 import math
 

@@ -17,9 +17,9 @@ from explainer.data import (
     DataError,
     Dataset,
     load_dataset,
+    paper_data_dir,
     read_table,
     sample_datasets,
-    shared_data_dir,
 )
 from explainer.data.defaults import default_load_settings
 from explainer.data.target import suggest_target
@@ -73,9 +73,7 @@ def sample_sources() -> list[Source]:
 
 
 def paper_sources() -> list[Source]:
-    directory = shared_data_dir()
-    if directory is None or not directory.is_dir():
-        return []
+    directory = paper_data_dir()
     out = []
     for name, spec in PAPER_DATASETS.items():
         path = directory / spec["file"]

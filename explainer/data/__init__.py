@@ -18,6 +18,7 @@ from explainer.data.datasets import (
     Dataset,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     sample_datasets,
     shared_data_dir,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "load_dataset",
     "suggest_target",
     "target_candidates",
+    "paper_data_dir",
     "shared_data_dir",
     "PAPER_DATASETS",
     "load_paper_dataset",
