@@ -96,6 +96,7 @@ def test_data_page_loads_a_sample_and_shows_columns():
     assert not at.error
 
 
+@pytest.mark.slow
 def test_column_overrides_are_applied():
     at = new_app()
     at.session_state["w_sample"] = "iris"
@@ -107,6 +108,7 @@ def test_column_overrides_are_applied():
     assert "sepal_width" not in ds.feature_names and ds.n_features == 3
 
 
+@pytest.mark.slow
 def test_good_upload_replaces_data():
     at = load_iris(new_app())
     at.session_state["w_source_kind"] = "Upload a CSV"
@@ -167,6 +169,7 @@ def test_run_gives_history_and_summary_cards(explained):
     assert any(c.value.strip() == ex.report.rules.to_text().strip() for c in at.code)
 
 
+@pytest.mark.slow
 def test_bad_pool_setting_keeps_state(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -222,6 +225,7 @@ def test_compare_page_runs_several_algorithms(explained):
         assert (table["gap to optimum (pp)"] >= -1e-9).all()
 
 
+@pytest.mark.slow
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
     at.switch_page("pages/3_Compare.py").run()
@@ -297,6 +301,7 @@ def test_every_page_opens_in_a_fresh_session(page):
     assert {"", "Explain", "Rules", "Compare", "Export"} <= links, links
 
 
+@pytest.mark.slow
 def test_settings_live_in_the_url_and_a_reload_restores_them():
     at = new_app()
     at.session_state["w_sample"] = "wine"
@@ -381,6 +386,7 @@ def test_an_upload_is_restored_while_the_server_keeps_it():
     assert any("my loans" in w.value for w in gone.warning)
 
 
+@pytest.mark.slow
 def test_budget_inputs_reach_the_whole_pool(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -442,6 +448,7 @@ def test_the_server_answers_its_health_check():
         stop_dashboard(proc)
 
 
+@pytest.mark.slow
 def test_the_library_core_imports_without_streamlit():
     import subprocess
     import sys
@@ -510,6 +517,7 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     assert state["w_bc"] == 7 and state["w_be"] == be
 
 
+@pytest.mark.slow
 def test_held_out_rows_are_reported_beside_the_training_rows():
     from explainer.report import evaluate_rules
 
@@ -559,6 +567,7 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
 REFUSED = {"binary_nul.csv", "one_class.csv", "empty.csv", "ragged_rows.csv", "spreadsheet.xlsx", "data.json"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))
 def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
     # the hostile-input corpus through the Data page: a message or a loaded table, never a traceback,

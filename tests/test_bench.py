@@ -113,6 +113,7 @@ def test_synthetic_problem_binds():
         bench.parse_sizes("1000")
 
 
+@pytest.mark.slow
 def test_synthetic_command(tmp_path):
     rc = cli.main(["bench", "--synthetic", "--sizes", "400x60", "--synthetic-algorithms", "greedy",
                    "--out", str(tmp_path), "--quiet"])
@@ -172,6 +173,7 @@ def test_tiny_run_writes_tables_and_figure(shared_datasets_dir, tmp_path, fake_p
     assert str(again["seed"]) == old["seed"] and str(again["complexity"]) == old["complexity"]
 
 
+@pytest.mark.slow
 def test_dask_and_joblib_agree(shared_datasets_dir, fake_paper):
     distributed = pytest.importorskip("distributed", reason="the Dask path needs 'distributed' (pip install .[dask])")
     settings = bench.paper_settings(fake_paper)

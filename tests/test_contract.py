@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.bench import paper_settings
 from explainer.data import load_paper_dataset
@@ -69,7 +70,7 @@ def check_contract(problem, name, seed):
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", seeds(3, 1))
 def test_contract_on_random_problems(name, seed):
     problem = random_problem(seed)
     res = check_contract(problem, name, seed)
@@ -95,6 +96,7 @@ def shared_pools(shared_datasets_dir):
     return pools
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 @pytest.mark.parametrize("dataset", ["iris", "wine", "zoo"])
 def test_contract_on_shared_data(name, dataset, shared_pools):

@@ -473,6 +473,7 @@ def test_random_bytes_never_crash(data):
 _cell = st.sampled_from(["1", "2.5", "x", "y", "?", "", " 3 ", '"a,b"', "NA", "-1e3", "z z"])
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     st.integers(2, 5).flatmap(
@@ -816,6 +817,7 @@ def test_decimal_commas_with_thousands_and_only_outside_comma_files():
 _mixed_cell = st.one_of(st.none(), st.sampled_from(["a", "b", " c ", "?"]), st.integers(-3, 3))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(_mixed_cell, st.floats(-1e6, 1e6) | st.none(), st.booleans()), min_size=2, max_size=15))
 def test_encoder_invariants_on_random_tables(rows):

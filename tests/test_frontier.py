@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.data import load_dataset
 from explainer.pipeline import default_budgets, explain_pool
@@ -42,7 +43,7 @@ def check_points(fr, base):
         previous = p.coverage
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, 1))
 def test_every_point_is_the_brute_force_optimum(seed):
     base = random_problem(seed)
     be = int(np.random.default_rng(seed).integers(0, base.errors.sum() + 1))
@@ -53,7 +54,7 @@ def test_every_point_is_the_brute_force_optimum(seed):
     assert all(p.error_budget == be for p in fr)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, 1))
 def test_error_axis_against_brute_force(seed):
     base = random_problem(100 + seed)
     bc = int(base.lengths.sum()) // 2
@@ -63,7 +64,7 @@ def test_error_axis_against_brute_force(seed):
     assert all(p.complexity_budget == bc for p in fr)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_without_solvers_points_flagged_optimal_are_optimal(seed):
     # carry-forward and local search only: the flags then come from bounds alone
     base = random_problem(200 + seed)
@@ -174,6 +175,7 @@ def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
     assert _Relay(CallbackList([flag])).on_generation(None) is False
 
 
+@pytest.mark.slow
 def test_default_budgets_do_not_depend_on_the_clock(monkeypatch):
     # the defaults' search uses no time limit: a clock that jumps a minute at every reading
     # (a very slow or loaded machine) gives the same budgets

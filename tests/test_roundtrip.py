@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import quick_first
 
 from explainer.data import PAPER_DATASETS, load_paper_dataset
 from explainer.rules import (
@@ -29,7 +30,7 @@ def _data(name, directory):
     return _CACHE[name]
 
 
-@pytest.mark.parametrize("name", sorted(PAPER_DATASETS))
+@pytest.mark.parametrize("name", quick_first(sorted(PAPER_DATASETS)))
 def test_random_rules_round_trip(name, shared_datasets_dir):
     """Rules on any encoded feature (one-hot, missing indicator, whole-number or decimal
     threshold, an interval, "is not missing") read back to the same rows and the same length."""
@@ -68,7 +69,7 @@ def test_random_rules_round_trip(name, shared_datasets_dir):
     check()
 
 
-@pytest.mark.parametrize("name", ["iris", "wine", "mammographic_masses"])
+@pytest.mark.parametrize("name", quick_first(["iris", "wine", "mammographic_masses"], 1))
 def test_pool_rules_round_trip(name, shared_datasets_dir):
     ds = _data(name, shared_datasets_dir)
     pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
@@ -90,6 +91,7 @@ _awkward = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     names=st.lists(st.one_of(_awkward, _hostile_text), min_size=3, max_size=3, unique_by=lambda s: s.strip()),
