@@ -1,7 +1,7 @@
 """The quick lane (``pytest -m "not slow"``): which cases of a repeated check it keeps.
 
 A check repeated over random seeds or data sets runs its first few cases in the quick lane
-and every case in the whole suite, so the quick lane still runs every check at least once.
+and every case in the whole suite, so the quick lane still runs that check.
 """
 
 import pytest

@@ -357,6 +357,7 @@ def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
 
     assert state["w_pool_depth"] == DEFAULT_DEPTH and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
 
+@pytest.mark.slow
 
 def test_an_upload_is_restored_while_the_server_keeps_it():
     data = sample_datasets()["loans"].read_bytes()

@@ -129,6 +129,7 @@ def test_pool_frontier_default_range_knee_and_exports(iris_pool):
     assert "Bc" in fr.to_text() and "Frontier(" in repr(fr)
     assert len(fr.to_frame()) == len(fr)
 
+@pytest.mark.slow
 
 def test_default_budgets_give_a_good_first_explanation_on_iris(iris_pool):
     ds, pool = iris_pool
