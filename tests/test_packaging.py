@@ -6,6 +6,7 @@ import fnmatch
 import pathlib
 import tomllib
 
+from explainer.cli import main
 from explainer.data import PAPER_DATASETS, paper_data_dir
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -32,3 +33,16 @@ def test_licence_is_an_spdx_string():
 def test_dashboard_listens_on_this_machine_by_default():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "localhost"
+
+
+def test_datasets_command_finds_the_packaged_copy_and_honours_another_directory(tmp_path, capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert str(paper_data_dir()) in out and "(missing)" not in out
+    assert all(name in out for name in PAPER_DATASETS)
+    (tmp_path / "iris.csv").write_bytes((paper_data_dir() / "iris.csv").read_bytes())
+    assert main(["datasets", "--data-dir", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "target" in line]
+    assert [line.split()[0] for line in lines if "(missing)" not in line] == ["iris"]
+    assert main(["datasets", "--data-dir", str(tmp_path / "absent")]) == 0
+    assert "directory not found" in capsys.readouterr().out
