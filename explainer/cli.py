@@ -14,13 +14,13 @@ import sys
 from explainer import __version__
 from explainer.bench import add_arguments, encoding_kwargs, paper_settings
 from explainer.bench import main as bench_main
-from explainer.data import PAPER_DATASETS, load_paper_dataset, shared_data_dir
+from explainer.data import PAPER_DATASETS, load_paper_dataset, paper_data_dir
 from explainer.data.defaults import default_load_settings
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
 from explainer.pipeline import default_budgets, explain_pool, resolve_budgets, split_holdout
 from explainer.report import evaluate_rules
 from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
-from explainer.rules.defaults import default_pool_settings
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
@@ -47,14 +47,16 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
                    help="keep this column even if it looks like an identifier (repeatable)")
     p.add_argument("--no-missing-indicators", action="store_true",
                    help="do not add '<column> is missing' features")
-    p.add_argument("--data-dir", help="directory of the paper's data sets (default: ../shared/datasets)")
+    p.add_argument("--data-dir", help="directory of the paper's data sets (default: the copy shipped "
+                   "with the package)")
 
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
+    p.add_argument("--depth", type=int, default=None,
+                   help=f"D: trees of depth 1..D-1 (default {DEFAULT_DEPTH})")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="train the grid this many times (pool richness; default 1)")
+                   help=f"train the grid this many times (pool richness; default {DEFAULT_REPEATS})")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 
@@ -269,8 +271,8 @@ def cmd_datasets(args) -> int:
     print("bundled samples:")
     for sample in sample_sources():
         print(f"  {sample.name:26s} {sample.path}")
-    d = pathlib.Path(args.data_dir) if args.data_dir else shared_data_dir()
-    print(f"paper data sets ({d if d else 'directory not found'}):")
+    d = pathlib.Path(args.data_dir) if args.data_dir else paper_data_dir()
+    print(f"paper data sets ({d if d.is_dir() else f'{d}: directory not found'}):")
     for name in PAPER_DATASETS:
         paper = find_source(name, ("paper",), args.data_dir)
         print(f"  {name:26s} target {paper.target!r}{'' if paper.available else '  (missing)'}")

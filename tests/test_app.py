@@ -97,6 +97,7 @@ def test_data_page_loads_a_sample_and_shows_columns():
     assert not at.error
 
 
+@pytest.mark.slow
 def test_column_overrides_are_applied():
     at = new_app()
     at.session_state["w_sample"] = "iris"
@@ -108,6 +109,7 @@ def test_column_overrides_are_applied():
     assert "sepal_width" not in ds.feature_names and ds.n_features == 3
 
 
+@pytest.mark.slow
 def test_good_upload_replaces_data():
     at = load_iris(new_app())
     at.session_state["w_source_kind"] = "Upload a CSV"
@@ -168,6 +170,7 @@ def test_run_gives_history_and_summary_cards(explained):
     assert any(c.value.strip() == ex.report.rules.to_text().strip() for c in at.code)
 
 
+@pytest.mark.slow
 def test_bad_pool_setting_keeps_state(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -223,6 +226,7 @@ def test_compare_page_runs_several_algorithms(explained):
         assert (table["gap to optimum (pp)"] >= -1e-9).all()
 
 
+@pytest.mark.slow
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
     at.switch_page("pages/3_Compare.py").run()
@@ -298,6 +302,7 @@ def test_every_page_opens_in_a_fresh_session(page):
     assert {"", "Explain", "Rules", "Compare", "Export"} <= links, links
 
 
+@pytest.mark.slow
 def test_settings_live_in_the_url_and_a_reload_restores_them():
     at = new_app()
     at.session_state["w_sample"] = "wine"
@@ -353,6 +358,7 @@ def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
 
     assert state["w_pool_depth"] == DEFAULT_DEPTH and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
 
+@pytest.mark.slow
 
 def test_an_upload_is_restored_while_the_server_keeps_it():
     data = sample_datasets()["loans"].read_bytes()
@@ -382,6 +388,7 @@ def test_an_upload_is_restored_while_the_server_keeps_it():
     assert any("my loans" in w.value for w in gone.warning)
 
 
+@pytest.mark.slow
 def test_budget_inputs_reach_the_whole_pool(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -443,6 +450,7 @@ def test_the_server_answers_its_health_check():
         stop_dashboard(proc)
 
 
+@pytest.mark.slow
 def test_the_library_core_imports_without_streamlit():
     import subprocess
     import sys
@@ -511,6 +519,7 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     assert state["w_bc"] == 7 and state["w_be"] == be
 
 
+@pytest.mark.slow
 def test_held_out_rows_are_reported_beside_the_training_rows():
     from explainer.report import evaluate_rules
 
@@ -560,6 +569,7 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
 REFUSED = {"binary_nul.csv", "one_class.csv", "empty.csv", "ragged_rows.csv", "spreadsheet.xlsx", "data.json"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))
 def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
     # the hostile-input corpus through the Data page: a message or a loaded table, never a traceback,

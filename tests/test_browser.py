@@ -36,7 +36,7 @@ from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.solvers import LABELS, available
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "docs" / "screenshots" if os.environ.get("EXPLAINER_SCREENSHOTS") == "1" else None

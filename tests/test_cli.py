@@ -76,8 +76,9 @@ def test_bad_rule_file(iris_csv, tmp_path, capsys):
     assert "sepal_colour" in capsys.readouterr().err
 
 
-def test_pools_table_lists_every_paper_data_set(shared_datasets_dir, capsys):
-    assert main(["pools", "--json", "--data-dir", str(shared_datasets_dir)]) == 0
+@pytest.mark.slow
+def test_pools_table_lists_every_paper_data_set(paper_datasets_dir, capsys):
+    assert main(["pools", "--json", "--data-dir", str(paper_datasets_dir)]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 10
     by = {r["dataset"]: r for r in rows}
@@ -92,6 +93,7 @@ def test_option_that_does_not_apply_is_a_clear_error(capsys):
     assert main(["explain", "iris", "--algorithm", "greedy", "--generations", "5", "--quiet"]) == 2
 
 
+@pytest.mark.slow
 def test_explain_out_then_evaluate_gives_the_same_numbers_on_hostile_names(tmp_path, capsys):
     import numpy as np
     import pandas as pd

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.data import load_dataset
 from explainer.pipeline import default_budgets, explain_pool
@@ -44,7 +45,7 @@ def check_points(fr, base):
         previous = p.coverage
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, 1))
 def test_every_point_is_the_brute_force_optimum(seed):
     base = random_problem(seed)
     be = int(np.random.default_rng(seed).integers(0, base.errors.sum() + 1))
@@ -55,7 +56,7 @@ def test_every_point_is_the_brute_force_optimum(seed):
     assert all(p.error_budget == be for p in fr)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12, 1))
 def test_error_axis_against_brute_force(seed):
     base = random_problem(100 + seed)
     bc = int(base.lengths.sum()) // 2
@@ -65,7 +66,7 @@ def test_error_axis_against_brute_force(seed):
     assert all(p.complexity_budget == bc for p in fr)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_without_solvers_points_flagged_optimal_are_optimal(seed):
     # carry-forward and local search only: the flags then come from bounds alone
     base = random_problem(200 + seed)
@@ -130,6 +131,7 @@ def test_pool_frontier_default_range_knee_and_exports(iris_pool):
     assert "Bc" in fr.to_text() and "Frontier(" in repr(fr)
     assert len(fr.to_frame()) == len(fr)
 
+@pytest.mark.slow
 
 def test_default_budgets_give_a_good_first_explanation_on_iris(iris_pool):
     ds, pool = iris_pool
@@ -177,6 +179,7 @@ def test_a_stop_flag_ends_the_sweep_and_reaches_the_inner_solver(iris_pool):
     assert relay.on_generation(None) is False and not relay.is_set
 
 
+@pytest.mark.slow
 def test_default_budgets_do_not_depend_on_the_clock(monkeypatch):
     # the defaults' search uses no time limit: a clock that jumps a minute at every reading
     # (a very slow or loaded machine) gives the same budgets

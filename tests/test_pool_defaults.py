@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from explainer.cli import main
 from explainer.data import load_dataset, sample_datasets
@@ -91,6 +92,7 @@ def test_default_pool_reaches_a_peer_tree_on_iris():
     assert best_coverage({"max_depth": 3, "n_repeats": 1, "source": "grid"}) < peer.coverage
 
 
+@pytest.mark.slow
 def test_cli_and_estimator_use_the_defaults(capsys):
     import json
 

@@ -1,4 +1,4 @@
-"""Property: render -> parse -> evaluate gives the same coverage as the rule itself, on every shared data set."""
+"""Property: render -> parse -> evaluate gives the same coverage as the rule itself, on every paper data set."""
 
 import math
 
@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import quick_first
 
 from explainer.data import PAPER_DATASETS, load_paper_dataset
 from explainer.rules import (
@@ -29,11 +30,11 @@ def _data(name, directory):
     return _CACHE[name]
 
 
-@pytest.mark.parametrize("name", sorted(PAPER_DATASETS))
-def test_random_rules_round_trip(name, shared_datasets_dir):
+@pytest.mark.parametrize("name", quick_first(sorted(PAPER_DATASETS)))
+def test_random_rules_round_trip(name, paper_datasets_dir):
     """Rules on any encoded feature (one-hot, missing indicator, whole-number or decimal
     threshold, an interval, "is not missing") read back to the same rows and the same length."""
-    ds = _data(name, shared_datasets_dir)
+    ds = _data(name, paper_datasets_dir)
     X = ds.X
     specs = ds.feature_specs
     values = {c: np.unique(X[c].dropna().to_numpy()) for c in X.columns}
@@ -68,9 +69,9 @@ def test_random_rules_round_trip(name, shared_datasets_dir):
     check()
 
 
-@pytest.mark.parametrize("name", ["iris", "wine", "mammographic_masses"])
-def test_pool_rules_round_trip(name, shared_datasets_dir):
-    ds = _data(name, shared_datasets_dir)
+@pytest.mark.parametrize("name", quick_first(["iris", "wine", "mammographic_masses"], 1))
+def test_pool_rules_round_trip(name, paper_datasets_dir):
+    ds = _data(name, paper_datasets_dir)
     pool = build_pool(ds.X, ds.y, 4, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
     text = RuleSet(pool.rules).to_text()
     parsed = resolve_features(parse_rules(text, labels=ds.classes), ds.feature_specs)
@@ -90,6 +91,7 @@ _awkward = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     names=st.lists(st.one_of(_awkward, _hostile_text), min_size=3, max_size=3, unique_by=lambda s: s.strip()),

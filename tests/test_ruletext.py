@@ -144,6 +144,7 @@ def test_hostile_labels_round_trip_and_never_add_a_rule(label):
 _threshold = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     names=st.lists(st.text(max_size=12), min_size=1, max_size=4),
