@@ -208,8 +208,7 @@ def test_a_lifted_frontier_is_never_below_a_known_selection_and_stays_monotone(s
     high = frontier(base, be_high, (1, 8), exact_time_limit=0, qga_time_limit=0)
     if seed % 2:  # a sweep stopped early leaves its points low (here: empty selections) for the lift to raise
         empty = np.zeros(base.n_rules, dtype=bool)
-        high.points = [dataclasses.replace(p, selection=empty, coverage=0.0, coverage_score=0.0, covered=0,
-                                           conflicting_pairs=0, complexity=0, errors=0, n_rules=0,
+        high.points = [dataclasses.replace(p, selection=empty, evaluation=base.evaluate(empty),
                                            proven_optimal=False) for p in high.points]
     run = solve(base.with_budgets(5, be_high), "exact", warm_start="greedy")  # a finished run at Bc = 5
     up = lifted(high, [*low.points, run])

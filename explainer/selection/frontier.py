@@ -405,8 +405,8 @@ def lifted(result: Frontier, known) -> Frontier:
 
     ``known``: selections measured on the same pool with the same eps, e.g. the points of the
     frontier at a smaller error budget or a finished run's :class:`~explainer.selection.result.SelectionResult`
-    (anything with ``selection``, ``coverage``, ``coverage_score``, ``covered``,
-    ``conflicting_pairs``, ``complexity``, ``errors`` and ``n_rules``).  f* does not depend on the
+    (anything with ``selection`` and its ``evaluation``, read through ``coverage``, ``complexity``
+    and ``errors``).  f* does not depend on the
     budgets, so no selection is evaluated again.  A selection that fits at some budgets fits at
     every larger one, so the curve stays monotone; no point is lowered; a raised point is proven
     once it reaches its bound.  So a frontier is never below a selection already known.
@@ -417,10 +417,7 @@ def lifted(result: Frontier, known) -> Frontier:
         better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget), None)
         if better is not None and float(better.coverage) > p.coverage + _TOL:
             p = FrontierPoint(
-                complexity_budget=p.complexity_budget, error_budget=p.error_budget, coverage=float(better.coverage),
-                coverage_score=float(better.coverage_score), covered=int(better.covered),
-                conflicting_pairs=int(better.conflicting_pairs), complexity=int(better.complexity),
-                errors=int(better.errors), n_rules=int(better.n_rules),
+                complexity_budget=p.complexity_budget, error_budget=p.error_budget, evaluation=better.evaluation,
                 selection=np.asarray(better.selection, dtype=bool).copy(), bound=p.bound,
                 proven_optimal=p.proven_optimal or float(better.coverage) >= p.bound - _TOL, algorithm="known",
                 time_s=p.time_s,
@@ -460,9 +457,7 @@ def _point_of(problem: SelectionProblem, selection, old: FrontierPoint, how: str
     """``old``'s budgets and bound with another (feasible, better) selection."""
     ev = problem.evaluate(selection)
     return FrontierPoint(
-        complexity_budget=old.complexity_budget, error_budget=old.error_budget, coverage=ev.coverage,
-        coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0, covered=ev.covered,
-        conflicting_pairs=ev.conflicting_pairs, complexity=ev.complexity, errors=ev.errors, n_rules=ev.n_rules,
+        complexity_budget=old.complexity_budget, error_budget=old.error_budget, evaluation=ev,
         selection=np.asarray(selection, dtype=bool).copy(), bound=old.bound,
         proven_optimal=old.proven_optimal or ev.coverage >= old.bound - _TOL, algorithm=how, time_s=old.time_s,
     )
