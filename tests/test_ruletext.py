@@ -225,3 +225,21 @@ def test_long_lines_are_read_or_refused_whole():
 def test_syntax_errors_say_what_is_wrong(line, message):
     with pytest.raises(RuleSyntaxError, match=re.escape(message)):
         parse_rules(line)
+
+
+@pytest.mark.parametrize("label", [">50K", "<=50K", "=a", "!x", '"q'])
+def test_labels_that_would_read_as_an_operator_are_quoted(label):
+    text = RuleSet([Rule((Condition("x", ">", 1.0),), label)]).to_text()
+    assert text.rstrip("\n").endswith(f"THEN CLASS={rulescan.quote(label)}")
+    assert parse_rules(text)[0].label == label
+
+
+def test_shortest_threshold_between_neighbours():
+    from explainer.rules.numbers import shorten_threshold
+
+    # float32 noise next to a data value: the shortest decimal that moves no row
+    assert shorten_threshold(3.7999999523162842, np.array([3.6, 3.8, 4.0])) == 3.7
+    assert shorten_threshold(1.6499999761581421, np.array([1.6, 1.64, 1.65])) == 1.64
+    # a best split's midpoint prints as the exact decimal midpoint
+    assert shorten_threshold(2.450000047683716, np.array([1.9, 3.0])) == 2.45
+    assert shorten_threshold(1.6449999809265137, np.array([1.64, 1.65])) == 1.645

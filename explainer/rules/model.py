@@ -6,8 +6,15 @@ feature's :class:`~explainer.data.features.FeatureSpec`, from which its text rea
 the way a person writes it (``Margin = 5``, ``Margin is missing``,
 ``Age > 32``).  The text is written by :mod:`explainer.rules.render` and read
 by :mod:`explainer.rules.parse`; binding parsed rules to a data set is
-:mod:`explainer.rules.binding`.  A condition on a missing value is false, so a rule never
-fires on a row where one of its features is missing.
+:mod:`explainer.rules.binding`.
+
+Missing values (one semantics for the engine, the text, the parser and every
+export): a comparison (``Age > 32``), ``Margin = 5`` and ``Margin in {4, 5}``
+are false on a missing value; ``Margin != 5`` and ``Margin not in {4, 5}`` are
+true on it ("is not 5" holds for a missing value); ``Margin is missing`` says
+so.  This is what the encoded matrix gives (a one-hot feature is 0 on a missing
+cell, a comparison with NaN is false), so every rule selects the same rows as
+the tree path it came from.
 
 The length of a rule (its complexity in the paper's sense) is its number of
 conditions.  An interval such as ``32 < Age <= 54`` is printed as one phrase
@@ -48,7 +55,10 @@ class Condition:
         object.__setattr__(self, "threshold", float(self.threshold))
 
     def holds(self, values: np.ndarray) -> np.ndarray:
-        """Boolean mask; NaN (missing) never satisfies a condition."""
+        """Boolean mask; NaN (missing) never satisfies a comparison.
+
+        On a one-hot feature a missing cell is 0, so ``Margin != 5`` (``<= 0.5``) holds there.
+        """
         v = np.asarray(values, dtype=float)
         with np.errstate(invalid="ignore"):
             if self.op == "<=":

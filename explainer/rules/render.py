@@ -64,9 +64,14 @@ def render_value(value) -> str:
 
 
 def render_label(label) -> str:
+    """A class label after ``CLASS=``: quoted when it could be misread (``CLASS=">50K"``, not ``CLASS=>50K``)."""
     text = str(label)
-    plain = text and text.isprintable() and text.strip() == text and not text.startswith('"')
+    plain = text and text.isprintable() and text.strip() == text and text[0] not in _MISREAD_START
     return text if plain else quote(text)
+
+
+#: a label starting with one of these would read as part of ``CLASS=`` (or as a quoted label)
+_MISREAD_START = frozenset('"<>=!')
 
 
 # ---------------------------------------------------------------- rendering
