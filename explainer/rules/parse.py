@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explainer.data.features import FeatureSpec
-from explainer.rules.model import Condition, Rule
+from explainer.rules.model import Condition, Rule, ValueSet
 from explainer.rules.scan import (
     OP,
+    PUNCT,
     QUOTED,
     WORD,
     RuleSyntaxError,
@@ -86,6 +87,8 @@ def _condition(tokens: list[str]) -> list[Condition]:
     def what() -> str:
         return f"condition {_short(' '.join(quote(t[1:]) if t[0] == QUOTED else t[1:] for t in tokens))}"
 
+    if any(tok[0] == PUNCT for tok in tokens):
+        return [_value_set(tokens, what)]
     groups: list[list[str]] = [[]]
     ops = []
     for tok in tokens:
@@ -124,6 +127,28 @@ def _condition(tokens: list[str]) -> list[Condition]:
             return [Condition(b.text, _FLIP[ops[0]], a.number), Condition(b.text, ops[1], c.number)]
         raise RuleSyntaxError(f"{what()}: expected an interval like '32 < Age <= 54'")
     raise RuleSyntaxError(f"{what()} has too many comparisons")
+
+
+def _value_set(tokens: list[str], what) -> ValueSet:
+    """``name in {a, b}`` / ``name not in {a, b}`` (unbound: the values as written)."""
+    opening = next(i for i, tok in enumerate(tokens) if tok[0] == PUNCT)
+    if tokens[opening] != PUNCT + "{" or tokens[-1] != PUNCT + "}" or not _words(tokens[:opening], "in"):
+        raise RuleSyntaxError(f"{what()}: expected a set like 'colour in {{red, blue}}'")
+    head = tokens[: opening - 1]
+    negated = _words(head, "not")
+    if negated:
+        head = head[:-1]
+    values: list[str] = []
+    group: list[str] = []
+    for tok in tokens[opening + 1 :]:
+        if tok[0] == PUNCT and tok[1:] in ",}":
+            values.append(_operand(group, what).text)
+            group = []
+        elif tok[0] == PUNCT or tok[0] == OP:
+            raise RuleSyntaxError(f"{what()}: unexpected {tok[1:]!r} in the set")
+        else:
+            group.append(tok)
+    return ValueSet(_operand(head, what).text, tuple(values), negated)
 
 
 def _conditions(groups: list[list[str]]) -> list[Condition]:

@@ -128,39 +128,72 @@ def render_condition(cond) -> str:
     return f"{_numeric_name(cond)} {cond.op} {_numeric_bound(cond)}"
 
 
-def _interval_partner(conds: tuple) -> dict[int, tuple[int, int] | None]:
-    """Two bounds on one feature printable as one interval: first index -> (lower, upper), second -> None."""
-    bounds: dict[str, list[int]] = {}
-    for i, c in enumerate(conds):
-        numeric = c.spec is None or c.spec.kind == "numeric"
-        if numeric and math.isfinite(c.threshold):
-            bounds.setdefault(c.feature, []).append(i)
-    pairs = {}
-    for idx in bounds.values():
-        if len(idx) != 2:
-            continue
-        a, b = idx
-        lower = [i for i in idx if conds[i].op in _LOWER_OPS]
-        upper = [i for i in idx if conds[i].op in _UPPER_OPS]
-        if len(lower) == 1 and len(upper) == 1:
-            pairs[min(a, b)] = (lower[0], upper[0])
-            pairs[max(a, b)] = None
-    return pairs
+def render_value_set(vs) -> str:
+    """``column in {v, w}`` / ``column not in {v, w}``; one value reads ``column = v`` / ``column != v``."""
+    column = render_name(vs.column)
+    if len(vs.values) == 1:
+        return f"{column} {'!=' if vs.negated else '='} {render_value(vs.values[0])}"
+    values = ", ".join(render_value(v) for v in vs.values)
+    return f"{column} {'not in' if vs.negated else 'in'} {{{values}}}"
+
+
+def _column_of(cond) -> str:
+    """The column a condition is on: its spec's, a value set's, else its feature (no encoding known)."""
+    if cond.spec is not None:
+        return cond.spec.column
+    return getattr(cond, "column", cond.feature)
+
+
+def render_phrases(rule) -> list[str]:
+    """The rule's phrases: conditions on one column kept together, in the order columns first appear.
+
+    Per column: ``= v`` and ``in {...}`` first, then the excluded values (``!= v``, several as
+    ``not in {v, w}``), then the numeric bounds (two bounds as one interval ``32 < Age <= 54``),
+    then ``is missing`` / ``is not missing``.
+    """
+    groups: dict[str, list] = {}
+    for c in rule.conditions:
+        groups.setdefault(_column_of(c), []).append(c)
+    phrases: list[str] = []
+    for column, conds in groups.items():
+        positive, excluded, bounds, missing, sets_out = [], [], [], [], []
+        for c in conds:
+            if hasattr(c, "values"):
+                (sets_out if c.negated else positive).append(render_value_set(c))
+                continue
+            reading = _reading(c)
+            if reading == "=":
+                positive.append(render_condition(c))
+            elif reading == "!=":
+                excluded.append(c.spec.value)
+            elif reading is not None or _always_present(c):
+                missing.append(render_condition(c))
+            else:
+                bounds.append(c)
+        phrases += positive
+        if len(excluded) == 1:
+            phrases.append(f"{render_name(column)} != {render_value(excluded[0])}")
+        elif excluded:
+            phrases.append(f"{render_name(column)} not in {{{', '.join(render_value(v) for v in excluded)}}}")
+        phrases += sets_out
+        phrases += _bound_phrases(bounds)
+        phrases += missing
+    return phrases
+
+
+def _bound_phrases(bounds: list) -> list[str]:
+    """Numeric bounds on one column: one lower and one upper finite bound read as an interval."""
+    finite = [c for c in bounds if math.isfinite(c.threshold)]
+    lower = [c for c in finite if c.op in _LOWER_OPS]
+    upper = [c for c in finite if c.op in _UPPER_OPS]
+    if len(finite) == len(bounds) == 2 and len(lower) == 1 and len(upper) == 1 and lower[0].feature == upper[0].feature:
+        lo, hi = lower[0], upper[0]
+        lo_op = "<" if lo.op == ">" else "<="
+        return [f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}"]
+    return [render_condition(c) for c in bounds]
 
 
 def render_rule(rule) -> str:
-    conds = rule.conditions
-    pairs = _interval_partner(conds)
-    parts = []
-    for i, c in enumerate(conds):
-        if i in pairs:
-            pair = pairs[i]
-            if pair is None:
-                continue
-            lo, hi = conds[pair[0]], conds[pair[1]]
-            lo_op = "<" if lo.op == ">" else "<="
-            parts.append(f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}")
-        else:
-            parts.append(render_condition(c))
+    parts = render_phrases(rule)
     body = " AND ".join(parts) if parts else "TRUE"
     return f"IF {body} THEN CLASS={render_label(rule.label)}"
