@@ -164,6 +164,7 @@ def cmd_evaluate(args) -> int:
 
     ds = _load(args)
     rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_specs, ds.classes)
+    rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
                             error_budget=args.errors, fingerprint=ds.fingerprint)
     if args.json:

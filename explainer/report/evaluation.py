@@ -328,7 +328,7 @@ def evaluate_rules(
     code = {s: i for i, s in enumerate(names)}
     rule_class = np.array([code[str(r.label)] for r in rule_set], dtype=np.int64)
     y_codes = np.array([code[s] for s in y_str], dtype=np.int64)
-    lengths = np.array([r.length for r in rule_set], dtype=np.int64)
+    lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
     problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
     ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))
 
@@ -345,7 +345,7 @@ def evaluate_rules(
                 index=i,
                 text=rule.text,
                 label=rule.label,
-                length=rule.length,
+                length=int(lengths[i]),
                 support=support,
                 correct=support - errors,
                 errors=errors,
