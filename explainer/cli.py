@@ -24,7 +24,8 @@ from explainer.data import (
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import default_budgets, explain_pool, split_holdout
 from explainer.report import evaluate_rules
-from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
+from explainer.report.exports import rules_to_python, rules_to_sql
+from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.callbacks import ProgressBar
@@ -163,10 +164,14 @@ def _default_budgets(pool):
 def cmd_evaluate(args) -> int:
 
     ds = _load(args)
-    rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_specs, ds.classes)
+    parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
+    rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
     rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
+    if fallback is not None:
+        fallback = _class_of(ds, fallback)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
-                            error_budget=args.errors, fingerprint=ds.fingerprint)
+                            error_budget=args.errors, fingerprint=ds.fingerprint, fallback=fallback,
+                            target=ds.target)
     if args.json:
         print(report.to_json())
     else:
@@ -174,6 +179,34 @@ def cmd_evaluate(args) -> int:
         print()
         print(report.rules_frame().to_string(index=False))
     return 0
+
+
+def _class_of(ds, label):
+    by_text = {str(c): c for c in ds.classes}
+    if str(label) not in by_text:
+        raise CLIError(f"the ELSE line's class {label!r} is not a class of the data "
+                       f"(classes: {', '.join(by_text)})")
+    return by_text[str(label)]
+
+
+#: --out file suffix -> the export written
+OUT_FORMATS = {".txt": "text", ".json": "json", ".csv": "csv", ".sql": "sql", ".py": "python"}
+
+
+def export_text(report, kind: str) -> str:
+    """The rule set as ``kind``: text (with the ELSE line), json, csv, sql (a CASE WHEN
+    expression) or python (a function ``predict(row)``)."""
+    if kind == "text":
+        return report.rules_text()
+    if kind == "json":
+        return report.to_json() + "\n"
+    if kind == "csv":
+        return report.to_csv()
+    if kind == "sql":
+        return rules_to_sql(report.rules, report.fallback) + "\n"
+    if kind == "python":
+        return rules_to_python(report.rules, report.fallback)
+    raise CLIError(f"unknown export format {kind!r}")
 
 
 def _check_params(algorithm: str, params: dict) -> None:
@@ -207,10 +240,15 @@ def cmd_explain(args) -> int:
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
         fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test,
     )
+    exp.report.target = ds.target
     if args.out:
-        pathlib.Path(args.out).write_text(exp.rules.to_text(), encoding="utf-8")
+        kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
+        pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")
     if args.json:
         print(json.dumps(exp.to_dict(), indent=2, default=str))
+        return 0
+    if args.format and not args.out:
+        print(export_text(exp.report, args.format), end="")
         return 0
     print(exp.report.to_text(), end="")
     r = exp.result
@@ -350,7 +388,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
-    p.add_argument("--out", help="also write the rules to this text file")
+    p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
+                   "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
+    p.add_argument("--format", choices=["text", "json", "csv", "sql", "python"],
+                   help="the export to print (or to write with --out) instead of the report")
     p.add_argument("--holdout", type=float, metavar="FRACTION",
                    help="hold out this share of the rows (stratified, seeded by --seed); "
                         "pool and selection use the rest, the report shows both")

@@ -110,6 +110,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         return pd.DataFrame(arr, columns=self._names(X, arr.shape[1])), y
 
     def fit(self, X, y):
+        y_named = y  # a Series names the target column for the report
         frame, y = self._fit_frame(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -145,6 +146,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             values, counts = np.unique(y, return_counts=True)
             self.default_class_ = values[np.argmax(counts)]
         self.fallback_proba_ = self._fallback(y)
+        # the report says what predict does: uncovered and tied rows get default_class_
+        self.report_.fallback = self.default_class_
+        self.report_.target = getattr(y_named, "name", None)
         return self
 
     def _fallback(self, y) -> np.ndarray:

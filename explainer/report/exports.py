@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.numbers import format_number
 
 __all__ = ["rules_to_python", "rules_to_sql"]
 
@@ -91,7 +92,7 @@ def _sql_condition(cond) -> str:
     c = _sql_name(column)
     if kind == "cmp":
         op, t = detail
-        return f"{c} {op} {_sql_literal(float(t))}"
+        return f"{c} {op} {format_number(t)}"
     if kind == "eq":
         return f"{c} = {_sql_literal(detail)}"
     if kind == "ne":
@@ -134,7 +135,7 @@ def _py_condition(cond) -> str:
     v = f"row.get({column!r})"
     if kind == "cmp":
         op, t = detail
-        return f"(not _missing({v}) and {v} {op} {float(t)!r})"
+        return f"(not _missing({v}) and {v} {op} {format_number(t)})"
     if kind == "eq":
         return f"{v} == {detail!r}"
     if kind == "ne":

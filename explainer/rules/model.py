@@ -31,7 +31,13 @@ import numpy as np
 
 from explainer.data.features import FeatureSpec
 from explainer.rules.numbers import format_number, integer_threshold, shorten_threshold  # noqa: F401 - the rule model's public names
-from explainer.rules.render import render_condition, render_phrases, render_rule, render_value_set
+from explainer.rules.render import (
+    render_condition,
+    render_label,
+    render_phrases,
+    render_rule,
+    render_value_set,
+)
 
 OPS = ("<=", ">", "<", ">=")
 
@@ -311,6 +317,9 @@ def _jsonable(value):
     return value
 
 
+_NO_FALLBACK = object()
+
+
 @dataclass
 class RuleSet(Sequence):
     """An ordered collection of rules (the explanation)."""
@@ -338,9 +347,13 @@ class RuleSet(Sequence):
     def complexity(self) -> int:
         return sum(self.rule_length(r) for r in self.rules)
 
-    def to_text(self) -> str:
-        """The paper's form: one rule a line, newline-terminated."""
-        return "".join(r.text + "\n" for r in self.rules)
+    def to_text(self, fallback=_NO_FALLBACK) -> str:
+        """The paper's form: one rule a line, newline-terminated; with ``fallback``, a last
+        line ``ELSE CLASS=fallback`` (the class of rows no rule covers, or where classes tie)."""
+        text = "".join(r.text + "\n" for r in self.rules)
+        if fallback is not _NO_FALLBACK:
+            text += f"ELSE CLASS={render_label(fallback)}\n"
+        return text
 
     def __str__(self) -> str:
         return self.to_text().rstrip("\n")

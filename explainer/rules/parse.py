@@ -240,8 +240,20 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
 
     A rule may wrap onto following lines (as in the paper's figures): a line
     that does not start with ``IF`` continues the previous one.  Exported rules
-    never wrap: every line break inside a name or label is escaped.
+    never wrap: every line break inside a name or label is escaped.  A last line
+    ``ELSE CLASS=label`` (the fallback class of an export) is read and left out;
+    :func:`parse_rule_text` returns it.
     """
+    return parse_rule_text(text, labels)[0]
+
+
+def _starts_else(line: str) -> bool:
+    return line[:4].upper() == "ELSE" and (len(line) == 4 or line[4].isspace())
+
+
+def parse_rule_text(text: str, labels: Iterable | None = None) -> tuple[list[Rule], object | None]:
+    """``(rules, fallback)``: the rules of :func:`parse_rules` and the class of a last
+    ``ELSE CLASS=label`` line (None without one)."""
     if len(text) > MAX_TEXT_CHARS:
         raise RuleSyntaxError(
             f"the rule text has {len(text)} characters; the limit is {MAX_TEXT_CHARS} "
@@ -255,7 +267,7 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        if _starts_rule(line) or not logical:
+        if _starts_rule(line) or _starts_else(line) or not logical:
             logical.append((number, [line], len(line)))
         else:
             start, pieces, size = logical[-1]
@@ -265,9 +277,16 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
             pieces.append(line)
             logical[-1] = (start, pieces, size)
     rules = []
-    for number, pieces, _size in logical:
+    fallback = None
+    for k, (number, pieces, _size) in enumerate(logical):
+        line = " ".join(pieces)
         try:
-            rules.append(parse_rule(" ".join(pieces), labels=labels))
+            if _starts_else(line):
+                if k != len(logical) - 1:
+                    raise RuleSyntaxError("the ELSE line must be the last one")
+                fallback = _match_label(_parse_label(line[4:], line), labels)
+                continue
+            rules.append(parse_rule(line, labels=labels))
         except RuleSyntaxError as exc:
             raise RuleSyntaxError(f"line {number}: {exc}") from None
-    return rules
+    return rules, fallback
