@@ -24,7 +24,7 @@ from explainer.data import (
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import default_budgets, explain_pool, split_holdout
 from explainer.report import evaluate_rules
-from explainer.report.exports import rules_to_python, rules_to_sql
+from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
@@ -191,22 +191,6 @@ def _class_of(ds, label):
 
 #: --out file suffix -> the export written
 OUT_FORMATS = {".txt": "text", ".json": "json", ".csv": "csv", ".sql": "sql", ".py": "python"}
-
-
-def export_text(report, kind: str) -> str:
-    """The rule set as ``kind``: text (with the ELSE line), json, csv, sql (a CASE WHEN
-    expression) or python (a function ``predict(row)``)."""
-    if kind == "text":
-        return report.rules_text()
-    if kind == "json":
-        return report.to_json() + "\n"
-    if kind == "csv":
-        return report.to_csv()
-    if kind == "sql":
-        return rules_to_sql(report.rules, report.fallback) + "\n"
-    if kind == "python":
-        return rules_to_python(report.rules, report.fallback)
-    raise CLIError(f"unknown export format {kind!r}")
 
 
 def _check_params(algorithm: str, params: dict) -> None:
@@ -390,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
     p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
                    "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
-    p.add_argument("--format", choices=["text", "json", "csv", "sql", "python"],
+    p.add_argument("--format", choices=list(EXPORT_FORMATS),
                    help="the export to print (or to write with --out) instead of the report")
     p.add_argument("--holdout", type=float, metavar="FRACTION",
                    help="hold out this share of the rows (stratified, seeded by --seed); "

@@ -24,7 +24,16 @@ import numpy as np
 from explainer.rules.model import RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_text", "rules_to_python", "rules_to_sql"]
+
+#: the exports of a report: kind -> (file suffix, MIME type)
+EXPORT_FORMATS = {
+    "text": (".txt", "text/plain"),
+    "json": (".json", "application/json"),
+    "csv": (".csv", "text/csv"),
+    "sql": (".sql", "application/sql"),
+    "python": (".py", "text/x-python"),
+}
 
 
 # ---------------------------------------------------------------- what a condition tests
@@ -177,3 +186,20 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
     ]
     return "\n".join(lines)
 
+
+
+def export_text(report, kind: str) -> str:
+    """A :class:`~explainer.report.evaluation.RuleSetReport`'s rule set as ``kind`` (one of
+    :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
+    expression or a Python function ``predict(row)``.  The command line and the dashboard call it."""
+    if kind == "text":
+        return report.rules_text()
+    if kind == "json":
+        return report.to_json() + "\n"
+    if kind == "csv":
+        return report.to_csv()
+    if kind == "sql":
+        return rules_to_sql(report.rules, report.fallback) + "\n"
+    if kind == "python":
+        return rules_to_python(report.rules, report.fallback)
+    raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")
