@@ -28,6 +28,7 @@ from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
+from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
 from explainer.selection.solvers import ALGORITHMS, get_solver_class
@@ -164,7 +165,11 @@ def _default_budgets(pool):
 def cmd_evaluate(args) -> int:
 
     ds = _load(args)
-    parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
+    if args.ripper_class is not None:
+        # a peer's rule set: wittgenstein RIPPER's ruleset_ for one class against the rest
+        parsed, fallback = parse_ripper(_read_text(args.rules), _class_of(ds, args.ripper_class)), None
+    else:
+        parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
     rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
     rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
     if fallback is not None:
@@ -184,7 +189,7 @@ def cmd_evaluate(args) -> int:
 def _class_of(ds, label):
     by_text = {str(c): c for c in ds.classes}
     if str(label) not in by_text:
-        raise CLIError(f"the ELSE line's class {label!r} is not a class of the data "
+        raise CLIError(f"the class {label!r} is not a class of the data "
                        f"(classes: {', '.join(by_text)})")
     return by_text[str(label)]
 
@@ -355,7 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="metrics report of a rule file on the data")
     _add_data_args(p)
-    p.add_argument("rules", help="rule text file, one 'IF ... THEN CLASS=...' a line")
+    p.add_argument("rules", help="rule text file, one 'IF ... THEN CLASS=...' a line (and 'ELSE CLASS=...')")
+    p.add_argument("--ripper-class", metavar="CLASS",
+                   help="the file is a wittgenstein RIPPER rule set (str(clf.ruleset_)) for this class")
     p.add_argument("--eps", type=float, default=1.0)
     p.add_argument("--complexity", type=int, help="complexity budget to check against")
     p.add_argument("--errors", type=int, help="error budget to check against")
