@@ -24,6 +24,7 @@ from explainer.data import (
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import default_budgets, explain_pool, split_holdout
 from explainer.report import evaluate_rules
+from explainer.report.evaluation import majority_class
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import default_pool_settings
@@ -295,8 +296,9 @@ def cmd_frontier(args) -> int:
                   callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit)
     if args.json:
         d = fr.to_dict()
+        fallback = majority_class(ds.y)  # what predict gives rows no rule covers
         for point, p in zip(d["points"], fr, strict=True):
-            point["rules_text"] = pool.rule_set(p.selection).to_text()
+            point["rules_text"] = pool.rule_set(p.selection).to_text(fallback=fallback)
         d["data"] = {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint}
         d["pool_rules"] = pool.n_rules
         print(json.dumps(d, indent=2, default=str))

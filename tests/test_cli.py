@@ -140,6 +140,7 @@ def test_frontier_json(iris_csv, capsys):
     # interval is one), which can only free budget
     assert pts[3]["coverage"] >= 141 and pts[3]["proven_optimal"] is True
     assert pts[3]["rules_text"].count("IF ") == len(pts[3]["rules"])
+    assert pts[3]["rules_text"].splitlines()[-1] == "ELSE CLASS=setosa"  # 50 rows each: the first in order
 
 
 def test_frontier_errors_axis_and_bad_ranges(iris_csv, capsys):
