@@ -16,9 +16,11 @@ so.  This is what the encoded matrix gives (a one-hot feature is 0 on a missing
 cell, a comparison with NaN is false), so every rule selects the same rows as
 the tree path it came from.
 
-The length of a rule (its complexity in the paper's sense) is its number of
-conditions.  An interval such as ``32 < Age <= 54`` is printed as one phrase
-but is two conditions and counts 2.
+The length of a rule in the paper's sense (``Rule.length``) is its number of
+conditions: an interval such as ``32 < Age <= 54`` is printed as one phrase but
+is two conditions.  ``Rule.n_phrases`` counts the phrases the text prints (one
+per column once a rule is in its simplest form, :mod:`explainer.rules.simplify`);
+``RuleSet.phrase_length`` says which of the two a rule set's complexity counts.
 """
 
 from __future__ import annotations

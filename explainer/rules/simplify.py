@@ -66,7 +66,7 @@ def column_domains(X: np.ndarray, specs: list[FeatureSpec]) -> dict[str, ColumnD
         onehot = {specs[j].value: specs[j] for j in idx if specs[j].kind == "onehot"}
         numeric = next((specs[j] for j in idx if specs[j].kind == "numeric"), None)
         indicator = next((specs[j] for j in idx if specs[j].kind == "missing"), None)
-        num_col = X[:, idx[[specs[j].kind for j in idx].index("numeric")]] if numeric is not None else None
+        num_col = X[:, specs.index(numeric)] if numeric is not None else None
         if onehot:
             values = list(onehot)
             coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]
@@ -115,8 +115,8 @@ class Simplifier:
             return self._missing(d, conds, True)
         if not others:
             return [] if on_gap else self._missing(d, conds, False)
-        categorical = any(getattr(c, "spec", None) is not None and c.spec.kind == "onehot" or
-                          isinstance(c, ValueSet) and c.numeric is None for c in conds)
+        categorical = any((c.spec is not None and c.spec.kind == "onehot") or (isinstance(c, ValueSet) and c.numeric is None)
+                          for c in conds)
         if not categorical and len(chosen) > CODE_MAX_SHOWN and not (len(others) == 1 and (on_gap or not d.has_missing)):
             return conds  # a threshold on a code column reads better than a long list
         # where the column has gaps, the phrase must agree with the conditions on a gap
