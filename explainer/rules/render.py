@@ -7,20 +7,24 @@ A rule is one line in the paper's form::
 Conditions read the way a person writes them when the feature's
 :class:`~explainer.data.features.FeatureSpec` is known: ``Margin = 5`` /
 ``Margin != 5`` for a one-hot feature, ``Margin is missing`` / ``Margin is not
-missing`` for a missing indicator, whole numbers on a whole-number feature, and
-two bounds on one feature as one interval (still two conditions: a rule's
-length is its number of conditions, as in the paper).
+missing`` for a missing indicator, whole numbers on a whole-number feature.
+The conditions on one column are kept together as one phrase: two bounds as an
+interval (``32 < Age <= 54``, still two conditions in the paper's count),
+several excluded values as ``buying not in {high, vhigh}``, a value set as
+``thal in {6, 7}``.
 
 Quoting: a name, category value or class label that could be misread (it holds
 ``AND`` or ``THEN`` as a word, an operator character, a quote, a backslash,
-leading, trailing or repeated spaces, any other white space or control
-character, or looks like a number) is written in double quotes with backslash
+set punctuation ``{ } ,``, leading, trailing or repeated spaces, any other white
+space or control character, or looks like a number; a label starting with an
+operator, ``CLASS=">50K"``) is written in double quotes with backslash
 escapes (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xHH``, ``\\uHHHH``,
 ``\\UHHHHHHHH``).  Every character that is not printable is escaped, so an
 exported rule never holds a line break of any kind and re-reading a file gives
 back exactly the rules written to it.  Ordinary names stay unquoted, so the
 paper's form is unchanged.  Rendering reads a condition's ``feature``, ``op``,
-``threshold`` and ``spec`` and a rule's ``conditions`` and ``label`` only, so
+``threshold`` and ``spec`` (a value set's ``column``, ``values`` and ``negated``)
+and a rule's ``conditions`` and ``label`` only, so
 :mod:`explainer.rules.model` imports it and it imports nothing of the model.
 """
 
