@@ -28,15 +28,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from explainer.data.features import FeatureSpec
 from explainer.rules.numbers import format_number, integer_threshold, shorten_threshold  # noqa: F401 - the rule model's public names
 from explainer.rules.render import (
+    phrase_plan,
     render_condition,
     render_label,
-    render_phrases,
     render_rule,
     render_value_set,
 )
@@ -272,11 +273,11 @@ class Rule:
     def length(self) -> int:
         return len(self.conditions)
 
-    @property
+    @cached_property
     def n_phrases(self) -> int:
         """Its length in phrases: conditions on one column read as one (``buying in {low, med}``,
         ``32 < Age <= 54``), as the rule text prints them."""
-        return len(render_phrases(self))
+        return len(phrase_plan(self))
 
     @property
     def features(self) -> list[str]:

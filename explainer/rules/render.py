@@ -148,53 +148,69 @@ def _column_of(cond) -> str:
     return getattr(cond, "column", cond.feature)
 
 
-def render_phrases(rule) -> list[str]:
-    """The rule's phrases: conditions on one column kept together, in the order columns first appear.
+def phrase_plan(rule) -> list[tuple]:
+    """What each phrase of the rule says, without writing it: ``(kind, column, payload)``.
 
-    Per column: ``= v`` and ``in {...}`` first, then the excluded values (``!= v``, several as
+    Conditions on one column are kept together, in the order columns first appear; per
+    column: ``= v`` and ``in {...}`` first, then the excluded values (``!= v``, several as
     ``not in {v, w}``), then the numeric bounds (two bounds as one interval ``32 < Age <= 54``),
-    then ``is missing`` / ``is not missing``.
+    then ``is missing`` / ``is not missing``.  Counting phrases needs only this plan.
     """
     groups: dict[str, list] = {}
     for c in rule.conditions:
         groups.setdefault(_column_of(c), []).append(c)
-    phrases: list[str] = []
+    plan: list[tuple] = []
     for column, conds in groups.items():
         positive, excluded, bounds, missing, sets_out = [], [], [], [], []
         for c in conds:
             if hasattr(c, "values"):
-                (sets_out if c.negated else positive).append(render_value_set(c))
+                (sets_out if c.negated else positive).append(("set", column, c))
                 continue
             reading = _reading(c)
             if reading == "=":
-                positive.append(render_condition(c))
+                positive.append(("condition", column, c))
             elif reading == "!=":
                 excluded.append(c.spec.value)
             elif reading is not None or _always_present(c):
-                missing.append(render_condition(c))
+                missing.append(("condition", column, c))
             else:
                 bounds.append(c)
-        phrases += positive
-        if len(excluded) == 1:
-            phrases.append(f"{render_name(column)} != {render_value(excluded[0])}")
-        elif excluded:
-            phrases.append(f"{render_name(column)} not in {{{', '.join(render_value(v) for v in excluded)}}}")
-        phrases += sets_out
-        phrases += _bound_phrases(bounds)
-        phrases += missing
-    return phrases
+        plan += positive
+        if excluded:
+            plan.append(("excluded", column, excluded))
+        plan += sets_out
+        plan += _bound_plan(column, bounds)
+        plan += missing
+    return plan
 
 
-def _bound_phrases(bounds: list) -> list[str]:
+def _bound_plan(column: str, bounds: list) -> list[tuple]:
     """Numeric bounds on one column: one lower and one upper finite bound read as an interval."""
     finite = [c for c in bounds if math.isfinite(c.threshold)]
     lower = [c for c in finite if c.op in _LOWER_OPS]
     upper = [c for c in finite if c.op in _UPPER_OPS]
     if len(finite) == len(bounds) == 2 and len(lower) == 1 and len(upper) == 1 and lower[0].feature == upper[0].feature:
-        lo, hi = lower[0], upper[0]
-        lo_op = "<" if lo.op == ">" else "<="
-        return [f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}"]
-    return [render_condition(c) for c in bounds]
+        return [("interval", column, (lower[0], upper[0]))]
+    return [("condition", column, c) for c in bounds]
+
+
+def _write_phrase(kind: str, column: str, payload) -> str:
+    if kind == "condition":
+        return render_condition(payload)
+    if kind == "set":
+        return render_value_set(payload)
+    if kind == "excluded":
+        if len(payload) == 1:
+            return f"{render_name(column)} != {render_value(payload[0])}"
+        return f"{render_name(column)} not in {{{', '.join(render_value(v) for v in payload)}}}"
+    lo, hi = payload
+    lo_op = "<" if lo.op == ">" else "<="
+    return f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}"
+
+
+def render_phrases(rule) -> list[str]:
+    """The rule's phrases as text (see :func:`phrase_plan` for their order)."""
+    return [_write_phrase(*step) for step in phrase_plan(rule)]
 
 
 def render_rule(rule) -> str:

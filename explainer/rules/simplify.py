@@ -91,6 +91,7 @@ class Simplifier:
     def __init__(self, X: np.ndarray, specs: list[FeatureSpec]):
         self.domains = column_domains(np.asarray(X, dtype=float), specs)
         self._points = {c: d.points() for c, d in self.domains.items()}
+        self._done: dict[tuple, list] = {}  # the paths of a grid share most of their column groups
 
     def __call__(self, rule: Rule) -> Rule:
         groups: dict[str, list] = {}
@@ -100,7 +101,13 @@ class Simplifier:
         out: list = []
         for column, conds in groups.items():
             domain = self.domains.get(column)
-            out.extend(conds if domain is None else self._phrase(domain, conds))
+            if domain is None:
+                out.extend(conds)
+                continue
+            key = (column, tuple(c.key() if isinstance(c, ValueSet) else (c.feature, c.op, c.threshold) for c in conds))
+            if key not in self._done:
+                self._done[key] = self._phrase(domain, conds)
+            out.extend(self._done[key])
         return Rule(tuple(out), rule.label)
 
     def _phrase(self, d: ColumnDomain, conds: list) -> list:
