@@ -246,6 +246,9 @@ def test_shortest_threshold_between_neighbours():
     # a best split's midpoint prints as the exact decimal midpoint
     assert shorten_threshold(2.450000047683716, np.array([1.9, 3.0])) == 2.45
     assert shorten_threshold(1.6449999809265137, np.array([1.64, 1.65])) == 1.645
+    # the midpoint of full-precision measurements is long: the shortest decimal between them instead
+    lo, hi = 0.28455109700176023 - 0.0013748, 0.3017925610983125
+    assert shorten_threshold((lo + hi) / 2, np.array([lo, hi])) == 0.3
 
 
 BUYING = {v: FeatureSpec(f"buying={v}", "buying", "onehot", v) for v in ("low", "med", "high", "vhigh")}

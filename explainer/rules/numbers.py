@@ -22,6 +22,10 @@ def format_number(value: float) -> str:
     return text
 
 
+#: a tree's midpoint threshold is printed as it is when it has at most this many significant digits
+MIDPOINT_DIGITS = 6
+
+
 def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
     """A short decimal that splits ``values`` exactly where ``threshold`` does.
 
@@ -41,11 +45,13 @@ def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
     lo = u[idx - 1] if idx > 0 else -math.inf
     hi = u[idx] if idx < u.size else math.inf
     # A best split is the midpoint of its neighbours: printed as the exact decimal midpoint
-    # (2.45 between 1.9 and 3.0), as trees print it; any other threshold (the random splitter's,
-    # or a float32 value next to a data value) becomes the shortest decimal between them.
+    # when that is short (2.45 between 1.9 and 3.0), as trees print it; any other threshold (the
+    # random splitter's, a float32 value next to a data value, the midpoint of full-precision
+    # measurements) becomes the shortest decimal between them.
     if math.isfinite(lo) and math.isfinite(hi):
         mid = float((Decimal(repr(float(lo))) + Decimal(repr(float(hi)))) / 2)
-        if abs(first - mid) <= 1e-6 * max(1.0, abs(mid)) and lo <= mid < hi:
+        digits = format_number(mid).lstrip("-").replace(".", "").strip("0")
+        if abs(first - mid) <= 1e-6 * max(1.0, abs(mid)) and lo <= mid < hi and len(digits) <= MIDPOINT_DIGITS:
             return mid
     return shortest_between(lo, hi, t)
 
