@@ -166,6 +166,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_params(self.algorithm, self.algorithm_params or {})
         except ValueError as exc:
             raise ValueError(f"algorithm_params: {exc}") from None
+        y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -180,6 +181,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.result_ = None
             self.rules_ = RuleSet([])
             self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps)
+            self.report_.fallback = self.default_class_
+            self.report_.target = getattr(y_named, "name", None)
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
@@ -197,6 +200,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules
+        # the report says what predict does: uncovered and tied rows get default_class_
+        self.report_.fallback = self.default_class_
+        self.report_.target = getattr(y_named, "name", None)
         return self
 
     def _default_class(self, y):

@@ -26,6 +26,7 @@ class PoolSettings:
     n_repeats: int = DEFAULT_REPEATS
     random_state: int = 0
     holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
+    phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
 
 
 @dataclass
@@ -73,6 +74,7 @@ def _pool_cached(fingerprint: str, settings: PoolSettings, _dataset: Dataset) ->
         source=settings.source,
         classes=_dataset.classes,
         feature_specs=_dataset.feature_specs,
+        phrase_length=settings.phrase_length,
     )
     return pool, time.perf_counter() - t0
 
