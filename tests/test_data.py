@@ -543,14 +543,13 @@ def test_find_source_tries_a_file_then_a_sample_then_a_paper_data_set(tmp_path, 
     papers = tmp_path / "papers"
     papers.mkdir()
     (papers / PAPER_DATASETS["wine"]["file"]).write_text("")
-    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(papers))
     iris = find_source("iris")
     assert (iris.kind, iris.path) == ("sample", sample_datasets()["iris"]) and iris.available
-    wine = find_source("wine", ("paper",))
+    wine = find_source("wine", ("paper",), papers)
     assert (wine.kind, wine.path, wine.target) == ("paper", papers / "wine.csv", "class") and wine.available
-    zoo = find_source("zoo")  # known by name, its file absent
+    zoo = find_source("zoo", data_dir=papers)  # known by name, its file absent
     assert zoo.kind == "paper" and not zoo.available
-    assert [s.name for s in paper_sources()] == ["wine"]
+    assert [s.name for s in paper_sources(papers)] == ["wine"]
     assert find_source("iris", ("paper",)).kind == "paper"  # a name both stand for: the kinds asked, in order
     local = tmp_path / "iris"
     local.write_text("a,class\n1,x\n2,y\n")

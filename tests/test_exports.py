@@ -39,9 +39,9 @@ def _check(table: pd.DataFrame, target: str, **params):
 
 
 @pytest.mark.parametrize("name", sorted(PAPER_DATASETS))
-def test_exports_give_predict_on_every_paper_data_set(name, shared_datasets_dir):
+def test_exports_give_predict_on_every_paper_data_set(name, paper_datasets_dir):
     spec = PAPER_DATASETS[name]
-    table = read_table(shared_datasets_dir / spec["file"])
+    table = read_table(paper_datasets_dir / spec["file"])
     # the estimator keeps every column it is given: leave out text identifiers (ecoli's names)
     table = table[[c for c in table.columns if not (table[c].dtype == object and table[c].nunique() == len(table))]]
     # a small pool keeps the test short; the rule forms are those of the default pool

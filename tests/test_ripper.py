@@ -33,13 +33,13 @@ def _cases():
 
 
 @pytest.mark.parametrize("where, name", _cases())
-def test_read_ripper_rules_cover_what_ripper_predicts(where, name, shared_datasets_dir):
+def test_read_ripper_rules_cover_what_ripper_predicts(where, name, paper_datasets_dir):
     if where == "sample":
         path = sample_datasets()[name]
         ds = load_dataset(path)
     else:
-        path = shared_datasets_dir / PAPER_DATASETS[name]["file"]
-        ds = load_paper_dataset(name, shared_datasets_dir)
+        path = paper_datasets_dir / PAPER_DATASETS[name]["file"]
+        ds = load_paper_dataset(name, paper_datasets_dir)
     table = read_table(path)
     X = table[[c.name for c in ds.columns if not c.excluded and c.name != ds.target]]
     positive = ds.classes[-1]

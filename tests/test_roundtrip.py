@@ -85,13 +85,13 @@ def test_pool_rules_round_trip(name, paper_datasets_dir):
 
 
 @pytest.mark.parametrize("name", ["tic_tac_toe", "mammographic_masses", "breast_cancer_wisconsin", "zoo", "hayes_roth"])
-def test_simplest_form_pool_rules_round_trip(name, shared_datasets_dir):
+def test_simplest_form_pool_rules_round_trip(name, paper_datasets_dir):
     """The default pool's rules (sets, values, phrase lengths) read back to the same rows and lengths,
     and the rule set printed whole with its ELSE line reads back whole."""
     from explainer.data.defaults import default_load_settings
     from explainer.rules import default_pool_settings, parse_rule_text
 
-    ds = load_paper_dataset(name, shared_datasets_dir, **default_load_settings())
+    ds = load_paper_dataset(name, paper_datasets_dir, **default_load_settings())
     pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
                       **default_pool_settings(max_depth=5))
     text = RuleSet(pool.rules).to_text(fallback=ds.classes[-1])

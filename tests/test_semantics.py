@@ -164,10 +164,10 @@ def _threshold_data():
 
 
 @pytest.mark.parametrize("where, name", _threshold_data())
-def test_thresholds_have_no_float_noise(where, name, shared_datasets_dir):
+def test_thresholds_have_no_float_noise(where, name, paper_datasets_dir):
     """Every threshold of every pool rule has at most one decimal more than the column's data."""
     if where == "paper":
-        ds = load_paper_dataset(name, shared_datasets_dir)
+        ds = load_paper_dataset(name, paper_datasets_dir)
         pool = _pool(ds, max_depth=6)
     else:
         ds = load_dataset(sample_datasets()[name], **default_load_settings())

@@ -93,11 +93,11 @@ def _columns(rule):
 
 
 @pytest.mark.parametrize("source", ["table", "tic_tac_toe", "mammographic_masses", "breast_cancer_wisconsin"])
-def test_default_pool_rules_have_one_phrase_per_column(source, shared_datasets_dir):
+def test_default_pool_rules_have_one_phrase_per_column(source, paper_datasets_dir):
     if source == "table":
         ds = load_dataset(_table(gaps=True), target="y", **default_load_settings())
     else:
-        ds = load_paper_dataset(source, shared_datasets_dir, **default_load_settings())
+        ds = load_paper_dataset(source, paper_datasets_dir, **default_load_settings())
     pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
                       **default_pool_settings(max_depth=6))
     binary = {s.column for s in ds.feature_specs
