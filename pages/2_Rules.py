@@ -88,7 +88,7 @@ pick = st.selectbox(
     format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
 )
 metrics = report.per_rule[pick]
-covered = report.coverage_matrix[:, pick].nonzero()[0]
+covered = report.rows_covered_by(pick)
 c1, c2 = st.columns([3, 2], gap="large")
 with c1:
     st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
@@ -97,9 +97,10 @@ with c1:
     st.dataframe(rows, hide_index=True, width="stretch", height=300)
 with c2:
     st.markdown("**Conflicts**")
-    if not metrics.conflicting_rules:
+    conflicting = report.conflicting_rules(pick)
+    if not conflicting:
         st.success("This rule conflicts with no other selected rule.", icon=":material/check_circle:")
-    for k in metrics.conflicting_rules:
+    for k in conflicting:
         conflict_rows = report.conflicts_between(pick, k)
         with st.container(border=True):
             st.text(f"Rule {k + 1}: {report.rules[k].text}")

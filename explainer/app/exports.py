@@ -73,11 +73,19 @@ RULE_COLUMNS = ["rule", "IF-THEN", "class", "length", "support", "correct", "err
                 "conflicts", "conflicts with", "in conflict"]
 
 
+#: up to this many rules, a rules table lists the rules each one conflicts with (a list costs one pass
+#: over every rule's rows, so all of them cost rules squared: a large uploaded file shows counts only)
+LISTED_CONFLICTS = 100
+
+
 def rules_table(report: RuleSetReport) -> pd.DataFrame:
     frame = report.rules_frame()
     if frame.empty:
         return pd.DataFrame(columns=RULE_COLUMNS)
-    frame = frame.rename(columns={"text": "IF-THEN", "conflicts_with": "conflicts with"})
+    frame = frame.rename(columns={"text": "IF-THEN"})
+    listed = report.n_rules <= LISTED_CONFLICTS
+    frame["conflicts with"] = [", ".join(str(k + 1) for k in report.conflicting_rules(i)) if listed and m.conflicts
+                               else "" for i, m in enumerate(report.per_rule)]
     frame["class"] = frame["class"].map(str)
     frame["in conflict"] = frame["conflicts"] > 0
     return frame[RULE_COLUMNS]
@@ -111,14 +119,8 @@ def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None) -> p
 
 def misclassified_rows(report: RuleSetReport) -> tuple[np.ndarray, list[str]]:
     """Rows some selected rule gets wrong (it fires and names another class), and those rules (1-based)."""
-    if report.n_rules == 0:
-        return np.zeros(0, dtype=int), []
-    y = np.asarray(report.y).astype(str)
-    rule_labels = np.array([str(r.label) for r in report.rules])
-    wrong = report.coverage_matrix & (rule_labels[None, :] != y[:, None])
-    rows = np.flatnonzero(wrong.any(axis=1))
-    names = [", ".join(str(k + 1) for k in np.flatnonzero(wrong[r])) for r in rows]
-    return rows, names
+    rows, wrong = report.wrong_rows()
+    return rows, [", ".join(str(k + 1) for k in np.flatnonzero(w)) for w in wrong]
 
 
 def misclassified_frame(dataset: Dataset, report: RuleSetReport) -> pd.DataFrame:
