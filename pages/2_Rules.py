@@ -124,6 +124,7 @@ pick = st.selectbox(
     key="w_rule_pick",
     format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
 )
+st.code(report.rules[pick].text, language=None, wrap_lines=True)  # the whole rule, however long
 metrics = report.per_rule[pick]
 covered = report.rows_covered_by(pick)
 c1, c2 = st.columns([3, 2], gap="large")

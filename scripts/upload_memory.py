@@ -50,6 +50,14 @@ def census_like(n_rows: int, seed: int) -> pd.DataFrame:
     return frame
 
 
+def idle(page, timeout: float = 600_000) -> None:
+    """Wait until Streamlit has finished the current script run."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"] "
+        "[data-testid=\"stStatusWidgetRunningIcon\"]')", timeout=timeout)
+
+
 def server_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
@@ -80,11 +88,13 @@ def main(argv=None) -> int:
                 for i, path in enumerate(files):
                     page.goto(url, timeout=120_000)  # a fresh page (and session) for each upload
                     main_block = page.get_by_test_id("stMain")
+                    idle(page)
                     main_block.get_by_text("Upload a CSV").first.click()
                     main_block.locator("input[type='file']").set_input_files(str(path))
                     main_block.get_by_role("button", name="Load data").wait_for(timeout=600_000)
+                    idle(page)
                     t0 = time.perf_counter()
-                    main_block.get_by_role("button", name="Load data").click()
+                    main_block.get_by_role("button", name="Load data").click(timeout=600_000)
                     page.get_by_test_id("stSidebar").get_by_text(f"{path.name} (uploaded)").first.wait_for(
                         timeout=600_000)
                     time.sleep(3)
