@@ -5,9 +5,9 @@
 Starts ``streamlit run app.py`` on a free local port, then in headless
 Chromium uploads ``--uploads`` different CSV files of about ``--mb`` MB each
 (an adult-census-like mix of numeric and categorical columns, with gaps) on
-the Data page and loads each one, as an analyst would.  After each load it
-prints the resident memory of the server process (its worker processes
-apart).  Needs playwright and Debian's chromium (``/usr/bin/chromium``).
+the Data page and loads each one, as an analyst would (in one session, or
+each from a new one with ``--sessions``).  After each load it prints the
+resident memory of the server process (its worker processes apart).  Needs playwright and Debian's chromium (``/usr/bin/chromium``).
 """
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=4)
     parser.add_argument("--mb", type=float, default=41.5)
+    parser.add_argument("--sessions", action="store_true",
+                        help="each upload from a new session (Streamlit keeps a closed one for 2 minutes)")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright  # only this script needs a browser driver
 
@@ -86,17 +88,25 @@ def main(argv=None) -> int:
                 time.sleep(2)
                 print(f"server at start: {server_mb(proc.pid):.0f} MB")
                 for i, path in enumerate(files):
-                    page.goto(url, timeout=120_000)  # a fresh page (and session) for each upload
+                    if args.sessions:  # a fresh page, and so a new session, for each upload
+                        page.goto(url, timeout=120_000)
                     main_block = page.get_by_test_id("stMain")
                     idle(page)
                     main_block.get_by_text("Upload a CSV").first.click()
                     main_block.locator("input[type='file']").set_input_files(str(path))
+                    # the preview of a file read but not loaded yet: the new file has arrived
+                    main_block.get_by_role("heading", name="Preview").wait_for(timeout=600_000)
                     main_block.get_by_role("button", name="Load data").wait_for(timeout=600_000)
                     idle(page)
                     t0 = time.perf_counter()
                     main_block.get_by_role("button", name="Load data").click(timeout=600_000)
-                    page.get_by_test_id("stSidebar").get_by_text(f"{path.name} (uploaded)").first.wait_for(
-                        timeout=600_000)
+                    try:
+                        page.get_by_test_id("stSidebar").get_by_text(f"{path.name} (uploaded)").first.wait_for(
+                            timeout=300_000)
+                    except Exception:
+                        page.screenshot(path=str(pathlib.Path(tempfile.gettempdir()) / "upload_memory.png"),
+                                        full_page=True)
+                        raise
                     time.sleep(3)
                     size = path.stat().st_size / 1e6
                     print(f"after upload {i + 1} ({size:.1f} MB, {n_rows:,} rows, loaded in "
