@@ -10,7 +10,7 @@ import streamlit as st
 
 from explainer.app import charts, sources
 from explainer.app import state as app
-from explainer.app.exports import rows_frame
+from explainer.app.rows import rows_frame
 from explainer.app.session import Session
 from explainer.app.text import md_escape
 from explainer.data import DataError
@@ -161,6 +161,6 @@ with right:
         st.plotly_chart(charts.class_distribution_figure(dataset), width="stretch")
         st.markdown("**Columns** — how each column is used")
         st.dataframe(sources.columns_frame(dataset), hide_index=True, width="stretch")
-        with st.expander("Feature matrix (first 50 rows)"):
+        with st.expander("The first 50 rows, as loaded"):
             st.dataframe(rows_frame(dataset, range(min(50, dataset.n_rows))), hide_index=True, width="stretch")
         st.page_link(app.PAGE_FILES["Explain"], label="Next: explain this data", icon=":material/arrow_forward:")

@@ -25,7 +25,7 @@ if dataset is None:
     st.stop()
 
 # ------------------------------------------------------------------ 1. rule pool
-for slot, default in ((Session.pool_depth, pools.default_depth()), (Session.pool_source, "grid"),
+for slot, default in ((Session.pool_depth, pools.DEFAULT_DEPTH), (Session.pool_source, "grid"),
                       (Session.pool_repeats, 1), (Session.pool_seed, 0), (Session.pool_holdout, 0.0)):
     if not state.has(slot):
         state.put(slot, default)

@@ -1,10 +1,11 @@
 """Rules page: the selected rules, their conflicts, per-class coverage and uncovered rows."""
 
+import numpy as np
 import streamlit as st
 
-from explainer.app import charts, exports
+from explainer.app import charts, exports, rows
 from explainer.app import state as app
-from explainer.app.text import label
+from explainer.app.text import label, md_escape
 
 state = app.setup("Rules")
 st.title("Rules")
@@ -34,46 +35,82 @@ k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
 k5.metric("Rules in conflict", sum(1 for m in report.per_rule if m.conflicts))
 
 table = exports.rules_table(report)
+rule_columns = {name: st.column_config.Column(width=width) for name, width in exports.RULE_COLUMN_WIDTHS.items()}
 st.subheader("Selected rules")
 if table.empty:
     st.warning("The selection is empty: no rule fits the budgets.")
     st.stop()
-# a static table: long rule text wraps instead of being cut off
-st.table(exports.style_conflicts(exports.rules_display(table)))
-st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows.")
+picked = st.dataframe(exports.rules_view(table), hide_index=True, width="stretch", column_config=rule_columns,
+                      on_select="rerun", selection_mode="single-row", key="rules_table")
+st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows. "
+           "Click a rule to inspect it below.")
+
+
+def follow(selection, key: str, value) -> None:
+    """Point the widget ``key`` at what was clicked in a table, once per click (the widget stays free after)."""
+    rows = list(selection.selection.rows)
+    clicked = rows[0] if rows else None
+    if clicked is not None and state.value(f"_{key}_clicked") != clicked:
+        state.set_value(key, value(clicked))
+    state.set_value(f"_{key}_clicked", clicked)
+
+
+follow(picked, "w_rule_pick", int)
 
 st.subheader("Misclassified rows")
-wrong = exports.misclassified_frame(dataset, report)
+wrong = rows.misclassified_frame(dataset, report)
 if wrong.empty:
     st.success("No selected rule fires on a row of another class.", icon=":material/check_circle:")
 else:
     st.caption(f"{len(wrong)} rows on which at least one selected rule fires with another class "
-               "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above).")
-    st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)))
+               "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above). "
+               "Click a row to explain it below.")
+    clicked_row = st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)),
+                               on_select="rerun", selection_mode="single-row", key="wrong_rows_table")
+    follow(clicked_row, "w_explain_row", lambda k: int(wrong["row"].iloc[k]))
 
 # ------------------------------------------------------------------ one row
 st.subheader("Explain a row")
-st.caption("Pick a row of the data (the first misclassified one to start with), or change its values: "
-           "the rules that fire on it and their vote.")
-wrong_rows = exports.misclassified_rows(report)[0]
-if state.explain_row is None or not 1 <= int(state.explain_row) <= dataset.n_rows:
-    state.explain_row = int(wrong_rows[0]) + 1 if len(wrong_rows) else 1
+st.caption("Pick a row of the data by its number (the first misclassified one to start with), or change its "
+           "values: the rules that fire on it and their vote.")
+numbers = rows.row_numbers(dataset)
+if state.explain_row is None or rows.row_position(dataset, state.explain_row) is None:
+    wrong_rows = rows.misclassified_rows(report)[0]
+    state.explain_row = int(numbers[wrong_rows[0] if len(wrong_rows) else 0])
 r1, r2 = st.columns([1, 4], gap="large")
 with r1:
-    row_no = int(st.number_input("Row", 1, dataset.n_rows, value=int(state.explain_row), step=1,
-                                 key="w_explain_row"))
-    st.text(f"true class: {dataset.y[row_no - 1]}")
-with r2:
-    original = dataset.X.iloc[[row_no - 1]].reset_index(drop=True)
-    edited = st.data_editor(original, hide_index=True, width="stretch", key=f"row_values_{row_no}",
-                            num_rows="fixed")
-fired, voted = exports.explain_one_row(report, edited)
-changed = not edited.equals(original)
-verdict = exports.vote_text(voted, dataset.y[row_no - 1] if not changed else None)
-(st.success if voted is not None and str(voted) == str(dataset.y[row_no - 1]) and not changed else st.info)(
-    ("With the values changed: " if changed else "") + verdict, icon=":material/how_to_vote:")
-if fired:
-    st.table(exports.style_conflicts(exports.rules_display(exports.rules_table(report)).iloc[fired]))
+    row_no = int(st.number_input("Row", int(numbers.min()), int(numbers.max()), value=int(state.explain_row),
+                                 step=1, key="w_explain_row"))
+    position = rows.row_position(dataset, row_no)
+    if position is not None:
+        st.text(f"true class: {dataset.y[position]}")
+if position is None:
+    r2.info(f"Row {row_no} is held out: the explanation was computed without it.", icon=":material/info:")
+else:
+    with r2:
+        original = rows.editor_frame(dataset, position)
+        config = {}
+        for col in rows.editor_columns(dataset):
+            if col.options:
+                config[col.name] = st.column_config.SelectboxColumn(options=col.options, required=True)
+            else:
+                config[col.name] = st.column_config.NumberColumn(required=not col.values.missing_allowed)
+        edited = st.data_editor(original, hide_index=True, width="stretch", key=f"row_values_{row_no}",
+                                num_rows="fixed", column_config=config)
+    changed = not edited.equals(original)
+    encoded, problem = rows.encode_edited(dataset, edited)
+    if encoded is None:
+        st.error(md_escape(problem), icon=":material/error:")
+    else:
+        fired, voted = rows.explain_one_row(report, encoded)
+        truth = dataset.y[position]
+        verdict = rows.vote_text(voted, truth if not changed else None)
+        right = voted is not None and str(voted) == str(truth) and not changed
+        (st.success if right else st.info)(("With the values changed: " if changed else "") + verdict,
+                                           icon=":material/how_to_vote:")
+        if fired:
+            st.dataframe(exports.rules_view(table.iloc[fired]), hide_index=True, width="stretch",
+                         column_config=rule_columns)
 
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")
@@ -87,26 +124,29 @@ pick = st.selectbox(
     key="w_rule_pick",
     format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
 )
+st.code(report.rules[pick].text, language=None, wrap_lines=True)  # the whole rule, however long
 metrics = report.per_rule[pick]
-covered = report.coverage_matrix[:, pick].nonzero()[0]
+covered = report.rows_covered_by(pick)
 c1, c2 = st.columns([3, 2], gap="large")
 with c1:
     st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
-    rows = exports.rows_frame(dataset, covered, report)
-    rows.insert(1, "correct", rows[f"{dataset.target} (true)"] == str(metrics.label))
-    st.dataframe(rows, hide_index=True, width="stretch", height=300)
+    truth = np.asarray(dataset.y)[covered].astype(str)
+    st.dataframe(rows.rows_frame(dataset, covered, report, {"correct": truth == str(metrics.label)}),
+                 hide_index=True, width="stretch", height=300)
 with c2:
     st.markdown("**Conflicts**")
-    if not metrics.conflicting_rules:
+    conflicting = report.conflicting_rules(pick)
+    if not conflicting:
         st.success("This rule conflicts with no other selected rule.", icon=":material/check_circle:")
-    for k in metrics.conflicting_rules:
+    for k in conflicting:
         conflict_rows = report.conflicts_between(pick, k)
         with st.container(border=True):
             st.text(f"Rule {k + 1}: {report.rules[k].text}")
-            st.caption(f"{len(conflict_rows)} shared rows: " + ", ".join(str(r + 1) for r in conflict_rows[:50])
+            st.caption(f"{len(conflict_rows)} shared rows: "
+                       + ", ".join(str(r) for r in rows.row_numbers(dataset)[conflict_rows[:50]])
                        + (" …" if len(conflict_rows) > 50 else ""))
             with st.expander("Show these rows"):
-                st.dataframe(exports.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
+                st.dataframe(rows.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
 
 # ------------------------------------------------------------------ per class and uncovered
 st.subheader("Coverage per class")
@@ -131,4 +171,4 @@ if len(uncovered) == 0:
     st.success("Every row is covered by at least one rule.", icon=":material/check_circle:")
 else:
     st.caption(f"{len(uncovered)} rows ({100 * len(uncovered) / report.n_rows:.1f}%)")
-    st.dataframe(exports.rows_frame(dataset, uncovered), hide_index=True, width="stretch", height=300)
+    st.dataframe(rows.rows_frame(dataset, uncovered, report), hide_index=True, width="stretch", height=300)

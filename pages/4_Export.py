@@ -49,9 +49,10 @@ with st.container(border=True):
     if dataset is None:
         st.info("Load data first; a rule file is evaluated against the current data.", icon=":material/info:")
         st.stop()
+    rows, holdout, rows_text = exports.evaluation_rows(dataset, state.split)
     st.caption(
         "One rule per line, e.g. `IF petal_width <= 0.8 THEN CLASS=setosa`. The budgets and eps of the "
-        "Explain page are used for the totals."
+        f"Explain page are used for the totals, on {rows_text}."
     )
     st.file_uploader("Rule file (.txt)", type=["txt", "rules"], key="rules_upload_widget",
                      on_change=_remember_rules_upload)
@@ -61,17 +62,18 @@ with st.container(border=True):
             text = exports.decode_text(upload["data"])
             report = exports.evaluate_rule_text(
                 text,
-                dataset,
+                rows,
                 complexity_budget=state.bc,
                 error_budget=state.be,
                 eps=float(state.eps),
+                holdout=holdout,
             )
         except ValueError as exc:
             st.error("The rule file cannot be used: " + md_escape(str(exc)), icon=":material/error:")
         except Exception as exc:  # never a traceback on the page
             st.error(f"The rule file cannot be used ({type(exc).__name__}).", icon=":material/error:")
         else:
-            st.text(f"{upload['name']}: {report.n_rules} rules")
+            st.text(f"{upload['name']}: {report.n_rules} rules, evaluated on {rows_text}.")
             e1, e2, e3, e4, e5 = st.columns(5)
             e1.metric("Coverage", f"{100 * report.coverage_score:.2f}%")
             e2.metric("Complexity", report.complexity if report.complexity_budget is None
@@ -80,4 +82,10 @@ with st.container(border=True):
                       else f"{report.errors} / {report.error_budget}")
             e4.metric("Rows covered", f"{report.covered} / {report.n_rows}")
             e5.metric("Within budgets", {True: "yes", False: "no", None: "—"}[report.within_budgets])
-            st.table(exports.style_conflicts(exports.rules_display(exports.rules_table(report))))
+            if report.holdout is not None:
+                st.caption("The same rules on the training rows and on the held-out rows:")
+                st.dataframe(exports.holdout_frame(report))
+            rule_columns = {name: st.column_config.Column(width=width)
+                            for name, width in exports.RULE_COLUMN_WIDTHS.items()}
+            st.dataframe(exports.rules_view(exports.rules_table(report)), hide_index=True, width="stretch",
+                         column_config=rule_columns)

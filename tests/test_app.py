@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explainer.app import exports, sources
+from explainer.app import exports, rows, sources
 from explainer.app import state as app_state
 from explainer.app.session import Session
 from explainer.app.text import algorithm_parameters, md_escape
@@ -192,7 +192,7 @@ def test_rules_page_table_conflicts_and_uncovered(explained):
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     report = at.session_state["explanation"].report
-    table = at.table[0].value
+    table = at.dataframe[0].value
     assert list(table["IF-THEN"]) == [r.text for r in report.rules]
     assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
     headers = [h.value for h in at.subheader]
@@ -261,7 +261,7 @@ def test_export_evaluates_uploaded_rules(explained):
     at.session_state["rules_upload"] = {"name": "rules.txt", "data": text.encode()}
     at.run()
     assert not at.error and not at.exception
-    assert at.table[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
+    assert at.dataframe[0].value["IF-THEN"].tolist() == [line for line in text.splitlines() if line]
     for bad in (b"IF nonsense THEN", b"IF petal_width <= 1 THEN CLASS=unicorn", b"IF nope > 1 THEN CLASS=setosa",
                 b"\xff\xfe\x00\x00garbage", b""):
         at.session_state["rules_upload"] = {"name": "bad.txt", "data": bad}
@@ -419,7 +419,7 @@ def test_misclassified_rows_are_every_row_a_rule_gets_wrong(explained):
     for rule in report.rules:
         covered = rule.covers(dataset.X)
         expected |= {i for i in range(dataset.n_rows) if covered[i] and y[i] != str(rule.label)}
-    frame = exports.misclassified_frame(dataset, report)
+    frame = rows.misclassified_frame(dataset, report)
     assert set(frame["row"] - 1) == expected
     assert len(expected) <= sum(m.errors for m in report.per_rule)
     at.switch_page("pages/2_Rules.py").run()
@@ -554,7 +554,7 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
     report = at.session_state["explanation"].report
     dataset = at.session_state["dataset"]
     for row in (0, 60, 120):
-        fired, voted = exports.explain_one_row(report, dataset.X.iloc[[row]].reset_index(drop=True))
+        fired, voted = rows.explain_one_row(report, dataset.X.iloc[[row]].reset_index(drop=True))
         by_hand = [k for k, rule in enumerate(report.rules) if rule.covers(dataset.X)[row]]
         assert fired == by_hand
         if not by_hand:

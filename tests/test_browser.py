@@ -241,7 +241,7 @@ def test_dashboard_end_to_end(playwright_api, server):
         # ---- Rules: the table and every misclassified row
         _goto(page, "Rules")
         main.get_by_role("heading", name="Misclassified rows").first.wait_for()
-        main.get_by_test_id("stTable").first.wait_for()
+        _keyed(page, "rules_table").wait_for()
         _shot(page, "rules")
 
         # ---- Export: the downloaded text is the library's rendering

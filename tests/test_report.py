@@ -33,7 +33,7 @@ def test_hand_computed_metrics():
     assert [m.errors for m in rep.per_rule] == [1, 0, 1]
     assert [m.correct for m in rep.per_rule] == [2, 2, 1]
     assert [m.conflicts for m in rep.per_rule] == [1, 1, 0]
-    assert [m.conflicting_rules for m in rep.per_rule] == [[1], [0], []]
+    assert [rep.conflicting_rules(i) for i in range(3)] == [[1], [0], []]
     assert rep.per_rule[0].precision == 2 / 3
     assert (rep.complexity, rep.errors, rep.covered, rep.conflicting_pairs) == (3, 2, 6, 1)
     assert rep.coverage == 5 and rep.coverage_score == 5 / 6
@@ -153,3 +153,63 @@ def test_estimator_report_says_what_predict_does():
     est = RuleSetExplainer(max_depth=4, complexity_budget=2, error_budget=5, random_state=0).fit(X, y)
     assert est.report_.fallback == est.default_class_ and est.report_.target == "level"
     assert est.report_.accuracy == est.score(X, y)
+
+
+def _random_rules(rng, n_rules: int, classes: list[str]):
+    text = []
+    for _ in range(n_rules):
+        conds = [f"{rng.choice(['a', 'b', 'c'])} {rng.choice(['<=', '>'])} {rng.integers(0, 6)}"
+                 for _ in range(rng.integers(1, 3))]
+        text.append("IF " + " AND ".join(conds) + f" THEN CLASS={rng.choice(classes)}")
+    return parse_rules("\n".join(text))
+
+
+def test_per_rule_conflicts_and_totals_against_brute_force():
+    # random rule sets on random tables: every per-rule count and every list against pairwise loops
+    from explainer.selection.problem import SelectionProblem
+
+    rng = np.random.default_rng(7)
+    for trial in range(25):
+        n = int(rng.integers(1, 40))
+        data = pd.DataFrame(rng.integers(0, 6, size=(n, 3)).astype(float), columns=["a", "b", "c"])
+        data = data.mask(rng.random((n, 3)) < 0.1)  # missing values: no condition holds on them
+        classes = ["p", "q", "r"][: int(rng.integers(2, 4))]
+        labels = rng.choice(classes, size=n)
+        rules = _random_rules(rng, int(rng.integers(0, 12)), classes)
+        rep = evaluate_rules(rules, data, labels, eps=0.5)
+        cov = [[bool(r.covers(data.iloc[[j]])[0]) for r in rules] for j in range(n)]
+        R = len(rules)
+        for i, rule in enumerate(rules):
+            rows = [j for j in range(n) if cov[j][i]]
+            others = [k for k in range(R) if str(rules[k].label) != str(rule.label)]
+            m = rep.per_rule[i]
+            assert m.support == len(rows)
+            assert m.errors == sum(labels[j] != str(rule.label) for j in rows)
+            assert m.conflicts == sum(cov[j][k] for j in rows for k in others)
+            assert rep.conflicting_rules(i) == [k for k in others if any(cov[j][k] for j in rows)]
+            assert rep.rows_covered_by(i).tolist() == rows
+            for k in others:
+                assert rep.conflicts_between(i, k).tolist() == [j for j in rows if cov[j][k]]
+        pairs = sum(cov[j][i] and cov[j][k] and str(rules[i].label) != str(rules[k].label)
+                    for j in range(n) for i in range(R) for k in range(i + 1, R))
+        covered = sum(any(row) for row in cov)
+        assert (rep.covered, rep.conflicting_pairs) == (covered, pairs), trial
+        assert rep.coverage == covered - 0.5 * pairs
+        assert rep.uncovered_rows().tolist() == [j for j in range(n) if not any(cov[j])]
+        wrong, which = rep.wrong_rows()
+        by_hand = [[k for k in range(R) if cov[j][k] and str(rules[k].label) != labels[j]] for j in range(n)]
+        assert wrong.tolist() == [j for j in range(n) if by_hand[j]]
+        assert [np.flatnonzero(w).tolist() for w in which] == [by_hand[j] for j in wrong]
+        for j in range(n):
+            fired = [str(rules[k].label) for k in range(R) if cov[j][k]]
+            counts = {c: fired.count(c) for c in set(fired)}
+            top = [c for c, v in counts.items() if v == max(counts.values())] if counts else []
+            assert rep.predictions[j] == (UNCOVERED if not top else TIE if len(top) > 1 else top[0])
+        if R:  # the same totals as the optimisers' problem
+            names = sorted(set(classes))
+            problem = SelectionProblem(np.array(cov, dtype=bool).reshape(n, R),
+                                       [names.index(str(r.label)) for r in rules],
+                                       [names.index(v) for v in labels], [r.length for r in rules], eps=0.5)
+            ev = problem.evaluate(np.ones(R, dtype=bool))
+            assert (ev.covered, ev.conflicting_pairs, ev.errors, ev.complexity) == (
+                rep.covered, rep.conflicting_pairs, rep.errors, rep.complexity)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from explainer.app.text import label, md_escape
+from explainer.app.text import label
 from explainer.data import Dataset
 from explainer.pipeline import Explanation
-from explainer.report import TIE, UNCOVERED, RuleSetReport, evaluate_rules, explain_row
+from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules import parse_rules, rules_for_data
 
 
@@ -36,8 +35,12 @@ def _safe_stem(name: str) -> str:
 
 
 def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, error_budget=None,
-                       eps: float = 1.0) -> RuleSetReport:
-    """Evaluate a rule file against the data; raises ValueError with a readable message."""
+                       eps: float = 1.0, holdout: tuple | None = None) -> RuleSetReport:
+    """Evaluate a rule file against the data; raises ValueError with a readable message.
+
+    ``dataset`` holds the rows the totals count (the training rows when some are held out);
+    ``holdout`` = (X_test, y_test) adds the same metrics on the held-out rows.
+    """
     if not text.strip():
         raise ValueError("The rule file is empty.")
     parsed = parse_rules(text)
@@ -54,8 +57,20 @@ def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, e
         eps=eps,
         complexity_budget=complexity_budget,
         error_budget=error_budget,
+        X_test=holdout[0] if holdout is not None else None,
+        y_test=holdout[1] if holdout is not None else None,
         fingerprint=dataset.fingerprint,
     )
+
+
+def evaluation_rows(dataset: Dataset, split) -> tuple[Dataset, tuple | None, str]:
+    """The rows an uploaded rule file is evaluated on, as the Explain page's result was: (rows the totals
+    count, held-out rows or None, what they are in words)."""
+    if split is None or split.X_test is None:
+        return dataset, None, f"all {dataset.n_rows} rows of the data"
+    return split.train, (split.X_test, split.y_test), (
+        f"the {split.train.n_rows} training rows (as the Explain page's result), and beside them the "
+        f"{len(split.y_test)} held-out rows ({100 * split.fraction:g} %)")
 
 
 def decode_text(data: bytes) -> str:
@@ -73,60 +88,43 @@ RULE_COLUMNS = ["rule", "IF-THEN", "class", "length", "support", "correct", "err
                 "conflicts", "conflicts with", "in conflict"]
 
 
+#: up to this many rules, a rules table lists the rules each one conflicts with (a list costs one pass
+#: over every rule's rows, so all of them cost rules squared: a large uploaded file shows counts only)
+LISTED_CONFLICTS = 100
+
+
 def rules_table(report: RuleSetReport) -> pd.DataFrame:
     frame = report.rules_frame()
     if frame.empty:
         return pd.DataFrame(columns=RULE_COLUMNS)
-    frame = frame.rename(columns={"text": "IF-THEN", "conflicts_with": "conflicts with"})
+    frame = frame.rename(columns={"text": "IF-THEN"})
+    listed = report.n_rules <= LISTED_CONFLICTS
+    frame["conflicts with"] = [", ".join(str(k + 1) for k in report.conflicting_rules(i)) if listed and m.conflicts
+                               else "" for i, m in enumerate(report.per_rule)]
     frame["class"] = frame["class"].map(str)
     frame["in conflict"] = frame["conflicts"] > 0
     return frame[RULE_COLUMNS]
 
 
-def rules_display(table: pd.DataFrame) -> pd.DataFrame:
-    """The rules table as shown in a static (wrapping) table: yes / blank for conflicts."""
-    return table.assign(**{"in conflict": table["in conflict"].map({True: "yes", False: ""})})
+#: up to this many rules, a rules table is shaded (a pandas Styler costs the page per cell)
+STYLED_RULES = 1000
 
 
-def style_conflicts(frame: pd.DataFrame):
-    """Highlight the rules involved in a conflict (a pandas Styler; values stay plain text)."""
+def rules_view(table: pd.DataFrame):
+    """The rules table as st.dataframe shows it: the rules in conflict shaded red (a Styler; values stay
+    plain text, never Markdown), or the plain table when it is too long to shade."""
+    if len(table) > STYLED_RULES:
+        return table
 
     def highlight(row):
         colour = "background-color: rgba(228, 87, 86, 0.18)" if row.get("in conflict") else ""
         return [colour] * len(row)
 
-    return frame.style.apply(highlight, axis=1).format({"precision": "{:.3f}"}).hide(axis="index")
+    return table.style.apply(highlight, axis=1).format({"precision": "{:.3f}"})
 
 
-def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None) -> pd.DataFrame:
-    rows = np.asarray(rows, dtype=int)
-    frame = dataset.X.iloc[rows].copy()
-    # the row number in the data as read (the training rows keep theirs when some are held out)
-    frame.insert(0, "row", np.asarray(dataset.X.index)[rows] + 1)
-    frame[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
-    if report is not None:
-        frame["voted class"] = [str(v) for v in report.predictions[rows]]
-    return frame.reset_index(drop=True)
-
-
-def misclassified_rows(report: RuleSetReport) -> tuple[np.ndarray, list[str]]:
-    """Rows some selected rule gets wrong (it fires and names another class), and those rules (1-based)."""
-    if report.n_rules == 0:
-        return np.zeros(0, dtype=int), []
-    y = np.asarray(report.y).astype(str)
-    rule_labels = np.array([str(r.label) for r in report.rules])
-    wrong = report.coverage_matrix & (rule_labels[None, :] != y[:, None])
-    rows = np.flatnonzero(wrong.any(axis=1))
-    names = [", ".join(str(k + 1) for k in np.flatnonzero(wrong[r])) for r in rows]
-    return rows, names
-
-
-def misclassified_frame(dataset: Dataset, report: RuleSetReport) -> pd.DataFrame:
-    """Every misclassified row in one table: the row, its values, true and voted class, the wrong rules."""
-    rows, names = misclassified_rows(report)
-    frame = rows_frame(dataset, rows, report)
-    frame.insert(1, "wrong rules", names)
-    return frame
+#: how st.dataframe shows the columns of :func:`rules_table`
+RULE_COLUMN_WIDTHS = {"rule": "small", "IF-THEN": "large", "class": "small", "conflicts with": "small"}
 
 
 def comparison_frame(job, n_rows: int) -> pd.DataFrame:
@@ -201,23 +199,3 @@ def holdout_frame(report) -> pd.DataFrame:
          for name, m in columns.items()},
         index=[label for label, _, _ in rows],
     )
-
-
-def explain_one_row(report: RuleSetReport, row: pd.DataFrame) -> tuple[list[int], object | None]:
-    """(positions of the selected rules that fire on a one-row frame, their vote or None when none fires)."""
-
-    fired, voted = explain_row(report.rules, row)
-    return fired, (None if isinstance(voted, str) and voted == UNCOVERED else voted)
-
-
-def vote_text(voted, true_label=None) -> str:
-    """The vote in words, against the true class when it is known."""
-
-    if voted is None:
-        return "No rule fires on this row: it is uncovered."
-    if isinstance(voted, str) and voted == TIE:
-        return "The rules that fire disagree and tie: no class wins the vote."
-    text = f"The rules that fire vote for class {md_escape(voted)}"
-    if true_label is None:
-        return text + "."
-    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(true_label)}.")

@@ -1,4 +1,5 @@
-"""Rule pools (built once per data fingerprint and settings) and the budgets that go with them."""
+"""Rule pools (built once per data fingerprint and settings, while the server's cache holds them) and the
+rows they are built on."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
+from explainer.app.caching import COMPUTED
 from explainer.app.session import Session
 from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
@@ -39,41 +40,35 @@ class Split:
     fraction: float = 0.0
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _split_cached(fingerprint: str, fraction: float, seed: int, _dataset: Dataset) -> Split:
+def _split(fraction: float, seed: int, dataset: Dataset) -> Split:
     if fraction <= 0:
-        return Split(_dataset)
+        return Split(dataset)
 
-    y = np.asarray(_dataset.y)
+    y = np.asarray(dataset.y)
     # split row positions, so the training rows keep their row numbers (the frame's index)
     train, test, _, _ = split_holdout(np.arange(len(y))[:, None], y, fraction, random_state=seed)
     train, test = np.sort(train.ravel()), np.sort(test.ravel())
-    part = dataclasses.replace(_dataset, X=_dataset.X.iloc[train], y=y[train], fingerprint="")
-    return Split(part, _dataset.X.iloc[test].reset_index(drop=True), y[test], float(fraction))
+    part = dataclasses.replace(dataset, X=dataset.X.iloc[train], y=y[train], fingerprint="")
+    return Split(part, dataset.X.iloc[test].reset_index(drop=True), y[test], float(fraction))
 
 
 def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
     """The rows the pool is built on and the held-out rows (cached per data, share and seed)."""
-    return _split_cached(dataset.fingerprint, float(settings.holdout), int(settings.random_state), dataset)
+    fraction, seed = float(settings.holdout), int(settings.random_state)
+    return COMPUTED.get_or_make(("split", dataset.fingerprint, fraction, seed), lambda: _split(fraction, seed, dataset))
 
 
-def default_depth(data_ref: dict | None = None) -> int:
-    """The depth the CLI uses for the same data (:mod:`explainer.rules.defaults`)."""
-    return DEFAULT_DEPTH
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _pool_cached(fingerprint: str, settings: PoolSettings, _dataset: Dataset) -> tuple[RulePool, float]:
+def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
     t0 = time.perf_counter()
     pool = build_pool(
-        _dataset.X,
-        _dataset.y,
+        dataset.X,
+        dataset.y,
         settings.max_depth,
         random_state=settings.random_state,
         n_repeats=settings.n_repeats,
         source=settings.source,
-        classes=_dataset.classes,
-        feature_specs=_dataset.feature_specs,
+        classes=dataset.classes,
+        feature_specs=dataset.feature_specs,
         phrase_length=settings.phrase_length,
     )
     return pool, time.perf_counter() - t0
@@ -81,7 +76,7 @@ def _pool_cached(fingerprint: str, settings: PoolSettings, _dataset: Dataset) ->
 
 def cached_pool(dataset: Dataset, settings: PoolSettings) -> tuple[RulePool, float]:
     """The rule pool of ``dataset`` (built once per data fingerprint and settings)."""
-    return _pool_cached(dataset.fingerprint, settings, dataset)
+    return COMPUTED.get_or_make(("pool", dataset.fingerprint, settings), lambda: _build(settings, dataset))
 
 
 def ensure_pool(state: Session, settings: PoolSettings) -> RulePool:
@@ -109,24 +104,24 @@ def work_data(state: Session) -> Dataset:
     return split.train if split is not None else state.dataset
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def _best_tree_report(pool_key, bc: int, be: int, eps: float, _pool: RulePool,
-                      _dataset: Dataset) -> RuleSetReport | None:
-    best = _pool.best_tree()
+def _best_tree_report(bc: int, be: int, eps: float, pool: RulePool, dataset: Dataset) -> RuleSetReport | None:
+    best = pool.best_tree()
     if best is None:
         return None
     return evaluate_rules(
-        _pool.rule_set(best.tree.rule_ids),
-        _dataset.X,
-        _dataset.y,
+        pool.rule_set(best.tree.rule_ids),
+        dataset.X,
+        dataset.y,
         eps=eps,
         complexity_budget=bc,
         error_budget=be,
-        fingerprint=_dataset.fingerprint,
+        fingerprint=dataset.fingerprint,
     )
 
 
 def best_tree_report(state: Session, bc: int, be: int, eps: float) -> RuleSetReport | None:
     """Metrics of the best tree's own rules, for comparison with a selection."""
-    return _best_tree_report(state.pool_key, int(bc), int(be), float(eps), state.pool, work_data(state))
+    key = ("best tree", state.pool_key, int(bc), int(be), float(eps))
+    return COMPUTED.get_or_make(key, lambda: _best_tree_report(int(bc), int(be), float(eps), state.pool,
+                                                               work_data(state)))
 

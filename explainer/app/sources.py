@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import collections
 import hashlib
 import io
 import pathlib
-import threading
 from dataclasses import dataclass, field
 
 import pandas as pd
-import streamlit as st
 
+from explainer.app.caching import COMPUTED, UPLOADS
 from explainer.data import (
     PAPER_DATASETS,
     DataError,
@@ -23,9 +21,6 @@ from explainer.data import sources as data_sources
 from explainer.data.defaults import default_load_settings
 from explainer.data.sources import NamedSource
 from explainer.data.target import suggest_target
-
-#: Uploaded files the server keeps (by digest) so that a reload or a shared link can restore them.
-UPLOADS_KEPT = 16
 
 
 def digest(data: bytes) -> str:
@@ -87,28 +82,15 @@ def upload_source(name: str, data: bytes) -> Source:
 # --------------------------------------------------------------------------- uploads kept by the server
 
 
-@st.cache_resource(show_spinner=False)
-def _upload_store() -> tuple[collections.OrderedDict, threading.Lock]:
-    return collections.OrderedDict(), threading.Lock()
-
-
 def keep_upload(name: str, data: bytes) -> Source:
-    """Remember an uploaded file on the server (the last :data:`UPLOADS_KEPT`), keyed by its digest."""
+    """Remember an uploaded file on the server (within :data:`.caching.UPLOADS`' bytes), keyed by its digest."""
     source = upload_source(name, data)
-    store, lock = _upload_store()
-    with lock:
-        store[source.digest[:16]] = source
-        store.move_to_end(source.digest[:16])
-        while len(store) > UPLOADS_KEPT:
-            store.popitem(last=False)
-    return source
+    return UPLOADS.put(source.digest[:16], source, len(data))
 
 
 def kept_upload(prefix: str) -> Source | None:
     """The uploaded file whose digest starts with ``prefix``, if the server still holds it."""
-    store, lock = _upload_store()
-    with lock:
-        return store.get(prefix[:16])
+    return UPLOADS.get(prefix[:16])
 
 
 def source_from_ref(ref: str) -> Source | None:
@@ -125,25 +107,19 @@ def source_from_ref(ref: str) -> Source | None:
 # --------------------------------------------------------------------------- reading and preparing
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _read_table_cached(ident: str, _source: Source) -> pd.DataFrame:
-    return read_table(_source.reader_input())
-
-
 def cached_table(source: Source) -> pd.DataFrame:
-    """The raw table of ``source`` (read once per source); raises DataError."""
-    return _read_table_cached(source.ident, source)
+    """The raw table of ``source`` (read once while the server's cache holds it); raises DataError."""
+    return COMPUTED.get_or_make(("table", source.ident), lambda: read_table(source.reader_input()))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _load_cached(ident: str, target, categorical, exclude, keep, _source: Source) -> Dataset:
+def _load(source: Source, target, categorical, exclude, keep) -> Dataset:
     return load_dataset(
-        _source.reader_input(),
+        source.reader_input(),
         target=target,
         categorical=list(categorical),
         exclude=list(exclude),
         keep=list(keep),
-        name=pathlib.PurePath(_source.name).stem or _source.name,
+        name=pathlib.PurePath(source.name).stem or source.name,
         **default_load_settings(),
     )
 
@@ -158,8 +134,10 @@ def suggested_target(table: pd.DataFrame) -> tuple[str, str]:
 
 
 def load_source(source: Source, target=None, categorical=(), exclude=(), keep=()) -> Dataset:
-    """Prepare ``source`` with the column overrides; raises DataError with a readable message."""
-    return _load_cached(source.ident, target, tuple(categorical), tuple(exclude), tuple(keep), source)
+    """Prepare ``source`` with the column overrides (once while the server's cache holds it); raises DataError
+    with a readable message."""
+    options = (target, tuple(categorical), tuple(exclude), tuple(keep))
+    return COMPUTED.get_or_make(("dataset", source.ident, *options), lambda: _load(source, *options))
 
 
 def load_upload(name: str, data: bytes, **options) -> Dataset:

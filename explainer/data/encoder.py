@@ -26,6 +26,7 @@ from explainer.data.target import ID_MIN_ROWS, ID_RATIO, looks_like_identifier_n
 
 __all__ = [
     "ColumnInfo",
+    "ColumnValues",
     "TableEncoder",
     "KINDS",
     "MAX_CATEGORIES",
@@ -65,6 +66,17 @@ class ColumnInfo:
             "features": list(self.features),
             "excluded": bool(self.excluded),
         }
+
+
+@dataclass(frozen=True)
+class ColumnValues:
+    """The values one used column takes: a number, or one of its categories; missing where it had gaps."""
+
+    name: str
+    numeric: bool
+    integer: bool
+    categories: list
+    missing_allowed: bool
 
 
 @dataclass
@@ -284,6 +296,34 @@ class TableEncoder(BaseEstimator):
     def feature_names_(self) -> list[str]:
         self._check_fitted()
         return [s.name for s in self.feature_specs_]
+
+    def inverse_transform(self, X) -> pd.DataFrame:
+        """The used columns in their own values, from encoded rows (the inverse of :meth:`transform`).
+
+        A numeric column is its feature; a categorical one is the category whose one-hot
+        feature is 1, or missing (None) when none is (a missing value, or a category never
+        seen when fitting).  Identifiers and other dropped columns are not recovered.
+        """
+        self._check_fitted()
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=self.feature_names_)
+        out: dict[str, np.ndarray] = {}
+        for p in self._plans:
+            if p.numeric:
+                out[p.column] = frame[p.names[0]].to_numpy(dtype=np.float64)
+                continue
+            onehot = frame[p.names[: len(p.categories)]].to_numpy(dtype=np.float64) > 0.5
+            values = np.full(len(frame), None, dtype=object)
+            hit = onehot.any(axis=1)
+            values[hit] = np.array(p.categories + [None], dtype=object)[:-1][onehot[hit].argmax(axis=1)]
+            out[p.column] = values
+        return pd.DataFrame(out, index=frame.index)
+
+    def column_values(self) -> list[ColumnValues]:
+        """What each used column can hold, for a form that builds rows :meth:`transform` accepts."""
+        self._check_fitted()
+        missing = {c.name: c.n_missing > 0 for c in self.columns_}
+        return [ColumnValues(p.column, p.numeric, p.integer, [] if p.numeric else list(p.categories),
+                             missing.get(p.column, False)) for p in self._plans]
 
     # ------------------------------------------------------------------ fitting
 

@@ -2,9 +2,12 @@
 
 Per rule: length, support, correct, errors, precision, conflicts with the other
 rules of the set.  Totals: complexity, errors, covered rows, conflicting pairs,
-coverage f* and coverage score f*/N, all through :class:`SelectionProblem` so
-the report and the optimisers can never disagree.  Each row also gets the class
-voted by the rules that fire on it (ties and uncovered rows are reported).
+coverage f* and coverage score f*/N, with the paper's definitions (the same
+numbers :class:`~explainer.selection.problem.SelectionProblem` gives, which the
+tests check).  Each row also gets the class voted by the rules that fire on it
+(ties and uncovered rows are reported).  Memory and time are linear in rows
+times rules (:class:`~explainer.report.coverage.RuleCoverage`): the rules that
+conflict with one rule, or the rows it covers, are listed on demand.
 """
 
 from __future__ import annotations
@@ -18,12 +21,9 @@ import numpy as np
 import pandas as pd
 
 from explainer.data.target import encode_labels
+from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage, vote_labels
 from explainer.rules.model import RuleSet
 from explainer.rules.render import render_label
-from explainer.selection.problem import SelectionProblem
-
-UNCOVERED = "(uncovered)"
-TIE = "(tie)"
 
 
 @dataclass
@@ -37,7 +37,6 @@ class RuleMetrics:
     errors: int
     precision: float
     conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
-    conflicting_rules: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -50,7 +49,6 @@ class RuleMetrics:
             "errors": self.errors,
             "precision": self.precision,
             "conflicts": self.conflicts,
-            "conflicting_rules": list(self.conflicting_rules),
         }
 
 
@@ -67,7 +65,7 @@ class RuleSetReport:
     eps: float
     predictions: np.ndarray  # voted label per row, or UNCOVERED / TIE
     y: np.ndarray
-    coverage_matrix: np.ndarray  # N x R boolean
+    firing: RuleCoverage  # which rules fire on which rows
     complexity_budget: int | None = None
     error_budget: int | None = None
     test_accuracy: float | None = None
@@ -165,18 +163,32 @@ class RuleSetReport:
         return ok_c and ok_e
 
     def uncovered_rows(self) -> np.ndarray:
-        return np.flatnonzero(~self.coverage_matrix.any(axis=1))
+        return np.flatnonzero(~self.firing.covered_mask)
+
+    def rows_covered_by(self, i: int) -> np.ndarray:
+        """The rows rule ``i`` fires on."""
+        return self.firing.rows_of(i)
+
+    def conflicting_rules(self, i: int) -> list[int]:
+        """The rules of another class that fire on some row rule ``i`` fires on (built on demand)."""
+        return self.firing.conflicting_rules(i)
 
     def conflicts_between(self, i: int, k: int) -> np.ndarray:
         """Rows where rules i and k both fire with different classes."""
         if str(self.rules[i].label) == str(self.rules[k].label):
             return np.zeros(0, dtype=int)
-        return np.flatnonzero(self.coverage_matrix[:, i] & self.coverage_matrix[:, k])
+        return self.firing.between(i, k)
+
+    def wrong_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows some rule fires on with another class than the row's, (rows, R) mask of those rules)."""
+        rows = self.firing.wrong_rows()
+        own = self.firing.rule_class[None, :] == self.firing.y[rows][:, None]
+        return rows, self.firing.firing(rows) & ~own
 
     def per_class(self) -> pd.DataFrame:
         """Per true class: rows, rows covered, rows voted right."""
         y = self.y.astype(str)
-        covered = self.coverage_matrix.any(axis=1)
+        covered = self.firing.covered_mask
         right = self.predictions.astype(str) == y
         rows = []
         for label in sorted(set(y.tolist())):
@@ -300,7 +312,6 @@ class RuleSetReport:
                     "errors": m.errors,
                     "precision": round(m.precision, 4),
                     "conflicts": m.conflicts,
-                    "conflicts_with": ", ".join(str(k + 1) for k in m.conflicting_rules),
                 }
                 for m in self.per_rule
             ]
@@ -355,24 +366,20 @@ def frame_to_safe_csv(frame: pd.DataFrame) -> str:
 def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
     """Majority vote of the rules that fire on each row (object array; UNCOVERED / TIE)."""
     cov = np.asarray(coverage_matrix, dtype=bool)
-    n = cov.shape[0]
-    out = np.full(n, UNCOVERED, dtype=object)
-    if cov.shape[1] == 0:
-        return out
+    codes, first = _class_codes(labels, [])
+    firing = RuleCoverage(cov.T, codes, np.zeros(cov.shape[0], dtype=np.int64), len(first))
+    return vote_labels(firing.votes()[0], first)
+
+
+def _class_codes(labels: list, y_str: list[str]) -> tuple[np.ndarray, list]:
+    """(class code of each rule, label of each code): the codes of the sorted class names (compared as
+    strings), each labelled by its first rule's label, or by the name when no rule has that class."""
     first: dict[str, object] = {}
     for lab in labels:
         first.setdefault(str(lab), lab)
-    keys = list(first)
-    owner = np.array([keys.index(str(lab)) for lab in labels])
-    counts = np.zeros((n, len(keys)), dtype=np.int64)
-    for k in range(len(keys)):
-        counts[:, k] = cov[:, owner == k].sum(axis=1)
-    top = counts.max(axis=1)
-    n_top = (counts == top[:, None]).sum(axis=1)
-    winner = counts.argmax(axis=1)
-    for j in np.flatnonzero(top > 0):
-        out[j] = TIE if n_top[j] > 1 else first[keys[winner[j]]]
-    return out
+    names = sorted(set(y_str) | set(first))
+    codes, _ = encode_labels(np.array([str(lab) for lab in labels], dtype=object), names)
+    return codes.astype(np.int64), [first.get(n, n) for n in names]
 
 
 def evaluate_rules(
@@ -393,26 +400,21 @@ def evaluate_rules(
     """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings.
 
     ``fallback`` is the class of rows no rule covers or where classes tie (default: the most
-    frequent class of ``y``, as the estimator's); ``target`` names the class column.
+    frequent class of ``y``, as the estimator's); ``target`` names the class column.  One pass
+    over the rules, each evaluated on every row once: time and memory grow with rows times rules
+    (one bit each), never with pairs of rules.
     """
     rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
     y = np.asarray(y)
-    cov = rule_set.coverage_matrix(X)
-    labels = np.array(y.astype(str).tolist() + [str(r.label) for r in rule_set], dtype=object)
-    codes, names = encode_labels(labels)
-    y_codes, rule_class = codes[: len(y)], codes[len(y) :]
+    rule_class, class_labels = _class_codes([r.label for r in rule_set], y.astype(str).tolist())
+    y_codes = encode_labels(y.astype(str).astype(object), [str(c) for c in class_labels])[0]
+    firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
+    conflicts = firing.conflicts()
     lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
-    problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
-    ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))
 
     per_rule = []
     for i, rule in enumerate(rule_set):
-        rows = cov[:, i]
-        other = rule_class != rule_class[i]
-        with_rows = cov[rows][:, other] if other.any() else np.zeros((int(rows.sum()), 0), bool)
-        conflicting = np.flatnonzero(other)[with_rows.any(axis=0)] if with_rows.size else []
-        support = int(problem.support[i])
-        errors = int(problem.errors[i])
+        support, correct = int(firing.support[i]), int(firing.correct[i])
         per_rule.append(
             RuleMetrics(
                 index=i,
@@ -420,28 +422,28 @@ def evaluate_rules(
                 label=rule.label,
                 length=int(lengths[i]),
                 support=support,
-                correct=support - errors,
-                errors=errors,
-                precision=(support - errors) / support if support else 0.0,
-                conflicts=int(with_rows.sum()),
-                conflicting_rules=[int(k) for k in conflicting],
+                correct=correct,
+                errors=support - correct,
+                precision=correct / support if support else 0.0,
+                conflicts=int(conflicts[i]),
             )
         )
 
-    labels = [r.label for r in rule_set]
+    covered = int(np.count_nonzero(firing.covered_mask))
+    pairs = firing.conflicting_pairs()
     report = RuleSetReport(
         rules=rule_set,
         per_rule=per_rule,
         n_rows=len(y),
-        complexity=ev.complexity,
-        errors=ev.errors,
-        covered=ev.covered,
-        conflicting_pairs=ev.conflicting_pairs,
-        coverage=ev.coverage,
+        complexity=int(lengths.sum()),
+        errors=int((firing.support - firing.correct).sum()),
+        covered=covered,
+        conflicting_pairs=pairs,
+        coverage=float(covered - eps * pairs),
         eps=eps,
-        predictions=vote(cov, labels),
+        predictions=vote_labels(firing.votes()[0], class_labels),
         y=y,
-        coverage_matrix=cov,
+        firing=firing,
         complexity_budget=complexity_budget,
         error_budget=error_budget,
         fingerprint=fingerprint,
@@ -463,6 +465,19 @@ def majority_class(y):
         return None
     values, counts = np.unique(y, return_counts=True)
     return values[np.argmax(counts)]
+
+
+def _masks(rule_set: RuleSet, X: pd.DataFrame):
+    """Each rule's rows, read from the columns the rules name (taken from ``X`` once, not once per rule)."""
+    names = list(dict.fromkeys(c.feature for rule in rule_set for c in rule.conditions))
+    for name in names:
+        if name not in X.columns:
+            raise KeyError(f"the data has no feature {name!r}")
+    columns = np.empty((len(X), len(names)), dtype=np.float64, order="F")
+    for j, name in enumerate(names):
+        columns[:, j] = X[name].to_numpy(dtype=np.float64)
+    index = {name: j for j, name in enumerate(names)}
+    return (rule.covers(columns, index) for rule in rule_set)
 
 
 def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None) -> RuleSetReport:

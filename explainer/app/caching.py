@@ -1,0 +1,139 @@
+"""The server's caches, bounded in bytes, their idle entries expiring.
+
+Streamlit's caches bound the number of entries and their age, not their size:
+sixteen large uploads, their tables, data sets and pools would all stay.  A
+:class:`BoundedStore` keeps what it is given while the sum of the sizes stays
+within a byte budget (least recently used out first), forgets an entry nobody
+asked for during ``idle_seconds``, and never keeps a single entry larger than
+its budget (that value is computed for the caller and not kept).  One store per
+server process holds uploaded files, one holds what is computed from them.
+Sizes are estimated by :func:`approx_bytes` from the arrays and tables a value
+holds.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Hashable
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+MB = 1 << 20
+
+
+def _budget(name: str, default_mb: int) -> int:
+    """A byte budget: ``default_mb`` MB unless the environment variable ``name`` gives another number of MB."""
+    try:
+        return int(float(os.environ.get(name, default_mb)) * MB)
+    except ValueError:
+        return default_mb * MB
+
+
+class BoundedStore:
+    """Values by key, within ``max_bytes`` in all, least recently used out first, idle ones expiring."""
+
+    def __init__(self, max_bytes: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic):
+        self.max_bytes = int(max_bytes)
+        self.idle_seconds = float(idle_seconds)
+        self._clock = clock
+        self._entries: collections.OrderedDict[Hashable, tuple[object, int, float]] = collections.OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes
+
+    def get(self, key: Hashable, default=None):
+        with self._lock:
+            self._expire()
+            entry = self._entries.get(key)
+            if entry is None:
+                return default
+            value, size, _ = entry
+            self._entries[key] = (value, size, self._clock())
+            self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value, size: int | None = None):
+        """Keep ``value`` (of ``size`` bytes, estimated when not given) if it fits; returns it either way."""
+        size = approx_bytes(value) if size is None else int(size)
+        with self._lock:
+            self._drop(key)
+            if size <= self.max_bytes:
+                self._entries[key] = (value, size, self._clock())
+                self._bytes += size
+                while self._bytes > self.max_bytes:
+                    self._drop(next(iter(self._entries)))
+            self._expire()
+        return value
+
+    def get_or_make(self, key: Hashable, make: Callable[[], object]):
+        """The value kept for ``key``, or ``make()`` kept for next time (two sessions asking at once may both make
+        it; the store keeps one)."""
+        sentinel = object()
+        value = self.get(key, sentinel)
+        if value is sentinel:
+            value = self.put(key, make())
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def _drop(self, key: Hashable) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self._bytes -= entry[1]
+
+    def _expire(self) -> None:
+        now = self._clock()
+        stale = [k for k, (_, _, used) in self._entries.items() if now - used > self.idle_seconds]
+        for key in stale:
+            self._drop(key)
+
+
+def approx_bytes(value, _depth: int = 0) -> int:
+    """The memory a value holds, counted from its arrays, tables and bytes (small objects count little)."""
+    if _depth > 4:
+        return 0
+    if isinstance(value, bytes | bytearray | memoryview):
+        return len(value)
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return int(value.memory_usage(index=True, deep=True).sum()) if isinstance(value, pd.DataFrame) \
+            else int(value.memory_usage(index=True, deep=True))
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return int(pd.Series(value.ravel()).memory_usage(index=False, deep=True))
+        return int(value.nbytes)
+    if sp.issparse(value):
+        return int(sum(getattr(value, name).nbytes for name in ("data", "indices", "indptr") if hasattr(value, name)))
+    if isinstance(value, dict):
+        return sum(approx_bytes(v, _depth + 1) for v in value.values())
+    if isinstance(value, list | tuple):
+        if len(value) > 64:  # many small objects (rules, trees): a sample stands for the rest
+            sample = value[:: max(1, len(value) // 64)]
+            return int(sum(approx_bytes(v, _depth + 1) for v in sample) * len(value) / len(sample))
+        return sum(approx_bytes(v, _depth + 1) for v in value)
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        # every attribute, not only declared fields: a data set keeps a float32 view of its matrix once used
+        return sum(approx_bytes(v, _depth + 1) for v in vars(value).values()) + sys.getsizeof(value)
+    return sys.getsizeof(value)
+
+
+#: uploaded files (so that a reload or a shared link can restore them)
+UPLOADS = BoundedStore(_budget("EXPLAINER_UPLOAD_CACHE_MB", 256), idle_seconds=3600)
+#: what is computed from data: tables as read, prepared data sets, splits, rule pools, reports
+COMPUTED = BoundedStore(_budget("EXPLAINER_DATA_CACHE_MB", 768), idle_seconds=1800)

@@ -1,0 +1,121 @@
+"""The dashboard server's memory as large tables are uploaded one after the other.
+
+    python scripts/upload_memory.py [--uploads 4] [--mb 41.5]
+
+Starts ``streamlit run app.py`` on a free local port, then in headless
+Chromium uploads ``--uploads`` different CSV files of about ``--mb`` MB each
+(an adult-census-like mix of numeric and categorical columns, with gaps) on
+the Data page and loads each one, as an analyst would (in one session, or
+each from a new one with ``--sessions``).  After each load it prints the
+resident memory of the server process (its worker processes apart).  Needs playwright and Debian's chromium (``/usr/bin/chromium``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+import psutil
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from explainer.app.server import start_dashboard, stop_dashboard  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+BYTES_PER_ROW = 114  # of the table below, as written by pandas (measured)
+
+
+def census_like(n_rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    cats = {f"c{k}": [f"cat{k}-val{i}" for i in range(n)] for k, n in enumerate((2, 5, 7, 9, 16, 6, 15, 40))}
+    frame = pd.DataFrame({
+        "age": rng.integers(17, 90, n_rows),
+        "fnlwgt": rng.lognormal(12, 0.5, n_rows).round(0),
+        "education_num": rng.integers(1, 17, n_rows),
+        "capital_gain": np.where(rng.random(n_rows) < 0.08, rng.lognormal(8, 1, n_rows).round(0), 0),
+        "capital_loss": np.where(rng.random(n_rows) < 0.05, rng.lognormal(7, 0.5, n_rows).round(0), 0),
+        "hours": rng.normal(40, 12, n_rows).clip(1, 99).round(0),
+        **{name: rng.choice(values, n_rows) for name, values in cats.items()},
+    })
+    for name in ("c3", "c6"):
+        frame.loc[rng.random(n_rows) < 0.05, name] = None
+    frame["income"] = np.where(rng.random(n_rows) < 0.24, ">50K", "<=50K")
+    return frame
+
+
+def idle(page, timeout: float = 600_000) -> None:
+    """Wait until Streamlit has finished the current script run."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"] "
+        "[data-testid=\"stStatusWidgetRunningIcon\"]')", timeout=timeout)
+
+
+def server_mb(pid: int) -> float:
+    return psutil.Process(pid).memory_info().rss / 2**20
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uploads", type=int, default=4)
+    parser.add_argument("--mb", type=float, default=41.5)
+    parser.add_argument("--sessions", action="store_true",
+                        help="each upload from a new session (Streamlit keeps a closed one for 2 minutes)")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright  # only this script needs a browser driver
+
+    n_rows = int(args.mb * 1e6 / BYTES_PER_ROW)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i in range(args.uploads):
+            path = pathlib.Path(tmp) / f"census_{i}.csv"
+            census_like(n_rows, seed=i).to_csv(path, index=False)
+            files.append(path)
+        proc, url = start_dashboard(stdout=None)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(url, timeout=120_000)
+                page.get_by_text("Loaded data").first.wait_for(timeout=120_000)
+                time.sleep(2)
+                print(f"server at start: {server_mb(proc.pid):.0f} MB")
+                for i, path in enumerate(files):
+                    if args.sessions:  # a fresh page, and so a new session, for each upload
+                        page.goto(url, timeout=120_000)
+                    main_block = page.get_by_test_id("stMain")
+                    idle(page)
+                    main_block.get_by_text("Upload a CSV").first.click()
+                    main_block.locator("input[type='file']").set_input_files(str(path))
+                    # the preview of a file read but not loaded yet: the new file has arrived
+                    main_block.get_by_role("heading", name="Preview").wait_for(timeout=600_000)
+                    main_block.get_by_role("button", name="Load data").wait_for(timeout=600_000)
+                    idle(page)
+                    t0 = time.perf_counter()
+                    main_block.get_by_role("button", name="Load data").click(timeout=600_000)
+                    try:
+                        page.get_by_test_id("stSidebar").get_by_text(f"{path.name} (uploaded)").first.wait_for(
+                            timeout=300_000)
+                    except Exception:
+                        page.screenshot(path=str(pathlib.Path(tempfile.gettempdir()) / "upload_memory.png"),
+                                        full_page=True)
+                        raise
+                    time.sleep(3)
+                    size = path.stat().st_size / 1e6
+                    print(f"after upload {i + 1} ({size:.1f} MB, {n_rows:,} rows, loaded in "
+                          f"{time.perf_counter() - t0:.1f} s): server {server_mb(proc.pid):.0f} MB")
+                browser.close()
+        finally:
+            stop_dashboard(proc)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
