@@ -213,9 +213,8 @@ def cmd_explain(args) -> int:
     exp = explain_pool(
         pool, X, y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
-        fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test,
+        fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test, target=ds.target,
     )
-    exp.report.target = ds.target
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
         pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")

@@ -35,7 +35,7 @@ class Explanation:
             message=self.result.message,
             time_s=self.result.time_s,
             generations=len(self.result.history),
-            rules_text=self.report.rules.to_text(),
+            rules_text=self.report.rules_text(),
             pool_rules=self.pool.n_rules,
             pool_trees=self.pool.n_trees,
         )
@@ -163,11 +163,13 @@ def explain_pool(
     algorithm_params: dict | None = None,
     X_test=None,
     y_test=None,
+    target: str | None = None,
 ) -> Explanation:
     """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
 
     With ``X_test, y_test`` (rows the pool never saw, see :func:`split_holdout`) the
-    report also holds the rules' metrics on them (``report.holdout``).
+    report also holds the rules' metrics on them (``report.holdout``); ``target`` names the
+    class column in the report.
     """
     bc, be = resolve_budgets(pool, complexity_budget, error_budget, eps)
     problem = SelectionProblem.from_pool(pool, bc, be, eps=eps)
@@ -182,6 +184,7 @@ def explain_pool(
         fingerprint=fingerprint,
         X_test=X_test,
         y_test=y_test,
+        target=target,
         settings={
             "algorithm": algorithm,
             "random_state": random_state,

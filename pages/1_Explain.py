@@ -221,8 +221,13 @@ if explanation is not None and not running:
         bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
         st.markdown("**Selected rules**")
-        s1, s2, s3, s4, s5 = st.columns(5)
+        s0, s1, s2, s3, s4, s5 = st.columns(6)
         tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
+        s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
+                  delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
+                         if bt_report else None),
+                  delta_color="off" if tree_over else "normal",
+                  help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
         s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
                   delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
                          if bt_report else None),
@@ -233,6 +238,7 @@ if explanation is not None and not running:
         s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
         s4.metric("Rules", result.n_rules)
         s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
+        st.caption(md_escape(exports.accuracy_text(report)))
 
         if bt_report is not None and best is not None:
             st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
@@ -255,7 +261,7 @@ if explanation is not None and not running:
                 st.plotly_chart(charts.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
         with g2:
             st.markdown("**Rules**")
-            st.code(report.rules.to_text() or "(no rule selected)", language=None, wrap_lines=True)
+            st.code(report.rules_text(), language=None, wrap_lines=True)
             st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
 elif explanation is None and not running:
     st.info("Set the budgets and press **Run**.", icon=":material/info:")

@@ -26,7 +26,9 @@ st.caption(
     f"{report.conflicting_pairs} conflicting pairs"
 )
 
-k1, k2, k3, k4, k5 = st.columns(5)
+k0, k1, k2, k3, k4, k5 = st.columns(6)
+k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
+          help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
 k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
 k2.metric("Rows covered", f"{report.covered} / {report.n_rows}")
 k3.metric("Uncovered rows", report.n_uncovered)

@@ -22,20 +22,24 @@ with st.container(border=True):
             f"{label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
             f"data fingerprint {(explanation.report.fingerprint or dataset.fingerprint)[:16]}…"
         )
-        d1, d2, d3 = st.columns(3)
+        d1, d2, d3, d4, d5 = st.columns(5)
         for col, kind, title, icon, what in (
-            (d1, "text", "Rules as text", ":material/description:", "the paper's IF-THEN lines"),
+            (d1, "text", "Rules as text", ":material/description:", "the IF-THEN lines and the ELSE class"),
             (d2, "json", "Report as JSON", ":material/data_object:", "metrics, settings and data fingerprint"),
             (d3, "csv", "Rules as CSV", ":material/table_view:", "one row per rule, safe for spreadsheets"),
+            (d4, "sql", "Rules as SQL", ":material/database:", "a CASE WHEN expression over the table's columns"),
+            (d5, "python", "Rules as Python", ":material/code:", "a predict(row) function, no imports"),
         ):
             name, mime, content = payloads[kind]
             col.download_button(title, data=content, file_name=name, mime=mime, icon=icon,
                                 key=f"download_{kind}", width="stretch", on_click="ignore")
             col.caption(what)
-        tabs = st.tabs(["Text", "JSON", "CSV"])
+        tabs = st.tabs(["Text", "JSON", "CSV", "SQL", "Python"])
         tabs[0].code(payloads["text"][2] or "(no rules)", language=None)
         tabs[1].code(payloads["json"][2], language="json")
         tabs[2].code(payloads["csv"][2], language=None)
+        tabs[3].code(payloads["sql"][2], language="sql")
+        tabs[4].code(payloads["python"][2], language="python")
 
 
 def _remember_rules_upload():

@@ -165,9 +165,9 @@ def test_run_gives_history_and_summary_cards(explained):
     assert ex.result.history, "no fitness history"
     assert ex.result.complexity <= 3
     labels = [m.label for m in at.metric]
-    for wanted in ("Coverage", "Complexity / budget", "Errors / budget", "Rules", "Time", "Complexity c*"):
+    for wanted in ("Accuracy", "Coverage", "Complexity / budget", "Errors / budget", "Rules", "Time", "Complexity c*"):
         assert wanted in labels
-    assert any(c.value.strip() == ex.report.rules.to_text().strip() for c in at.code)
+    assert any(c.value.strip() == ex.report.rules_text().strip() for c in at.code)
 
 
 @pytest.mark.slow
@@ -246,12 +246,16 @@ def test_export_text_equals_library_rendering(explained):
     assert not at.exception
     ex = at.session_state["explanation"]
     payloads = exports.export_payloads(ex, at.session_state["dataset"])
-    expected = ex.pool.rule_set(ex.result.selection).to_text()
-    assert payloads["text"][2] == expected == ex.report.rules.to_text()
+    rules = ex.pool.rule_set(ex.result.selection)
+    expected = rules.to_text(fallback=ex.report.fallback)  # the rules, then ELSE CLASS=<fallback>
+    assert payloads["text"][2] == expected == ex.report.rules_text()
+    assert expected.splitlines()[-1] == f"ELSE CLASS={ex.report.fallback}"
     assert at.code[0].value.strip() == expected.strip()  # the page shows the same text
     assert payloads["csv"][2] == ex.report.to_csv()
     assert f'"data_fingerprint": "{at.session_state["dataset"].fingerprint}"' in payloads["json"][2]
-    assert len(at.get("download_button")) == 3
+    assert payloads["sql"][2].lstrip().upper().startswith("CASE") and "def predict(row)" in payloads["python"][2]
+    assert [c.value.strip() for c in at.code[3:5]] == [payloads["sql"][2].strip(), payloads["python"][2].strip()]
+    assert len(at.get("download_button")) == 5
 
 
 def test_export_evaluates_uploaded_rules(explained):

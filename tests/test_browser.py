@@ -31,7 +31,7 @@ from explainer.data import load_dataset, sample_datasets
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import explain_pool
 from explainer.report import evaluate_rules
-from explainer.rules import parse_rules, rules_for_data
+from explainer.rules import parse_rule_text, rules_for_data
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.solvers import LABELS, available
@@ -318,13 +318,14 @@ def test_dashboard_end_to_end(playwright_api, server):
     wine = load_dataset(sample_datasets()["wine"], **default_load_settings())  # as the dashboard reads it
     assert exported["data_fingerprint"] == wine.fingerprint
     assert downloaded == exported["rules_text"]
-    rules = rules_for_data(parse_rules(downloaded), wine.feature_specs, wine.classes)
-    assert rules.to_text() == downloaded
+    parsed, fallback = parse_rule_text(downloaded)
+    rules = rules_for_data(parsed, wine.feature_specs, wine.classes)
+    assert rules.to_text(fallback=fallback) == downloaded
     assert evaluate_rules(rules, wine.X, wine.y).covered == exported["covered"]
     pool = build_pool(wine.X, wine.y, random_state=0, classes=wine.classes, feature_specs=wine.feature_specs,
                       **default_pool_settings())
     ex = explain_pool(pool, wine.X, wine.y, complexity_budget=BC, error_budget=BE, algorithm="qga", random_state=0)
-    assert ex.report.rules.to_text() == downloaded
+    assert ex.report.rules_text() == downloaded
 
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nmachine: {os.cpu_count()} CPUs, load average {load}")

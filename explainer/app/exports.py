@@ -8,11 +8,14 @@ from explainer.app.text import label
 from explainer.data import Dataset
 from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, evaluate_rules
+from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import parse_rules, rules_for_data
 
 
 def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
-    """kind -> (file name, MIME type, content) of the three exports."""
+    """kind -> (file name, MIME type, content) of the exports: the rules as text (with their
+    ``ELSE`` line), the report as JSON, the rules as CSV, a SQL ``CASE WHEN`` expression and a
+    Python function that give the rule set's vote and fallback."""
     report = explanation.report
     stem = _safe_stem(dataset.name if dataset is not None else "rules")
     extra = {
@@ -22,11 +25,23 @@ def export_payloads(explanation: Explanation, dataset: Dataset | None = None) ->
     }
     if dataset is not None:
         extra["data_name"] = dataset.name
-    return {
-        "text": (f"{stem}_rules.txt", "text/plain", report.rules.to_text()),
-        "json": (f"{stem}_rules.json", "application/json", report.to_json(**extra)),
-        "csv": (f"{stem}_rules.csv", "text/csv", report.to_csv()),
-    }
+    out = {"json": (f"{stem}_rules.json", "application/json", report.to_json(**extra))}
+    for kind in ("text", "csv", "sql", "python"):
+        suffix, mime = EXPORT_FORMATS[kind]
+        out[kind] = (f"{stem}_rules{suffix}", mime, export_text(report, kind))
+    return {kind: out[kind] for kind in ("text", "json", "csv", "sql", "python")}
+
+
+def accuracy_text(report: RuleSetReport) -> str:
+    """One line under the result: what the accuracy counts, the class column and the fallback."""
+    n = report.n_rows
+    voted = int(round(report.vote_accuracy * n))
+    left = report.n_uncovered + report.n_ties
+    target = f"Class column {report.target}: " if report.target is not None else ""
+    return (f"{target}{voted} of {n} rows are voted right by the rules that fire; {report.n_uncovered} "
+            f"uncovered and {report.n_ties} tied rows get the fallback class (ELSE CLASS={report.fallback}), "
+            f"{report.fallback_right} of those {left} rightly. Coverage counts the rows a rule fires on, "
+            "right or wrong.")
 
 
 def _safe_stem(name: str) -> str:
@@ -144,6 +159,7 @@ def comparison_frame(job, n_rows: int) -> pd.DataFrame:
             "run": name,
             "algorithm": task.algorithm,
             "seed": task.seed,
+            "accuracy %": round(100 * ex.report.accuracy, 2),
             "coverage %": round(100 * r.coverage_score, 2),
             "f*": round(r.coverage, 2),
             "rules": r.n_rules,

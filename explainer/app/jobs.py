@@ -365,7 +365,8 @@ class RunJob(Job):
         request = RunRequest(pool=pool, X=dataset.X, y=dataset.y, fingerprint=dataset.fingerprint,
                              tasks=tuple(self.tasks), complexity_budget=self.complexity_budget,
                              error_budget=self.error_budget, eps=self.eps,
-                             algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test)
+                             algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test,
+                             target=dataset.target)
         super().__init__(request, len(self.tasks), alive=alive, line=line)
         self._records: list[list] = [[] for _ in self.tasks]
         self.explanations: list[Explanation | None] = [None] * len(self.tasks)

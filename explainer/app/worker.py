@@ -70,6 +70,7 @@ class RunRequest:
     algorithm_params: dict[str, dict] = field(default_factory=dict)
     X_test: pd.DataFrame | None = None  # held-out rows (never in the pool), reported beside the training rows
     y_test: np.ndarray | None = None
+    target: str | None = None  # the class column, named in the report
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,7 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
                 callback=reporter,
                 fingerprint=request.fingerprint,
                 algorithm_params=request.algorithm_params.get(task.algorithm),
+                target=request.target,
                 **held,
             )
         except Exception as exc:  # reported on the page, never a traceback there

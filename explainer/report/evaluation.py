@@ -242,7 +242,7 @@ class RuleSetReport:
 
     def to_json(self, **extra) -> str:
         d = self.to_dict()
-        d["rules_text"] = self.rules.to_text()
+        d["rules_text"] = self.rules_text()  # with its ELSE line, as the text export
         d.update(extra)
         return json.dumps(d, indent=2, default=_plain)
 
