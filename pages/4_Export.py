@@ -55,7 +55,8 @@ with st.container(border=True):
         st.stop()
     rows, holdout, rows_text = exports.evaluation_rows(dataset, state.split)
     st.caption(
-        "One rule per line, e.g. `IF petal_width <= 0.8 THEN CLASS=setosa`. The budgets and eps of the "
+        "One rule per line, e.g. `IF petal_width <= 0.8 THEN CLASS=setosa`, or a RIPPER rule list "
+        "(wittgenstein's `ruleset_`, e.g. `[[petal_width=<0.8]]`). The budgets and eps of the "
         f"Explain page are used for the totals, on {rows_text}."
     )
     st.file_uploader("Rule file (.txt)", type=["txt", "rules"], key="rules_upload_widget",
@@ -64,6 +65,10 @@ with st.container(border=True):
     if upload:
         try:
             text = exports.decode_text(upload["data"])
+            ripper_class = None
+            if exports.is_ripper_text(text):
+                ripper_class = st.selectbox("A RIPPER rule list: the class its rules predict", dataset.classes,
+                                            key="ripper_class", format_func=str)
             report = exports.evaluate_rule_text(
                 text,
                 rows,
@@ -71,6 +76,7 @@ with st.container(border=True):
                 error_budget=state.be,
                 eps=float(state.eps),
                 holdout=holdout,
+                ripper_class=ripper_class,
             )
         except ValueError as exc:
             st.error("The rule file cannot be used: " + md_escape(str(exc)), icon=":material/error:")

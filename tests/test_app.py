@@ -275,6 +275,29 @@ def test_export_evaluates_uploaded_rules(explained):
     assert at.session_state["explanation"] is not None
 
 
+def test_export_reads_a_ripper_rule_list_for_the_class_chosen():
+    """A peer's rules on the same page: wittgenstein's form, its class chosen, counted by hand."""
+    at = load_iris(new_app())
+    at.switch_page("pages/4_Export.py").run()
+    # petal_width <= 0.8 is exactly the 50 setosa rows of Iris; 0.8 < petal_width <= 1.75 holds 54 rows,
+    # 49 versicolor and 5 virginica
+    text = "[[petal_width=<0.8] V [petal_width=0.8-1.75]]"
+    at.session_state["rules_upload"] = {"name": "ripper.txt", "data": text.encode()}
+    at.run()
+    assert not at.exception
+    at.selectbox(key="ripper_class").set_value("versicolor").run()  # the class the rules predict is asked
+    assert not at.exception and not at.error
+    errors = next(m for m in at.metric if m.label == "Errors").value
+    # as versicolor: wrong on the 50 setosa rows and on the 5 virginica rows with petal width <= 1.75
+    assert errors.split(" / ")[0] == "55"
+    at.selectbox(key="ripper_class").set_value("setosa").run()
+    assert not at.exception and not at.error
+    shown = at.dataframe[-1].value["IF-THEN"].tolist()
+    assert shown == ["IF petal_width <= 0.8 THEN CLASS=setosa", "IF 0.8 < petal_width <= 1.75 THEN CLASS=setosa"]
+    errors = next(m for m in at.metric if m.label == "Errors").value
+    assert errors.split(" / ")[0] == "54"  # as setosa: the 54 rows of the second rule are not setosa
+
+
 def test_opens_on_a_bundled_sample():
     at = new_app()
     dataset = at.session_state["dataset"]

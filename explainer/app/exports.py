@@ -10,6 +10,7 @@ from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import parse_rules, rules_for_data
+from explainer.rules.ripper import parse_ripper
 
 
 def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
@@ -49,16 +50,31 @@ def _safe_stem(name: str) -> str:
     return stem or "rules"
 
 
+def is_ripper_text(text: str) -> bool:
+    """Whether a rule file is a wittgenstein RIPPER rule list (``[[a=x^b=<1.5] V [c=y]]``)."""
+    return text.lstrip().startswith("[")
+
+
 def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, error_budget=None,
-                       eps: float = 1.0, holdout: tuple | None = None) -> RuleSetReport:
+                       eps: float = 1.0, holdout: tuple | None = None, ripper_class=None) -> RuleSetReport:
     """Evaluate a rule file against the data; raises ValueError with a readable message.
 
     ``dataset`` holds the rows the totals count (the training rows when some are held out);
-    ``holdout`` = (X_test, y_test) adds the same metrics on the held-out rows.
+    ``holdout`` = (X_test, y_test) adds the same metrics on the held-out rows.  A RIPPER rule
+    list (:func:`is_ripper_text`) predicts ``ripper_class``, its positive class; the rows its
+    rules leave get the other class of a two-class table (else the most frequent one).
     """
     if not text.strip():
         raise ValueError("The rule file is empty.")
-    parsed = parse_rules(text)
+    fallback = None
+    if is_ripper_text(text):
+        if ripper_class is None:
+            raise ValueError("This is a RIPPER rule list: choose the class its rules predict.")
+        parsed = parse_ripper(text, ripper_class)
+        others = [c for c in dataset.classes if str(c) != str(ripper_class)]
+        fallback = others[0] if len(others) == 1 else None
+    else:
+        parsed = parse_rules(text)
     if not parsed:
         raise ValueError("The file holds no rules (expected lines like 'IF x <= 1 THEN CLASS=a').")
     try:
@@ -72,6 +88,7 @@ def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, e
         eps=eps,
         complexity_budget=complexity_budget,
         error_budget=error_budget,
+        fallback=fallback,
         X_test=holdout[0] if holdout is not None else None,
         y_test=holdout[1] if holdout is not None else None,
         fingerprint=dataset.fingerprint,
