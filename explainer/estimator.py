@@ -19,7 +19,6 @@ from explainer.report import TIE, UNCOVERED, vote
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 
-
 #: m of the m-estimate that smooths a rule's class distribution towards the training class
 #: frequencies: a rule covering n rows, k of them right, gives its class (k + m p) / (n + m)
 PROBA_SMOOTHING = 2.0

@@ -61,7 +61,9 @@ def datasets(names):
             ds = load_paper_dataset(name)
             frame = ds_frame(name)
         y = frame[ds.target].astype(str).to_numpy()
-        out[name] = (frame.drop(columns=[ds.target]), y)
+        # what the loader sets aside (an identifier such as E. coli's sequence name) no model sees
+        dropped = [c.name for c in ds.columns if c.kind == "identifier" and c.name != ds.target]
+        out[name] = (frame.drop(columns=[ds.target, *dropped]), y)
     return out
 
 

@@ -24,6 +24,7 @@ from sklearn.tree import DecisionTreeClassifier
 from explainer.data.encoder import Float32View
 from explainer.data.features import FeatureSpec, numeric_specs
 from explainer.rules.binding import rules_for_data
+from explainer.rules.grower import grow_rules
 from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
 from explainer.rules.numbers import shorten_threshold
 
@@ -283,6 +284,7 @@ def build_pool(
     source: str = "grid",
     n_estimators: int = 100,
     extra_rules=None,
+    grow: bool = False,
     classes=None,
     feature_names=None,
     feature_specs=None,
@@ -298,6 +300,8 @@ def build_pool(
     n_repeats : how many times the grid is trained (pool richness).
     source : ``"grid"`` (the paper) or ``"forest"`` (a random forest of depth D-1).
     extra_rules : rules from elsewhere (another learner, an expert), added to the pool.
+    grow : also add rules grown one condition at a time (:mod:`explainer.rules.grower`), the
+        conjunctions tree paths reach only as long, impure paths; the paper's pool has none.
     feature_specs : what each column of ``X`` means (``Dataset.feature_specs``), so
         rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
     """
@@ -405,6 +409,12 @@ def build_pool(
         )
 
     index = {n: i for i, n in enumerate(names)}
+    if grow:
+        for rule, label in grow_rules(Xv, codes, names, random_state=int(seeds[-1])):
+            n_candidates += 1
+            conds = [Condition(c.feature, c.op, c.threshold, spec=specs[index[c.feature]]) for c in rule.conditions]
+            grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
+            add(grown, label, np.flatnonzero(grown.covers(Xv, index)))
     code_of = {str(c): i for i, c in enumerate(classes)}
     for rule in rules_for_data(extra_rules or [], specs, classes):
         n_candidates += 1
@@ -418,6 +428,7 @@ def build_pool(
         "source": source,
         "n_estimators": n_estimators if source == "forest" else None,
         "n_extra_rules": len(extra_rules or []),
+        "grow": bool(grow),
     }
     return RulePool(
         rules=rules,
