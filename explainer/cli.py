@@ -14,14 +14,9 @@ import sys
 from explainer import __version__
 from explainer.bench import add_arguments, encoding_kwargs, paper_settings
 from explainer.bench import main as bench_main
-from explainer.data import (
-    PAPER_DATASETS,
-    load_dataset,
-    load_paper_dataset,
-    sample_datasets,
-    shared_data_dir,
-)
+from explainer.data import PAPER_DATASETS, load_paper_dataset, shared_data_dir
 from explainer.data.defaults import default_load_settings
+from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
 from explainer.pipeline import default_budgets, explain_pool, split_holdout
 from explainer.report import evaluate_rules
 from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
@@ -29,7 +24,8 @@ from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
-from explainer.selection.solvers import ALGORITHMS, get_solver_class
+from explainer.selection.solvers import ALGORITHMS
+from explainer.selection.solvers.registry import check_params, parameter_names
 
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE: the conventional status of a writer whose reader went away (``| head``).
@@ -58,8 +54,7 @@ def _add_pool_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="train the grid this many times (pool richness; default 3 up to 2,000 rows, "
-                        "2 up to 10,000, else 1)")
+                   help="train the grid this many times (pool richness; default 1)")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 
@@ -82,20 +77,10 @@ def _load_dataset(args):
         "keep": args.keep,
         "missing_indicators": False if args.no_missing_indicators else "auto",
     }
-    path = pathlib.Path(args.data)
-    if path.exists():
-        return load_dataset(path, args.target, **kwargs)
-    samples = sample_datasets()
-    if args.data in samples:
-        return load_dataset(samples[args.data], args.target, **kwargs)
-    if args.data in PAPER_DATASETS:
-        if args.target:
-            kwargs["target"] = args.target
-        return load_paper_dataset(args.data, args.data_dir, **kwargs)
-    raise CLIError(
-        f"no file {args.data!r}; bundled samples: {', '.join(samples) or 'none'}; "
-        f"paper data sets: {', '.join(PAPER_DATASETS)}"
-    )
+    source = find_source(args.data, data_dir=args.data_dir)
+    if source is None:
+        raise CLIError(unknown_source_message(args.data))
+    return load_source(source, args.target or None, **kwargs)
 
 
 def _pool(args, ds, X=None, y=None):
@@ -176,14 +161,12 @@ def cmd_evaluate(args) -> int:
 
 
 def _check_params(algorithm: str, params: dict) -> None:
-    import inspect
-
-
-    accepted = inspect.signature(get_solver_class(algorithm).__init__).parameters
+    accepted = parameter_names(algorithm)
     for name in params:
-        if name not in accepted:
+        if accepted is not None and name not in accepted:
             flag = {"n_generations": "--generations", "time_limit": "--time-limit"}.get(name, name)
             raise CLIError(f"{flag} does not apply to the {algorithm} algorithm")
+    check_params(algorithm, params)
 
 
 def cmd_explain(args) -> int:
@@ -280,13 +263,13 @@ def cmd_frontier(args) -> int:
 def cmd_datasets(args) -> int:
 
     print("bundled samples:")
-    for name, path in sample_datasets().items():
-        print(f"  {name:26s} {path}")
+    for sample in sample_sources():
+        print(f"  {sample.name:26s} {sample.path}")
     d = pathlib.Path(args.data_dir) if args.data_dir else shared_data_dir()
     print(f"paper data sets ({d if d else 'directory not found'}):")
-    for name, spec in PAPER_DATASETS.items():
-        present = d is not None and (d / spec["file"]).is_file()
-        print(f"  {name:26s} target {spec['target']!r}{'' if present else '  (missing)'}")
+    for name in PAPER_DATASETS:
+        paper = find_source(name, ("paper",), args.data_dir)
+        print(f"  {name:26s} target {paper.target!r}{'' if paper.available else '  (missing)'}")
     return 0
 
 

@@ -1,10 +1,21 @@
-"""The engine as a scikit-learn estimator."""
+"""The engine as a scikit-learn estimator: :class:`RuleSetExplainer`.
+
+It follows scikit-learn's conduct: keyword-only parameters stored as given, every one of them
+checked at the start of ``fit`` (:attr:`RuleSetExplainer._parameter_constraints`, then the
+algorithm against the solver registry and ``algorithm_params`` against that algorithm's
+parameters) before the table is encoded or a tree is grown, ``random_state`` read through
+``check_random_state``, and the same fitted attributes after every fit.
+"""
 
 from __future__ import annotations
+
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
@@ -15,9 +26,11 @@ from sklearn.utils.validation import (
 
 from explainer.data.encoder import TableEncoder
 from explainer.pipeline import explain_pool
-from explainer.report import TIE, UNCOVERED, vote
+from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.rules.defaults import default_pool_settings
-from explainer.rules.pool import build_pool
+from explainer.rules.model import RuleSet
+from explainer.rules.pool import SOURCES, build_pool
+from explainer.selection.solvers.registry import check_params, get_solver_class
 
 #: m of the m-estimate that smooths a rule's class distribution towards the training class
 #: frequencies: a rule covering n rows, k of them right, gives its class (k + m p) / (n + m)
@@ -27,18 +40,20 @@ PROBA_SMOOTHING = 2.0
 class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     """Select a short rule set that explains (X, y); predict by the vote of the rules that fire.
 
-    Parameters
+    Parameters (keyword only)
     ----------
-    max_depth : D of the CART grid (trees of depth 1 .. D-1); ``None`` = the default pool's (8).
-    complexity_budget, error_budget : Bc and Be; ``None`` takes the default budgets
+    max_depth : D of the CART grid (trees of depth 1 .. D-1), an integer >= 2; ``None`` = the
+        default pool's (8).
+    complexity_budget, error_budget : Bc and Be, integers >= 0; ``None`` takes the default budgets
         (:func:`explainer.pipeline.default_budgets`).
-    eps : conflict penalty.
-    algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...).
-    algorithm_params : dict of the algorithm's parameters.
-    n_repeats, source : pool richness and source (``grid`` or ``forest``); ``None`` = the default
-        pool's (3 repeats up to 2,000 rows, 2 up to 10,000, else 1; ``grid``).
-    default_class : class for rows no rule covers (or tied); ``None`` = most frequent training class.
-    random_state : seeds the pool and the algorithm.
+    eps : conflict penalty, a number >= 0.
+    algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...; see ``explainer.selection.ALGORITHMS``).
+    algorithm_params : dict of the algorithm's parameters (e.g. ``{"n_generations": 50}``).
+    n_repeats, source : pool richness (an integer >= 1) and source (``grid`` or ``forest``);
+        ``None`` = the default pool's (1 repeat, ``grid``).
+    default_class : class for rows no rule covers (or tied), one of the classes of ``y``;
+        ``None`` = most frequent training class.
+    random_state : seeds the pool and the algorithm (``None``, an int or a ``RandomState``).
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -47,6 +62,21 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         ``category``, boolean and missing values: rules name its columns (``colour = red``,
         ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
         Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
+
+    Every parameter is checked when ``fit`` starts, before any work: a bad one raises
+    ``ValueError`` naming it (an unknown ``algorithm`` names the registered ones; an
+    ``algorithm_params`` key the algorithm does not take names the ones it does).
+
+    Attributes (after ``fit``)
+    ----------
+    classes_, n_features_in_, feature_names_in_ (DataFrame input) : as in scikit-learn.
+    encoder_ : the fitted encoder (DataFrame input), else ``None``.
+    rules_ : the selected :class:`~explainer.rules.model.RuleSet` (empty for one class).
+    report_ : its :class:`~explainer.report.RuleSetReport` on the training rows.
+    result_, pool_ : the :class:`~explainer.selection.result.SelectionResult` and the rule pool
+        (``None`` for one class: nothing is selected).
+    default_class_, fallback_proba_, rule_proba_, class_prior_ : the fallback class and the
+        probabilities (below).
 
     ``predict`` is the vote of the rules that fire on a row (the class most of
     them give); rows no rule covers, and rows where classes tie, get
@@ -59,8 +89,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     weight on ``default_class`` when one is given.
     """
 
+    _parameter_constraints: dict = {
+        "max_depth": [Interval(Integral, 2, None, closed="left"), None],
+        "complexity_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "error_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "algorithm": [str],  # a name of the solver registry: checked against it in fit
+        "algorithm_params": [dict, None],
+        "n_repeats": [Interval(Integral, 1, None, closed="left"), None],
+        "source": [StrOptions(set(SOURCES)), None],
+        "default_class": "no_validation",  # any label; checked against the classes of y in fit
+        "random_state": ["random_state"],
+        "encoder": [TableEncoder, None],
+    }
+
     def __init__(
         self,
+        *,
         max_depth=None,
         complexity_budget=None,
         error_budget=None,
@@ -99,35 +144,49 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         arr = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
         return pd.DataFrame(arr, columns=self._names(X, arr.shape[1]))
 
-    def _fit_frame(self, X, y):
-        """The encoded training matrix and labels (DataFrames through the fitted encoder)."""
+    def _check_fit_input(self, X, y):
+        """``(X, y)`` checked (a DataFrame as it is, anything else as a float array) and the labels."""
         if isinstance(X, pd.DataFrame):
             _check_feature_names(self, X, reset=True)
             _check_n_features(self, X, reset=True)
             y = np.asarray(y)
             if y.ndim != 1 or len(y) != len(X):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
+            return X, y
+        arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        return arr, y
+
+    def _fit_frame(self, X, checked):
+        """The encoded training matrix: a DataFrame through the fitted encoder, an array as it is."""
+        if isinstance(checked, pd.DataFrame):
             self.encoder_ = (
                 clone(self.encoder) if self.encoder is not None
                 else TableEncoder(detect_identifiers=False)
             )
-            return self.encoder_.fit_transform(X), y
+            return self.encoder_.fit_transform(checked)
         self.encoder_ = None
-        arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
-        return pd.DataFrame(arr, columns=self._names(X, arr.shape[1])), y
+        return pd.DataFrame(checked, columns=self._names(X, checked.shape[1]))
 
     def fit(self, X, y):
-        frame, y = self._fit_frame(X, y)
+        self._validate_params()
+        get_solver_class(self.algorithm)  # an unknown name: ValueError naming the registered ones
+        try:
+            check_params(self.algorithm, self.algorithm_params or {})
+        except ValueError as exc:
+            raise ValueError(f"algorithm_params: {exc}") from None
+        checked, y = self._check_fit_input(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        rs = np.random.RandomState(self.random_state) if not isinstance(self.random_state, np.random.RandomState) else self.random_state
-        pool_seed, solve_seed = (int(s) for s in rs.randint(0, 2**31 - 1, size=2))
+        self.default_class_ = self._default_class(y)
+        frame = self._fit_frame(X, checked)
+        rng = check_random_state(self.random_state)
+        pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         if len(self.classes_) < 2:
             # one class: nothing to explain, every row gets it
             self.pool_ = None
-            self.rules_ = None
             self.result_ = None
-            self.default_class_ = self.classes_[0]
+            self.rules_ = RuleSet([])
+            self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps)
             self.class_prior_ = self.fallback_proba_ = np.ones(1)
             self.rule_proba_ = np.zeros((0, 1))
             return self
@@ -147,14 +206,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules
-        if self.default_class is not None:
-            self.default_class_ = self.default_class
-        else:
-            values, counts = np.unique(y, return_counts=True)
-            self.default_class_ = values[np.argmax(counts)]
         covered = self._fit_probabilities(frame, y)
         self.fallback_proba_ = self._fallback(y, covered)
         return self
+
+    def _default_class(self, y):
+        """``default_class`` as one of ``classes_`` (labels compared as text, like the rules'), else the most
+        frequent training class."""
+        if self.default_class is None:
+            values, counts = np.unique(y, return_counts=True)
+            return values[np.argmax(counts)]
+        match = np.flatnonzero(self.classes_.astype(str) == str(self.default_class))
+        if match.size != 1:
+            raise ValueError(
+                f"default_class {self.default_class!r} is not one of the classes of y "
+                f"({', '.join(map(str, self.classes_))})"
+            )
+        return self.classes_[match[0]]
 
     def _class_counts(self, y, rows) -> np.ndarray:
         codes = np.searchsorted(self.classes_, np.asarray(y)[rows])
@@ -180,16 +248,14 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         """The class distribution given to rows no rule covers: that of the training rows no rule
         covers (smoothed like a rule's), or all weight on ``default_class`` when one is given."""
         if self.default_class is not None:
-            out = (self.classes_.astype(str) == str(self.default_class)).astype(float)
-            if out.sum() == 1.0:
-                return out
+            return (self.classes_ == self.default_class_).astype(float)
         counts = self._class_counts(y, ~covered)
         return (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
 
     def predict(self, X):
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
-        if self.rules_ is None or len(self.rules_) == 0:
+        if len(self.rules_) == 0:
             return np.full(len(frame), self.default_class_, dtype=self.classes_.dtype)
         voted = vote(self.rules_.coverage_matrix(frame), [r.label for r in self.rules_])
         missing = (voted == UNCOVERED) | (voted == TIE)
@@ -201,7 +267,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
         counts = np.zeros((len(frame), len(self.classes_)), dtype=np.int64)
-        if self.rules_ is None or len(self.rules_) == 0:
+        if len(self.rules_) == 0:
             return counts
         column = {str(c): k for k, c in enumerate(self.classes_)}
         cov = self.rules_.coverage_matrix(frame)

@@ -23,6 +23,8 @@ from explainer.data import (
     sample_datasets,
     shared_data_dir,
 )
+from explainer.data.sources import find_source, load_source, paper_sources, unknown_source_message
+from explainer.data.target import encode_labels
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
 
@@ -282,6 +284,26 @@ def test_labels_of_different_types_stay_apart():
     assert len(set(codes.tolist())) == 3
 
 
+def test_encode_labels_by_hand():
+    """The one label coder (data set, pool and report call it): sorted classes, codes by type and value."""
+    codes, classes = encode_labels(np.array(["b", "a", "c", "a"]))
+    assert classes == ["a", "b", "c"] and codes.tolist() == [1, 0, 2, 0]
+    codes, classes = encode_labels(np.array([3, 1, 3, 2]))
+    assert classes == [1, 2, 3] and codes.tolist() == [2, 0, 2, 1]
+    assert all(type(c) is int for c in classes)  # numpy scalars read as Python values
+    codes, _ = encode_labels(np.array([2.0, 1.0]), classes=[np.float64(1.0), np.float64(2.0)])
+    assert codes.tolist() == [1, 0]
+    mixed = np.array([1, "1", True, 1], dtype=object)
+    codes, classes = encode_labels(mixed)
+    assert len(classes) == 3 and codes[0] == codes[3] and len(set(codes.tolist())) == 3
+    codes, classes = encode_labels(np.array([], dtype=object))
+    assert classes == [] and codes.tolist() == []
+    with pytest.raises(ValueError, match="label 'd' is not one of the classes"):
+        encode_labels(np.array(["a", "d"]), classes=["a", "b"])
+    with pytest.raises(ValueError, match="label '1' is not one of the classes"):
+        encode_labels(np.array(["1"], dtype=object), classes=[1])  # the text "1" is not the number 1
+
+
 def test_large_table_reads(tmp_path):
     rng = np.random.default_rng(1)
     n = 20_000
@@ -510,6 +532,33 @@ def test_sample_datasets_load():
     assert len(loans.classes) == 3 and all(isinstance(c, str) for c in loans.classes)
     assert loans.n_rows_with_missing > 0
     assert any(f.endswith(" is missing") for f in loans.feature_names)
+
+
+def test_find_source_tries_a_file_then_a_sample_then_a_paper_data_set(tmp_path, monkeypatch):
+    """The one lookup of a name (command line and dashboard), against a directory made here."""
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / PAPER_DATASETS["wine"]["file"]).write_text("")
+    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(papers))
+    iris = find_source("iris")
+    assert (iris.kind, iris.path) == ("sample", sample_datasets()["iris"]) and iris.available
+    wine = find_source("wine", ("paper",))
+    assert (wine.kind, wine.path, wine.target) == ("paper", papers / "wine.csv", "class") and wine.available
+    zoo = find_source("zoo")  # known by name, its file absent
+    assert zoo.kind == "paper" and not zoo.available
+    assert [s.name for s in paper_sources()] == ["wine"]
+    assert find_source("iris", ("paper",)).kind == "paper"  # a name both stand for: the kinds asked, in order
+    local = tmp_path / "iris"
+    local.write_text("a,class\n1,x\n2,y\n")
+    monkeypatch.chdir(tmp_path)
+    assert find_source("iris").kind == "file"  # a file of that name comes first
+    assert find_source("iris", ("sample", "paper")).kind == "sample"
+    assert find_source("no_such_thing") is None
+    message = unknown_source_message("no_such_thing")
+    assert "'no_such_thing'" in message and "iris" in message and "tic_tac_toe" in message
+    with pytest.raises(DataError, match="'zoo.csv' is missing"):
+        load_source(zoo)
+    assert load_source(find_source("iris", ("sample",))).n_rows == 150
 
 
 def test_loans_sample_is_learnable():

@@ -61,6 +61,52 @@ def test_bad_algorithm_raises_value_error():
         RuleSetExplainer(algorithm="nope").fit(X, y)
 
 
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"algorithm": "qgaa"}, r"unknown algorithm 'qgaa' \(did you mean 'qga'\?\); choose one of .*greedy"),
+        ({"algorithm": 3}, "'algorithm' parameter"),
+        ({"algorithm_params": {"generations": 5}}, "qga algorithm has no parameter 'generations'.*n_generations"),
+        ({"algorithm": "exact", "algorithm_params": {"backend": "nope"}}, "exact algorithm refuses.*backend must be"),
+        ({"algorithm_params": [1]}, "'algorithm_params' parameter"),
+        ({"max_depth": 1}, "'max_depth' parameter"),
+        ({"complexity_budget": -1}, "'complexity_budget' parameter"),
+        ({"error_budget": 2.5}, "'error_budget' parameter"),
+        ({"eps": -0.5}, "'eps' parameter"),
+        ({"n_repeats": 0}, "'n_repeats' parameter"),
+        ({"source": "tree"}, "'source' parameter"),
+        ({"random_state": "seed"}, "'random_state' parameter"),
+        ({"encoder": "one-hot"}, "'encoder' parameter"),
+        ({"default_class": 7}, r"default_class 7 is not one of the classes of y \(0, 1, 2\)"),
+    ],
+)
+def test_every_parameter_is_checked_before_any_work(monkeypatch, params, message):
+    """A bad parameter fails with a ValueError naming it before the table is encoded or a tree grown."""
+    import explainer.estimator as estimator
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work began before the parameters were checked")
+
+    monkeypatch.setattr(estimator, "build_pool", no_work)
+    monkeypatch.setattr(estimator, "explain_pool", no_work)
+    monkeypatch.setattr(estimator.TableEncoder, "fit_transform", no_work)
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    with pytest.raises(ValueError, match=message):
+        RuleSetExplainer(**params).fit(X, y)
+
+
+def test_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        RuleSetExplainer(3)
+
+
+def test_random_state_instance_and_int_give_the_same_rules():
+    X, y = load_iris(return_X_y=True)
+    by_int = RuleSetExplainer(max_depth=3, algorithm="greedy", random_state=5).fit(X, y)
+    by_state = RuleSetExplainer(max_depth=3, algorithm="greedy", random_state=np.random.RandomState(5)).fit(X, y)
+    assert by_int.rules_.to_text() == by_state.rules_.to_text()
+
+
 def _mixed_frame(n=60, seed=0):
     import pandas as pd
 
@@ -163,3 +209,15 @@ def test_predict_proba_with_a_default_class_and_one_class():
     assert np.allclose(proba[uncovered], [0, 0, 1])
     one = RuleSetExplainer(max_depth=3).fit(X[:10], np.zeros(10, dtype=int))
     assert np.allclose(one.predict_proba(X[:3]), 1.0) and one.predict_proba(X[:3]).shape == (3, 1)
+
+
+def test_a_one_class_fit_sets_every_fitted_attribute():
+    X, y = load_iris(return_X_y=True)
+    many = RuleSetExplainer(max_depth=3, complexity_budget=2, error_budget=0, algorithm="greedy").fit(X, y)
+    one = RuleSetExplainer(max_depth=3, algorithm="greedy").fit(X[:10], np.full(10, "setosa"))
+    fitted = {k for k in vars(many) if k.endswith("_") and not k.startswith("_")}
+    assert fitted <= set(vars(one))
+    assert one.classes_.tolist() == ["setosa"] and one.default_class_ == "setosa"
+    assert len(one.rules_) == 0 and one.pool_ is None and one.result_ is None
+    assert (one.report_.n_rows, one.report_.covered, one.report_.n_rules) == (10, 0, 0)
+    assert one.predict(X[:4]).tolist() == ["setosa"] * 4

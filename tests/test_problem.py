@@ -125,3 +125,54 @@ def test_add_in_order_equals_checking_each_rule_by_full_evaluation(seed):
     ev = p.evaluate(r)
     assert (st.covered, st.pairs, st.complexity, st.errors) == (
         ev.covered, ev.conflicting_pairs, ev.complexity, ev.errors)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fits_alone_is_each_rule_checked_on_its_own(seed):
+    C, rc, y, L, free = random_problem(seed, N=20, M=9)
+    assert free.fits_alone.all()  # no budget: every rule fits
+    for bc, be in [(0, 0), (2, 1), (3, 0), (4, 5)]:
+        p = free.with_budgets(bc, be)
+        alone = [p.is_feasible(np.eye(p.n_rules, dtype=bool)[i]) for i in range(p.n_rules)]
+        assert p.fits_alone.tolist() == alone
+    with pytest.raises(ValueError):
+        free.fits_alone[0] = False  # shared by every solver: read-only
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_with_budgets_equals_a_fresh_problem(seed):
+    """Other budgets, nothing stale: same metrics as the problem built from scratch, and the original
+    keeps its own budgets and rules that fit."""
+    C, rc, y, L, p = random_problem(seed, N=20, M=9, eps=0.5, bc=6, be=2)
+    fits_before = p.fits_alone.copy()
+    built = p.conflict_matrix  # a budget-free cache, built before the copy
+    q = p.with_budgets(3, None)
+    fresh = SelectionProblem(C, rc, y, L, 3, None, eps=0.5, n_classes=3)
+    R = np.random.default_rng(seed).random((40, p.n_rules)) < 0.4
+    for key, value in fresh.evaluate_population(R).items():
+        assert np.array_equal(q.evaluate_population(R)[key], value), key
+    assert np.array_equal(q.fits_alone, fresh.fits_alone)
+    assert q.conflict_matrix is built  # shared, not rebuilt
+    assert np.array_equal(built.toarray(), fresh.conflict_matrix.toarray())
+    assert (p.complexity_budget, p.error_budget) == (6, 2)
+    assert np.array_equal(p.fits_alone, fits_before)
+    assert q.evaluate(R[0]).coverage_score == pytest.approx(q.evaluate(R[0]).coverage / 20)
+
+
+def test_results_and_frontier_points_read_their_evaluation():
+    """The metrics are stored once, in the Evaluation of the selection, and read through it."""
+    from explainer.selection.frontier import frontier
+    from explainer.selection.solvers import solve
+
+    C, rc, y, L, p = random_problem(2, N=25, M=8, bc=6, be=4)
+    result = solve(p, "greedy")
+    assert result.evaluation == p.evaluate(result.selection)
+    fields = ("coverage", "coverage_score", "covered", "conflicting_pairs", "complexity", "errors", "feasible",
+              "n_rules")
+    for name in fields:
+        assert getattr(result, name) == getattr(result.evaluation, name), name
+    sweep = frontier(p, 4, (1, 6), exact_time_limit=0, qga_time_limit=0)
+    for point in sweep:
+        assert point.evaluation == p.with_budgets(point.complexity_budget, 4).evaluate(point.selection)
+        assert (point.coverage, point.n_rules, point.errors) == (
+            point.evaluation.coverage, point.evaluation.n_rules, point.evaluation.errors)

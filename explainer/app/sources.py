@@ -18,10 +18,10 @@ from explainer.data import (
     Dataset,
     load_dataset,
     read_table,
-    sample_datasets,
-    shared_data_dir,
 )
+from explainer.data import sources as data_sources
 from explainer.data.defaults import default_load_settings
+from explainer.data.sources import NamedSource
 from explainer.data.target import suggest_target
 
 #: Uploaded files the server keeps (by digest) so that a reload or a shared link can restore them.
@@ -68,20 +68,16 @@ class Source:
         return self.path
 
 
+def _source(found: NamedSource) -> Source:
+    return Source(found.kind, found.name, str(found.path), default_target=found.target)
+
+
 def sample_sources() -> list[Source]:
-    return [Source("sample", name, str(path)) for name, path in sample_datasets().items()]
+    return [_source(s) for s in data_sources.sample_sources()]
 
 
 def paper_sources() -> list[Source]:
-    directory = shared_data_dir()
-    if directory is None or not directory.is_dir():
-        return []
-    out = []
-    for name, spec in PAPER_DATASETS.items():
-        path = directory / spec["file"]
-        if path.is_file():
-            out.append(Source("paper", name, str(path), default_target=spec["target"]))
-    return out
+    return [_source(s) for s in data_sources.paper_sources()]
 
 
 def upload_source(name: str, data: bytes) -> Source:
@@ -118,13 +114,12 @@ def kept_upload(prefix: str) -> Source | None:
 def source_from_ref(ref: str) -> Source | None:
     """The source a URL names (see :attr:`Source.ref`), or None when it is unknown or gone."""
     kind, _, name = str(ref).partition(":")
-    if kind == "sample":
-        return next((s for s in sample_sources() if s.name == name), None)
-    if kind == "paper":
-        return next((s for s in paper_sources() if s.name == name), None)
     if kind == "upload":
         return kept_upload(name)
-    return None
+    if kind not in ("sample", "paper"):  # a file path in an address would read the server's files
+        return None
+    found = data_sources.find_source(name, (kind,))
+    return _source(found) if found is not None and found.available else None
 
 
 # --------------------------------------------------------------------------- reading and preparing

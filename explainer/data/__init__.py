@@ -1,14 +1,17 @@
 """Reading and preparing a classification data set (the names most code imports).
 
-This module gathers the public names of the three modules that do the work:
+This module gathers the public names of the modules that do the work:
 
 - :mod:`explainer.data.tables`: reading delimited text (bytes, decoding, delimiter
   sniffing, missing markers, decimal commas) and :class:`DataError`;
 - :mod:`explainer.data.encoder`: :class:`TableEncoder`, fitted on a table and
   applied to new rows (one-hot, missing indicators, identifier exclusion);
-- :mod:`explainer.data.target`: the default target column (:func:`suggest_target`);
+- :mod:`explainer.data.target`: the default target column (:func:`suggest_target`) and the
+  one label coder (:func:`~explainer.data.target.encode_labels`);
 - :mod:`explainer.data.datasets`: :class:`Dataset`, :func:`load_dataset` and the
-  registry of the paper's data sets and the bundled samples.
+  registry of the paper's data sets and the bundled samples;
+- :mod:`explainer.data.sources`: what a name stands for (a file, a bundled sample, a
+  paper data set), the one lookup of the command line and the dashboard.
 """
 
 from __future__ import annotations

@@ -34,9 +34,9 @@ from explainer.data.tables import (
 )
 from explainer.data.target import (
     distinct,
+    encode_labels,
     explicit_target_warning,
     json_label,
-    label_codes,
     label_key,
     labels_of,
     sorted_labels,
@@ -98,7 +98,7 @@ class Dataset:
 
     def y_codes(self) -> np.ndarray:
         """Integer codes of ``y``: the position of each label in :attr:`classes`."""
-        return label_codes(self.y, self.classes)
+        return encode_labels(self.y, self.classes)[0]
 
     def class_counts(self) -> dict:
         codes = self.y_codes()

@@ -2,7 +2,8 @@
 
 :func:`suggest_target` is the one place that decides the default target; the
 command line, :func:`~explainer.data.datasets.load_dataset` and the dashboard all
-call it.  A column named like a class column (``class``, ``target``, ``label``,
+call it.  :func:`encode_labels` is the one place that turns class labels into
+class codes: the data set, the rule pool and the report all call it.  A column named like a class column (``class``, ``target``, ``label``,
 ``y``, ``outcome``) wins over position; otherwise the last column is taken.  A
 column with about one value per row is an identifier, not a class: it is
 refused with a message that names better candidates.
@@ -21,6 +22,7 @@ from explainer.data.tables import DataError
 
 __all__ = [
     "TARGET_NAMES",
+    "encode_labels",
     "suggest_target",
     "target_candidates",
     "target_problem",
@@ -198,12 +200,23 @@ def sorted_labels(values: np.ndarray) -> list:
     return sorted(labels, key=lambda v: (str(v), type(v).__name__))
 
 
-def label_codes(values: np.ndarray, classes: list) -> np.ndarray:
+def encode_labels(values, classes=None) -> tuple[np.ndarray, list]:
+    """The class code of each label (its index in ``classes``) and the classes.
+
+    ``classes`` defaults to the distinct labels, sorted (:func:`sorted_labels`).  A label
+    matches a class of the same type and value: numpy scalars read as the Python values
+    they hold, while 1, 1.0, True and "1" stay four labels.  A label that is not one of
+    ``classes`` raises ValueError naming it.
+    """
     values = np.asarray(values)
+    classes = sorted_labels(values) if classes is None else list(classes)
     index = {label_key(c): i for i, c in enumerate(classes)}
     codes, seen = distinct(values)
+    unknown = [v for v in seen if label_key(v) not in index]
+    if unknown:
+        raise ValueError(f"label {unknown[0]!r} is not one of the classes {classes}")
     lookup = np.array([index[label_key(v)] for v in seen], dtype=np.int64)
-    return lookup[codes] if len(codes) else codes
+    return (lookup[codes] if len(codes) else codes), classes
 
 
 def labels_of(col: pd.Series) -> np.ndarray:

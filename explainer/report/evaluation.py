@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from explainer.data.target import encode_labels
 from explainer.rules.model import RuleSet
 from explainer.selection.problem import SelectionProblem
 
@@ -323,11 +324,9 @@ def evaluate_rules(
     rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
     y = np.asarray(y)
     cov = rule_set.coverage_matrix(X)
-    y_str = y.astype(str)
-    names = sorted(set(y_str.tolist()) | {str(r.label) for r in rule_set})
-    code = {s: i for i, s in enumerate(names)}
-    rule_class = np.array([code[str(r.label)] for r in rule_set], dtype=np.int64)
-    y_codes = np.array([code[s] for s in y_str], dtype=np.int64)
+    labels = np.array(y.astype(str).tolist() + [str(r.label) for r in rule_set], dtype=object)
+    codes, names = encode_labels(labels)
+    y_codes, rule_class = codes[: len(y)], codes[len(y) :]
     lengths = np.array([r.length for r in rule_set], dtype=np.int64)
     problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
     ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))

@@ -23,6 +23,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from explainer.data.encoder import Float32View
 from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.data.target import encode_labels
 from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
 from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
@@ -31,6 +32,8 @@ from explainer.rules.numbers import shorten_threshold
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
 MAX_FEATURES = ("sqrt", "log2", None)
+#: where the pool's trees come from: the paper's CART grid, or a random forest
+SOURCES = ("grid", "forest")
 
 
 @dataclass
@@ -255,23 +258,6 @@ def _as_frame(X, feature_names=None) -> pd.DataFrame:
     X = np.asarray(X, dtype=float)
     names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(X.shape[1])]
     return pd.DataFrame(X, columns=names)
-
-
-def encode_labels(y, classes=None) -> tuple[np.ndarray, list]:
-    y = np.asarray(y)
-    if classes is None:
-        uniq = pd.unique(pd.Series(y))
-        try:
-            classes = sorted(uniq)
-        except TypeError:
-            classes = sorted(uniq, key=str)
-    classes = list(classes)
-    index = {c: i for i, c in enumerate(classes)}
-    try:
-        codes = np.array([index[v] for v in y], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"label {exc.args[0]!r} is not one of the classes {classes}") from None
-    return codes, classes
 
 
 def build_pool(

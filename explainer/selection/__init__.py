@@ -3,8 +3,9 @@
 The paper's problem and everything that solves it; it reads a rule pool only through its
 matrices, so nothing here imports the data or rules stages.
 
-- :mod:`explainer.selection.problem`: :class:`SelectionProblem` (coverage f*, conflicts, budgets);
-- :mod:`explainer.selection.result`: :class:`SelectionResult`;
+- :mod:`explainer.selection.problem`: :class:`SelectionProblem` (coverage f*, conflicts, budgets) and
+  :class:`Evaluation`, the metrics of one selection;
+- :mod:`explainer.selection.result`: :class:`SelectionResult`, which holds the Evaluation of its selection;
 - :mod:`explainer.selection.callbacks`: the progress protocol every algorithm reports through;
 - :mod:`explainer.selection.loops`: the compiled inner loops;
 - :mod:`explainer.selection.solvers`: QGA, the paper's baselines and the exact MILP;

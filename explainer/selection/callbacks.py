@@ -98,38 +98,26 @@ class StopFlag(Callback):
 
 
 class Recorder(Callback):
-    """Keeps every record (e.g. for a live chart fed from another thread)."""
+    """Keeps every record, every frontier point and the result of a run."""
 
     def __init__(self):
         self.records: list[GenerationRecord] = []
         self.points: list = []  # frontier points, when recording a frontier
         self.result = None
-        self._lock = threading.Lock()
 
     def on_start(self, algorithm, problem):
-        with self._lock:
-            self.records = []
-            self.points = []
-            self.result = None
+        self.records = []
+        self.points = []
+        self.result = None
 
     def on_generation(self, record):
-        with self._lock:
-            self.records.append(record)
+        self.records.append(record)
 
     def on_point(self, point):
-        with self._lock:
-            self.points.append(point)
+        self.points.append(point)
 
     def on_end(self, result):
         self.result = result
-
-    def snapshot(self) -> list[GenerationRecord]:
-        with self._lock:
-            return list(self.records)
-
-    def points_snapshot(self) -> list:
-        with self._lock:
-            return list(self.points)
 
 
 class ProgressBar(Callback):

@@ -45,7 +45,8 @@ import numpy as np
 import pandas as pd
 
 from explainer.selection.callbacks import Callback
-from explainer.selection.problem import SelectionProblem
+from explainer.selection.problem import Evaluation, SelectionProblem
+from explainer.selection.result import ReadsEvaluation
 from explainer.selection.solvers import solve
 from explainer.selection.solvers.local_search import LocalSearch, usable_rules
 from explainer.selection.solvers.moves import MoveScorer
@@ -55,18 +56,12 @@ _TOL = 1e-6
 
 
 @dataclass
-class FrontierPoint:
-    """The best selection found at one pair of budgets."""
+class FrontierPoint(ReadsEvaluation):
+    """The best selection found at one pair of budgets (its metrics read from ``evaluation``)."""
 
     complexity_budget: int
     error_budget: int
-    coverage: float  # f*
-    coverage_score: float  # f*/N
-    covered: int
-    conflicting_pairs: int
-    complexity: int
-    errors: int
-    n_rules: int
+    evaluation: Evaluation  # of ``selection``
     selection: np.ndarray  # (M,) bool
     bound: float  # upper bound on the optimum at these budgets
     proven_optimal: bool
@@ -203,14 +198,6 @@ class Frontier(Sequence):
 
 
 # ------------------------------------------------------------------ helpers
-def with_budgets(problem: SelectionProblem, complexity_budget, error_budget) -> SelectionProblem:
-    """The same selection problem under other budgets."""
-    return SelectionProblem(
-        problem.coverage_sparse, problem.rule_class, problem.y, problem.lengths,
-        complexity_budget, error_budget, eps=problem.eps, n_classes=problem.n_classes,
-    )
-
-
 def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> int:
     """Rows covered by some usable rule: an upper bound on f* (conflicts only subtract)."""
     usable = usable_rules(problem) if usable is None else usable
@@ -342,7 +329,8 @@ def frontier(
         t0 = time.perf_counter()
         bc, be = (b, fixed) if axis == "complexity" else (fixed, b)
         seed = int(seeds.integers(0, 2**31 - 1))
-        usable = (base.support > 0) & (base.lengths <= bc) & (base.errors <= be)
+        problem = base.with_budgets(bc, be)
+        usable = usable_rules(problem)
         n_usable = int(usable.sum())
         if n_usable != last_usable:  # usable rules only grow along the sweep: recount only when they do
             row_bound, last_usable = float(coverable_rows(base, usable)), n_usable
@@ -355,7 +343,6 @@ def frontier(
                 stopped = b < hi
                 break
             continue
-        problem = base.with_budgets(bc, be)
         best, how = carried, "carried"
         best_f = problem.evaluate(best).coverage
         for s in seed_list:
@@ -393,14 +380,10 @@ def frontier(
                 best, best_f, how = res.selection, res.coverage, "qga"
                 # QGA ends at a local optimum of its own moves; the bound may now be met
             proven = best_f >= bound - _TOL
-        ev = problem.evaluate(best)
         point = FrontierPoint(
-            complexity_budget=bc, error_budget=be, coverage=ev.coverage,
-            coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0,
-            covered=ev.covered, conflicting_pairs=ev.conflicting_pairs, complexity=ev.complexity,
-            errors=ev.errors, n_rules=ev.n_rules, selection=np.asarray(best, dtype=bool).copy(),
-            bound=float(bound), proven_optimal=bool(proven), algorithm=how,
-            time_s=time.perf_counter() - t0,
+            complexity_budget=bc, error_budget=be, evaluation=problem.evaluate(best),
+            selection=np.asarray(best, dtype=bool).copy(), bound=float(bound), proven_optimal=bool(proven),
+            algorithm=how, time_s=time.perf_counter() - t0,
         )
         points.append(point)
         carried = point.selection
@@ -423,10 +406,8 @@ def frontier(
 def _carried_point(previous: FrontierPoint, bc: int, be: int, bound: float, elapsed: float) -> FrontierPoint:
     """The previous point's selection at the next budgets (f* does not depend on the budgets)."""
     return FrontierPoint(
-        complexity_budget=bc, error_budget=be, coverage=previous.coverage, coverage_score=previous.coverage_score,
-        covered=previous.covered, conflicting_pairs=previous.conflicting_pairs, complexity=previous.complexity,
-        errors=previous.errors, n_rules=previous.n_rules, selection=previous.selection, bound=bound,
-        proven_optimal=True, algorithm="carried", time_s=elapsed,
+        complexity_budget=bc, error_budget=be, evaluation=previous.evaluation, selection=previous.selection,
+        bound=bound, proven_optimal=True, algorithm="carried", time_s=elapsed,
     )
 
 
@@ -440,4 +421,4 @@ def _propagate_bounds(points: list[FrontierPoint]) -> None:
 
 
 __all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "local_search",
-           "usable_rules", "with_budgets"]
+           "usable_rules"]

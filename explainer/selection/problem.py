@@ -11,10 +11,15 @@ where Q[i, i'] counts the rows covered by both rules with different classes.
 for one row with n_j chosen rules firing, c_jk of them of class k, the row holds
 (n_j^2 - sum_k c_jk^2) / 2 conflicting pairs.  So f* never needs Q itself: it is
 computed from per-row counts, which also makes a single flip cost O(support).
+
+A budget of ``None`` is stored as :data:`UNBOUNDED`, so every budget compares as a number;
+:attr:`SelectionProblem.fits_alone` marks the rules that keep both budgets on their own (what
+every solver starts from); :class:`Evaluation` holds the metrics of one selection.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -25,22 +30,28 @@ from explainer.selection.loops import first_fit_adds, flip_rule, rule_delta
 
 #: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
 SMALL_NNZ = 1 << 20
+#: the value an unbounded budget (``None``) takes, so that every budget compares as a number
+UNBOUNDED = int(np.iinfo(np.int64).max)
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    """Metrics of one selection."""
+    """Metrics of one selection (what :class:`~explainer.selection.result.SelectionResult` and
+    :class:`~explainer.selection.frontier.FrontierPoint` hold and read through)."""
 
     coverage: float  # f*
     covered: int
     conflicting_pairs: int
     complexity: int
     errors: int
-    feasible: bool
+    feasible: bool  # within the budgets of the problem that evaluated it
     n_rules: int
+    n_rows: int
 
-    def coverage_score(self, n_rows: int) -> float:
-        return self.coverage / n_rows if n_rows else 0.0
+    @property
+    def coverage_score(self) -> float:
+        """f* / N."""
+        return self.coverage / self.n_rows if self.n_rows else 0.0
 
 
 class SelectionProblem:
@@ -95,9 +106,11 @@ class SelectionProblem:
         wrong = self.y[self.indices] != self.rule_class[owner]
         self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
         self.correct = self.support - self.errors
-        inf = np.iinfo(np.int64).max
-        self.complexity_budget = inf if complexity_budget is None else int(complexity_budget)
-        self.error_budget = inf if error_budget is None else int(error_budget)
+        self._set_budgets(complexity_budget, error_budget)
+
+    def _set_budgets(self, complexity_budget, error_budget) -> None:
+        self.complexity_budget = UNBOUNDED if complexity_budget is None else int(complexity_budget)
+        self.error_budget = UNBOUNDED if error_budget is None else int(error_budget)
         if self.complexity_budget < 0 or self.error_budget < 0:
             raise ValueError("budgets must be >= 0")
 
@@ -122,11 +135,16 @@ class SelectionProblem:
         )
 
     def with_budgets(self, complexity_budget, error_budget) -> SelectionProblem:
-        """The same problem under other budgets (``None`` is unbounded)."""
-        return SelectionProblem(
-            self._cov, self.rule_class, self.y, self.lengths,
-            complexity_budget, error_budget, eps=self.eps, n_classes=self.n_classes,
-        )
+        """The same problem under other budgets (``None`` is unbounded).
+
+        The matrices and every cache that does not depend on the budgets are shared, not rebuilt:
+        a frontier asks for one problem per budget.
+        """
+        other = copy.copy(self)
+        for name in _BUDGET_CACHES:
+            other.__dict__.pop(name, None)
+        other._set_budgets(complexity_budget, error_budget)
+        return other
 
     def restrict(self, rules) -> SelectionProblem:
         """The same problem over the rules ``rules`` only (in that order), same rows, budgets and eps."""
@@ -135,6 +153,13 @@ class SelectionProblem:
             self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
             self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
         )
+
+    @cached_property
+    def fits_alone(self) -> np.ndarray:
+        """(M,) bool, read-only: the rules that keep both budgets on their own (L_i <= Bc and E_i <= Be)."""
+        fits = (self.lengths <= self.complexity_budget) & (self.errors <= self.error_budget)
+        fits.flags.writeable = False
+        return fits
 
     def rows_of(self, i: int) -> np.ndarray:
         return self.indices[self.indptr[i] : self.indptr[i + 1]]
@@ -260,6 +285,7 @@ class SelectionProblem:
             errors=int(m["errors"][0]),
             feasible=bool(m["feasible"][0]),
             n_rules=int(r.sum()),
+            n_rows=self.n_rows,
         )
 
     def state(self, r=None) -> SelectionState:
@@ -271,6 +297,10 @@ class SelectionProblem:
             f"SelectionProblem(N={self.n_rows}, M={self.n_rules}, classes={self.n_classes}, "
             f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g})"
         )
+
+
+#: the cached properties of :class:`SelectionProblem` that depend on the budgets (dropped by ``with_budgets``)
+_BUDGET_CACHES = ("fits_alone",)
 
 
 class SelectionState:

@@ -1,4 +1,10 @@
-"""What a selection algorithm returns."""
+"""What a selection algorithm returns, and the metric attributes it shares with a frontier point.
+
+A result holds the :class:`~explainer.selection.problem.Evaluation` of its selection;
+:class:`ReadsEvaluation` gives its fields as attributes (``result.coverage``,
+``result.errors``, ...), so the numbers are stored once and read the same way on a
+:class:`SelectionResult` and a :class:`~explainer.selection.frontier.FrontierPoint`.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +13,61 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.selection.callbacks import GenerationRecord
+from explainer.selection.problem import Evaluation
 
 # status values
 OK = "ok"  # heuristic finished normally
 STOPPED = "stopped"  # asked to stop; best so far returned
 OPTIMAL = "optimal"  # exact solver proved optimality
 FEASIBLE = "feasible"  # exact solver: feasible, optimality not proven (see gap)
-INFEASIBLE = "infeasible"
 OVER_BUDGET = "over_budget"  # the algorithm ignores the budgets (ForEx++ untrimmed)
 
 
+class ReadsEvaluation:
+    """The metrics of ``self.evaluation`` (an :class:`Evaluation`) as read-only attributes."""
+
+    evaluation: Evaluation
+
+    @property
+    def coverage(self) -> float:
+        """f*."""
+        return self.evaluation.coverage
+
+    @property
+    def coverage_score(self) -> float:
+        """f* / N."""
+        return self.evaluation.coverage_score
+
+    @property
+    def covered(self) -> int:
+        return self.evaluation.covered
+
+    @property
+    def conflicting_pairs(self) -> int:
+        return self.evaluation.conflicting_pairs
+
+    @property
+    def complexity(self) -> int:
+        return self.evaluation.complexity
+
+    @property
+    def errors(self) -> int:
+        return self.evaluation.errors
+
+    @property
+    def feasible(self) -> bool:
+        return self.evaluation.feasible
+
+    @property
+    def n_rules(self) -> int:
+        return self.evaluation.n_rules
+
+
 @dataclass
-class SelectionResult:
+class SelectionResult(ReadsEvaluation):
     algorithm: str
     selection: np.ndarray  # (M,) bool
-    coverage: float  # f*
-    coverage_score: float  # f*/N
-    covered: int
-    conflicting_pairs: int
-    complexity: int
-    errors: int
-    feasible: bool
+    evaluation: Evaluation  # of ``selection`` on the problem solved
     status: str
     message: str
     time_s: float
@@ -49,10 +89,6 @@ class SelectionResult:
     @property
     def rule_indices(self) -> np.ndarray:
         return np.flatnonzero(self.selection)
-
-    @property
-    def n_rules(self) -> int:
-        return int(np.count_nonzero(self.selection))
 
     def summary(self) -> dict:
         out = {

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.selection.callbacks import Callback, CallbackList, GenerationRecord
-from explainer.selection.problem import SelectionProblem
+from explainer.selection.problem import UNBOUNDED, SelectionProblem
 from explainer.selection.result import OK, OVER_BUDGET, STOPPED, SelectionResult
 from explainer.selection.solvers.local_search import clean_up
 from explainer.selection.solvers.termination import FULL_COVERAGE, TIME_LIMIT, Termination
@@ -26,7 +26,7 @@ STOP_REQUEST = "stopped on request"
 
 
 def _finite(budget: int) -> int | None:
-    return None if budget >= np.iinfo(np.int64).max else int(budget)
+    return None if budget >= UNBOUNDED else int(budget)
 
 
 @dataclass
@@ -170,13 +170,7 @@ class Solver:
         result = SelectionResult(
             algorithm=self.name,
             selection=selection,
-            coverage=ev.coverage,
-            coverage_score=ev.coverage / problem.n_rows if problem.n_rows else 0.0,
-            covered=ev.covered,
-            conflicting_pairs=ev.conflicting_pairs,
-            complexity=ev.complexity,
-            errors=ev.errors,
-            feasible=ev.feasible,
+            evaluation=ev,
             status=status,
             message=message,
             time_s=monitor.elapsed(),

@@ -67,7 +67,7 @@ class Greedy(Solver):
         info = {"ratio_coverage": float(state.coverage), "used_single_rule": False}
         if monitor.stop_reason:
             return RunOutcome(state.r.copy(), info=info)
-        single_ok = (problem.lengths <= problem.complexity_budget) & (problem.errors <= problem.error_budget)
+        single_ok = problem.fits_alone
         if single_ok.any():
             j = int(np.argmax(np.where(single_ok, problem.support, -1)))
             info["single_rule"] = j

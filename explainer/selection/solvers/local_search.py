@@ -26,11 +26,10 @@ from collections.abc import MutableMapping
 import numpy as np
 
 from explainer.selection.loops import lazy_greedy_adds, move_gains
-from explainer.selection.problem import SelectionProblem, SelectionState
+from explainer.selection.problem import UNBOUNDED, SelectionProblem, SelectionState
 from explainer.selection.solvers.moves import TOL, MoveScorer
 from explainer.selection.solvers.operators import row_key
 
-_UNBOUNDED = np.iinfo(np.int64).max
 #: the move kinds counted in ``LocalSearch.improvements`` (and QGA's ``info["improvements"]``)
 MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "lazy_swap", "kernel")
 #: lazy adds make this many stale bounds exact at a time (doubling while none of them is the best)
@@ -39,7 +38,7 @@ _LAZY_BATCH = 8
 
 def budget_scale(budget: int) -> float:
     """1 / budget for a finite positive budget, else 0 (the term does not count)."""
-    if budget <= 0 or budget >= _UNBOUNDED:
+    if budget <= 0 or budget >= UNBOUNDED:
         return 0.0
     return 1.0 / float(budget)
 
@@ -53,11 +52,7 @@ def rule_costs(problem: SelectionProblem) -> np.ndarray:
 
 def usable_rules(problem: SelectionProblem) -> np.ndarray:
     """Rules that cover something and fit both budgets on their own."""
-    return (
-        (problem.support > 0)
-        & (problem.lengths <= problem.complexity_budget)
-        & (problem.errors <= problem.error_budget)
-    )
+    return problem.fits_alone & (problem.support > 0)
 
 
 # ---------------------------------------------------------------------- adds

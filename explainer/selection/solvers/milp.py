@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.local_search import usable_rules
 
 _TOL = 1e-6
 #: rough memory of a model, for the refusal test: bytes per constraint-matrix nonzero and per variable
@@ -122,8 +123,8 @@ class _Reduced:
 
 
 def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_Reduced, dict]:
-    L, E, S = problem.lengths, problem.errors, problem.support
-    ok = (L <= problem.complexity_budget) & (E <= problem.error_budget) & (S > 0)
+    L, E = problem.lengths, problem.errors
+    ok = usable_rules(problem)
     stats = {"fixed_zero": int((~ok).sum())}
     # identical (class, rows) -> keep the shortest (lowest index on ties)
     order = np.lexsort((np.arange(problem.n_rules), L))

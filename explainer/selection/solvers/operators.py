@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explainer.selection.problem import SelectionProblem
-
-_UNBOUNDED = np.iinfo(np.int64).max
+from explainer.selection.problem import UNBOUNDED, SelectionProblem
 
 
 def expected_fit_count(problem: SelectionProblem) -> float:
@@ -24,7 +22,7 @@ def expected_fit_count(problem: SelectionProblem) -> float:
     counts = [float(M)]
     for budget, use in ((problem.complexity_budget, problem.lengths), (problem.error_budget, problem.errors)):
         mean = float(use.mean()) if M else 0.0
-        if budget < _UNBOUNDED and mean > 0:
+        if budget < UNBOUNDED and mean > 0:
             counts.append(budget / mean)
     return float(np.clip(min(counts), 1.0, max(M, 1)))
 

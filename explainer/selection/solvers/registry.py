@@ -1,8 +1,11 @@
-"""The registry of selection algorithms: names, labels and lazy loading of their classes."""
+"""The registry of selection algorithms: names, labels, lazy loading of their classes and the check of
+their parameters (:func:`check_params`, shared by the estimator and the command line)."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import inspect
 
 from explainer.selection.solvers.base import Solver
 
@@ -49,9 +52,36 @@ def get_solver_class(name: str) -> type[Solver]:
     try:
         target = ALGORITHMS[name]
     except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; choose one of {', '.join(ALGORITHMS)}") from None
+        close = difflib.get_close_matches(str(name), ALGORITHMS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown algorithm {name!r}{hint}; choose one of {', '.join(ALGORITHMS)}") from None
     module_name, cls_name = target.split(":")
     return getattr(importlib.import_module(module_name), cls_name)
+
+
+def parameter_names(name: str) -> list[str] | None:
+    """The parameters the algorithm ``name`` takes (``None`` when it takes any keyword)."""
+    signature = inspect.signature(get_solver_class(name).__init__)
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        return None
+    return [n for n, p in signature.parameters.items() if n != "self" and p.kind is not p.VAR_POSITIONAL]
+
+
+def check_params(name: str, params: dict) -> None:
+    """Raise ValueError unless ``name`` is registered and ``params`` are parameters it takes.
+
+    The solver is built (not run) with them, so the checks of its own ``__init__`` apply too.
+    """
+    takes = parameter_names(name)
+    unknown = sorted(set(params) - set(takes)) if takes is not None else []
+    if unknown:
+        raise ValueError(
+            f"the {name} algorithm has no parameter {unknown[0]!r} (its parameters: {', '.join(takes) or 'none'})"
+        )
+    try:
+        get_solver(name, **params)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the {name} algorithm refuses its parameters: {exc}") from None
 
 
 def get_solver(name: str, **params) -> Solver:
