@@ -11,6 +11,7 @@ import streamlit as st
 from explainer.app import charts, sources
 from explainer.app import state as app
 from explainer.app.exports import rows_frame
+from explainer.app.session import Session
 from explainer.app.text import md_escape
 from explainer.data import DataError
 from explainer.data.tables import SPREADSHEET_EXTENSIONS
@@ -18,7 +19,8 @@ from explainer.data.tables import SPREADSHEET_EXTENSIONS
 state = app.setup("Data")
 
 st.title("Data")
-if state.pop("data_toast", False):
+if state.data_toast:
+    del state.data_toast
     st.toast("Data loaded", icon=":material/check_circle:")
 st.caption(
     "Pick a bundled sample, one of the paper's data sets or your own CSV. "
@@ -29,42 +31,43 @@ st.caption(
 samples = sources.sample_sources()
 papers = sources.paper_sources()
 kinds = ["Bundled sample"] + (["Paper data set"] if papers else []) + ["Upload a CSV"]
-if state.get("w_source_kind") not in kinds:
-    state["w_source_kind"] = kinds[0]
+if state.source_kind not in kinds:
+    state.source_kind = kinds[0]
 
 
 def _remember_upload():
-    file = state.get("data_upload_widget")
+    file = state.data_upload_widget
     if file is not None:
         app.remember_upload(state, file.name, file.getvalue())
 
 
 left, right = st.columns([2, 3], gap="large")
 with left:
-    kind = st.radio("Source", kinds, index=kinds.index(state["w_source_kind"]), key="w_source_kind", horizontal=True)
+    kind = st.radio("Source", kinds, index=kinds.index(state.source_kind), key=Session.source_kind.key,
+                    horizontal=True)
     source = None
     if kind == "Bundled sample":
         if samples:
             names = [s.name for s in samples]
-            if state.get("w_sample") not in names:
-                state["w_sample"] = names[0]
-            chosen = st.selectbox("Sample", names, index=names.index(state["w_sample"]), key="w_sample")
+            if state.sample not in names:
+                state.sample = names[0]
+            chosen = st.selectbox("Sample", names, index=names.index(state.sample), key=Session.sample.key)
             source = next(s for s in samples if s.name == chosen)
         else:
             st.warning("No bundled samples were found in sample_data/.")
     elif kind == "Paper data set":
         names = [s.name for s in papers]
-        if state.get("w_paper") not in names:
-            state["w_paper"] = names[0]
-        chosen = st.selectbox("Data set", names, index=names.index(state["w_paper"]), key="w_paper",
+        if state.paper not in names:
+            state.paper = names[0]
+        chosen = st.selectbox("Data set", names, index=names.index(state.paper), key=Session.paper.key,
                               format_func=lambda n: sources.PAPER_DATASETS[n]["title"])
         source = next(s for s in papers if s.name == chosen)
     else:
         # spreadsheets are accepted here only so that the reader can say what to do with them
         st.file_uploader("CSV file (header row, one row per example)",
                          type=["csv", "tsv", "txt", *(e.lstrip(".") for e in SPREADSHEET_EXTENSIONS)],
-                         key="data_upload_widget", on_change=_remember_upload)
-        source = state.get(app.KEYS["upload"])
+                         key=Session.data_upload_widget.key, on_change=_remember_upload)
+        source = state.upload
         if source is None:
             st.info("Drop a CSV file above. Nothing is executed from the file; it is read as text.")
 
@@ -74,7 +77,7 @@ with left:
             table = sources.cached_table(source)
         except DataError as exc:
             st.error(md_escape(exc), icon=":material/error:")
-            if state.get(app.KEYS["dataset"]) is not None:
+            if state.dataset is not None:
                 st.caption("The data loaded before stays in use.")
         except Exception as exc:  # never a traceback on the page
             st.error(f"The file could not be read ({type(exc).__name__}).", icon=":material/error:")
@@ -82,24 +85,27 @@ with left:
     if table is not None:
         columns = [str(c) for c in table.columns]
         tkey = app.target_key(source)
-        fid = tkey[len("w_target_"):]
+        fid = app.file_id(source)
         suggested, why = sources.suggested_target(table)
-        if state.get(tkey) not in columns:
-            state[tkey] = source.default_target if source.default_target in columns else suggested
+        if state.value(tkey) not in columns:
+            state.set_value(tkey, source.default_target if source.default_target in columns else suggested)
         st.caption(f"{len(table)} rows × {len(columns)} columns read. {md_escape(why)}")
-        target = st.selectbox("Target column (the class)", columns, index=columns.index(state[tkey]), key=tkey)
+        target = st.selectbox("Target column (the class)", columns, index=columns.index(state.value(tkey)), key=tkey)
 
         def kept(key):
-            return [c for c in state.get(key, []) if c in columns]
+            return [c for c in state.value(key, []) if c in columns]
 
         with st.form(f"load_form_{fid}", border=True):
             with st.expander("Column overrides", expanded=False):
-                categorical = st.multiselect("Treat as categorical", columns, default=kept(f"w_categorical_{fid}"),
-                                             key=f"w_categorical_{fid}",
+                categorical = st.multiselect("Treat as categorical", columns,
+                                             default=kept(Session.column_key("categorical", fid)),
+                                             key=Session.column_key("categorical", fid),
                                              help="Numeric columns to one-hot encode (codes, not amounts).")
-                exclude = st.multiselect("Exclude", columns, default=kept(f"w_exclude_{fid}"), key=f"w_exclude_{fid}",
+                exclude = st.multiselect("Exclude", columns, default=kept(Session.column_key("exclude", fid)),
+                                         key=Session.column_key("exclude", fid),
                                          help="Columns to leave out entirely.")
-                keep = st.multiselect("Keep", columns, default=kept(f"w_keep_{fid}"), key=f"w_keep_{fid}",
+                keep = st.multiselect("Keep", columns, default=kept(Session.column_key("keep", fid)),
+                                      key=Session.column_key("keep", fid),
                                       help="Columns to use even though they look like identifiers.")
             submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:", key="load_data")
         if submitted:
@@ -113,32 +119,33 @@ with left:
                 keep=[c for c in keep if c in others],
             )
             if ok:
-                state["data_toast"] = True
+                state.data_toast = True
                 st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
             else:
-                state["data_error"] = message
-        error = state.pop("data_error", None)
+                state.data_error = message
+        error = state.data_error
+        del state.data_error
         if error:
             st.error(md_escape(error), icon=":material/error:")
-            if state.get(app.KEYS["dataset"]) is not None:
+            if state.dataset is not None:
                 st.caption("The data loaded before stays in use.")
 
 with right:
-    dataset = state.get(app.KEYS["dataset"])
-    loaded = state.get(app.KEYS["data_ref"]) or {}
+    dataset = state.dataset
+    loaded = state.data_ref or {}
     if table is not None and (dataset is None or loaded.get("ident") != source.ident):
         st.subheader("Preview")
         st.caption(f"{md_escape(source.title)}: the first rows as read and the values of the chosen target. "
                    "Not loaded yet: press **Load data**.")
-        st.plotly_chart(charts.preview_figure(table, state[tkey]), width="stretch", key="preview_chart")
+        st.plotly_chart(charts.preview_figure(table, state.value(tkey)), width="stretch", key="preview_chart")
         st.dataframe(table.head(20), hide_index=True, width="stretch")
         if dataset is not None:
-            st.caption(f"In use until then: {md_escape(state.get(app.KEYS['data_label'], dataset.name))}")
+            st.caption(f"In use until then: {md_escape(state.data_label or dataset.name)}")
     elif dataset is None:
         st.info("No data loaded yet. Choose a source on the left and press **Load data**.", icon=":material/info:")
     else:
         st.subheader("Loaded data")
-        st.text(state.get(app.KEYS["data_label"], dataset.name))
+        st.text(state.data_label or dataset.name)
         c1, c2, c3, c4 = st.columns(4)
         c1.metric("Rows", dataset.n_rows)
         c2.metric("Features", dataset.n_features)

@@ -14,14 +14,17 @@ import sys
 from explainer import __version__
 from explainer.bench import add_arguments, encoding_kwargs, paper_settings
 from explainer.bench import main as bench_main
-from explainer.data import PAPER_DATASETS, load_paper_dataset, shared_data_dir
+from explainer.data import PAPER_DATASETS, load_paper_dataset, paper_data_dir
 from explainer.data.defaults import default_load_settings
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
-from explainer.pipeline import default_budgets, explain_pool, split_holdout
+from explainer.pipeline import default_budgets, explain_pool, resolve_budgets, split_holdout
 from explainer.report import evaluate_rules
-from explainer.rules import MAX_TEXT_CHARS, parse_rules, rules_for_data
-from explainer.rules.defaults import default_pool_settings
+from explainer.report.evaluation import majority_class
+from explainer.report.exports import EXPORT_FORMATS, export_text
+from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pool import build_pool
+from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
 from explainer.selection.solvers import ALGORITHMS
@@ -47,14 +50,16 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
                    help="keep this column even if it looks like an identifier (repeatable)")
     p.add_argument("--no-missing-indicators", action="store_true",
                    help="do not add '<column> is missing' features")
-    p.add_argument("--data-dir", help="directory of the paper's data sets (default: ../shared/datasets)")
+    p.add_argument("--data-dir", help="directory of the paper's data sets (default: the copy shipped "
+                   "with the package)")
 
 
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--depth", type=int, default=None, help="D: trees of depth 1..D-1 (default 8)")
+    p.add_argument("--depth", type=int, default=None,
+                   help=f"D: trees of depth 1..D-1 (default {DEFAULT_DEPTH})")
     p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="train the grid this many times (pool richness; default 1)")
+                   help=f"train the grid this many times (pool richness; default {DEFAULT_REPEATS})")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
 
@@ -148,9 +153,18 @@ def _default_budgets(pool):
 def cmd_evaluate(args) -> int:
 
     ds = _load(args)
-    rules = rules_for_data(parse_rules(_read_text(args.rules), labels=None), ds.feature_specs, ds.classes)
+    if args.ripper_class is not None:
+        # a peer's rule set: wittgenstein RIPPER's ruleset_ for one class against the rest
+        parsed, fallback = parse_ripper(_read_text(args.rules), _class_of(ds, args.ripper_class)), None
+    else:
+        parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
+    rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
+    rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
+    if fallback is not None:
+        fallback = _class_of(ds, fallback)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
-                            error_budget=args.errors, fingerprint=ds.fingerprint)
+                            error_budget=args.errors, fingerprint=ds.fingerprint, fallback=fallback,
+                            target=ds.target)
     if args.json:
         print(report.to_json())
     else:
@@ -158,6 +172,18 @@ def cmd_evaluate(args) -> int:
         print()
         print(report.rules_frame().to_string(index=False))
     return 0
+
+
+def _class_of(ds, label):
+    by_text = {str(c): c for c in ds.classes}
+    if str(label) not in by_text:
+        raise CLIError(f"the class {label!r} is not a class of the data "
+                       f"(classes: {', '.join(by_text)})")
+    return by_text[str(label)]
+
+
+#: --out file suffix -> the export written
+OUT_FORMATS = {".txt": "text", ".json": "json", ".csv": "csv", ".sql": "sql", ".py": "python"}
 
 
 def _check_params(algorithm: str, params: dict) -> None:
@@ -189,10 +215,15 @@ def cmd_explain(args) -> int:
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
         fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test,
     )
+    exp.report.target = ds.target
     if args.out:
-        pathlib.Path(args.out).write_text(exp.rules.to_text(), encoding="utf-8")
+        kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
+        pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")
     if args.json:
         print(json.dumps(exp.to_dict(), indent=2, default=str))
+        return 0
+    if args.format and not args.out:
+        print(export_text(exp.report, args.format), end="")
         return 0
     print(exp.report.to_text(), end="")
     r = exp.result
@@ -237,7 +268,10 @@ def cmd_frontier(args) -> int:
     ds = _load(args)
     pool = _pool(args, ds)
     if args.axis == "complexity" and args.errors is None:
-        raise CLIError("give the error budget: --errors BE")
+        try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
+            args.errors = resolve_budgets(pool, complexity_budget=1)[1]
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
     if args.axis == "errors" and args.complexity is None:
         raise CLIError("give the complexity budget: --complexity BC")
     budget = args.errors if args.axis == "complexity" else args.complexity
@@ -247,11 +281,13 @@ def cmd_frontier(args) -> int:
         raise CLIError("budgets must be >= 0")
     callback = None if args.quiet or args.json else _PointPrinter(args.axis, ds.n_rows)
     fr = frontier(pool, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
-                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit)
+                  callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit,
+                  backward=True)  # as on the dashboard: larger budgets warm-start smaller ones too
     if args.json:
         d = fr.to_dict()
+        fallback = majority_class(ds.y)  # what predict gives rows no rule covers
         for point, p in zip(d["points"], fr, strict=True):
-            point["rules_text"] = pool.rule_set(p.selection).to_text()
+            point["rules_text"] = pool.rule_set(p.selection).to_text(fallback=fallback)
         d["data"] = {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint}
         d["pool_rules"] = pool.n_rules
         print(json.dumps(d, indent=2, default=str))
@@ -265,8 +301,8 @@ def cmd_datasets(args) -> int:
     print("bundled samples:")
     for sample in sample_sources():
         print(f"  {sample.name:26s} {sample.path}")
-    d = pathlib.Path(args.data_dir) if args.data_dir else shared_data_dir()
-    print(f"paper data sets ({d if d else 'directory not found'}):")
+    d = pathlib.Path(args.data_dir) if args.data_dir else paper_data_dir()
+    print(f"paper data sets ({d if d.is_dir() else f'{d}: directory not found'}):")
     for name in PAPER_DATASETS:
         paper = find_source(name, ("paper",), args.data_dir)
         print(f"  {name:26s} target {paper.target!r}{'' if paper.available else '  (missing)'}")
@@ -315,7 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="metrics report of a rule file on the data")
     _add_data_args(p)
-    p.add_argument("rules", help="rule text file, one 'IF ... THEN CLASS=...' a line")
+    p.add_argument("rules", help="rule text file, one 'IF ... THEN CLASS=...' a line (and 'ELSE CLASS=...')")
+    p.add_argument("--ripper-class", metavar="CLASS",
+                   help="the file is a wittgenstein RIPPER rule set (str(clf.ruleset_)) for this class")
     p.add_argument("--eps", type=float, default=1.0)
     p.add_argument("--complexity", type=int, help="complexity budget to check against")
     p.add_argument("--errors", type=int, help="error budget to check against")
@@ -332,7 +370,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
-    p.add_argument("--out", help="also write the rules to this text file")
+    p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
+                   "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
+    p.add_argument("--format", choices=list(EXPORT_FORMATS),
+                   help="the export to print (or to write with --out) instead of the report")
     p.add_argument("--holdout", type=float, metavar="FRACTION",
                    help="hold out this share of the rows (stratified, seeded by --seed); "
                         "pool and selection use the rest, the report shows both")
@@ -343,7 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--errors", type=int, help="error budget Be (fixed while Bc is swept)")
+    p.add_argument("--errors", type=int,
+                   help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*)")
     p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
     p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
                    help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")

@@ -174,6 +174,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_params(self.algorithm, self.algorithm_params or {})
         except ValueError as exc:
             raise ValueError(f"algorithm_params: {exc}") from None
+        y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -187,6 +188,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.result_ = None
             self.rules_ = RuleSet([])
             self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps)
+            self.report_.fallback = self.default_class_
+            self.report_.target = getattr(y_named, "name", None)
             self.class_prior_ = self.fallback_proba_ = np.ones(1)
             self.rule_proba_ = np.zeros((0, 1))
             return self
@@ -206,6 +209,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules
+        # the report says what predict does: uncovered and tied rows get default_class_
+        self.report_.fallback = self.default_class_
+        self.report_.target = getattr(y_named, "name", None)
         covered = self._fit_probabilities(frame, y)
         self.fallback_proba_ = self._fallback(y, covered)
         return self

@@ -6,6 +6,7 @@ from explainer.app import budgets, charts, exports, live, pools
 from explainer.app import state as app
 from explainer.app.budgets import changed_parameters
 from explainer.app.jobs import Task
+from explainer.app.session import Session
 from explainer.app.text import (
     algorithm_choices,
     algorithm_parameters,
@@ -17,16 +18,17 @@ from explainer.app.text import (
 
 state = app.setup("Explain")
 st.title("Explain")
-dataset = state.get(app.KEYS["dataset"])
+dataset = state.dataset
 if dataset is None:
     st.info("Load a data set first.", icon=":material/info:")
     st.page_link(app.PAGE_FILES["Data"], label="Go to the Data page", icon=":material/table_chart:")
     st.stop()
 
 # ------------------------------------------------------------------ 1. rule pool
-for key, default in (("w_pool_depth", pools.default_depth(state.get(app.KEYS["data_ref"]))),
-                     ("w_pool_source", "grid"), ("w_pool_repeats", 1), ("w_pool_seed", 0), ("w_pool_holdout", 0.0)):
-    state.setdefault(key, default)
+for slot, default in ((Session.pool_depth, pools.default_depth()), (Session.pool_source, "grid"),
+                      (Session.pool_repeats, 1), (Session.pool_seed, 0), (Session.pool_holdout, 0.0)):
+    if not state.has(slot):
+        state.put(slot, default)
 
 with st.container(border=True):
     st.subheader("1 · Rule pool")
@@ -36,38 +38,41 @@ with st.container(border=True):
     )
     with st.form("pool_form", border=False):
         c1, c2, c3, c4, c6, c5 = st.columns([3, 2, 2, 2, 2, 2], vertical_alignment="bottom")
-        c1.slider("Max depth D", 2, 10, value=state["w_pool_depth"], key="w_pool_depth", help="Trees of depth 1 … D−1.")
-        c2.radio("Trees", ["grid", "forest"], index=["grid", "forest"].index(state["w_pool_source"]),
-                 key="w_pool_source", horizontal=True, format_func={"grid": "CART grid", "forest": "random forest"}.get)
-        c3.number_input("Repeats", 1, 10, value=state["w_pool_repeats"], step=1, key="w_pool_repeats",
+        c1.slider("Max depth D", 2, 10, value=state.pool_depth, key=Session.pool_depth.key,
+                  help="Trees of depth 1 … D−1.")
+        c2.radio("Trees", ["grid", "forest"], index=["grid", "forest"].index(state.pool_source),
+                 key=Session.pool_source.key, horizontal=True,
+                 format_func={"grid": "CART grid", "forest": "random forest"}.get)
+        c3.number_input("Repeats", 1, 10, value=state.pool_repeats, step=1, key=Session.pool_repeats.key,
                         help="How often the grid is trained.")
-        c4.number_input("Pool seed", 0, 2**31 - 1, value=state["w_pool_seed"], step=1, key="w_pool_seed")
-        shares = sorted({0.0, 0.2, 0.3, float(state["w_pool_holdout"])})
-        c6.selectbox("Held-out rows", shares, index=shares.index(float(state["w_pool_holdout"])), key="w_pool_holdout",
+        c4.number_input("Pool seed", 0, 2**31 - 1, value=state.pool_seed, step=1, key=Session.pool_seed.key)
+        shares = sorted({0.0, 0.2, 0.3, float(state.pool_holdout)})
+        c6.selectbox("Held-out rows", shares, index=shares.index(float(state.pool_holdout)),
+                     key=Session.pool_holdout.key,
                      format_func=lambda f: "none" if f == 0 else f"{100 * f:g} %",
                      help="Rows kept out of the pool and the selection (stratified, seeded by the pool seed); "
                           "the result then shows coverage and accuracy on them beside the training rows.")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
 
     settings = pools.PoolSettings(
-        max_depth=int(state["w_pool_depth"]),
-        source=str(state["w_pool_source"]),
-        n_repeats=int(state["w_pool_repeats"]),
-        random_state=int(state["w_pool_seed"]),
-        holdout=float(state["w_pool_holdout"]),
+        max_depth=int(state.pool_depth),
+        source=str(state.pool_source),
+        n_repeats=int(state.pool_repeats),
+        random_state=int(state.pool_seed),
+        holdout=float(state.pool_holdout),
     )
     try:
         with st.spinner("Building the rule pool…"):
             pool = pools.ensure_pool(state, settings)
     except Exception as exc:  # keep the earlier pool and results
         st.error("The rule pool could not be built: " + md_escape(exc), icon=":material/error:")
-        pool = state.get(app.KEYS["pool"])
+        pool = state.pool
         if pool is None:
             st.stop()
         st.caption("The pool built before stays in use.")
 
     best = pool.best_tree()
-    split = state.get("split")
+    split = state.split
     if split is not None and split.X_test is not None:
         st.caption(f"The pool and the selection use {split.train.n_rows} training rows; "
                    f"{len(split.y_test)} rows ({100 * split.fraction:g} %) are held out for the check.")
@@ -77,7 +82,7 @@ with st.container(border=True):
     m3.metric("Paths before de-duplication", pool.n_candidate_rules)
     m4.metric("Best tree c* / e*", f"{best.complexity} / {best.errors}" if best else "—",
               help="The reference tree: complexity (sum of rule lengths) and errors.")
-    m5.metric("Built in", f"{state.get(app.KEYS['pool_time'], 0.0):.2f} s",
+    m5.metric("Built in", f"{state.pool_time:.2f} s",
               help="Cached: the same data and settings reuse this pool.")
 
 # ------------------------------------------------------------------ 2. budgets and algorithm
@@ -88,17 +93,16 @@ choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
     st.stop()
-if state.get("w_algorithm") not in choices:
-    state["w_algorithm"] = default_algorithm(choices)
-state.setdefault("w_eps", 1.0)
-state.setdefault("w_seed", 0)
+if state.algorithm not in choices:
+    state.algorithm = default_algorithm(choices)
+state.eps, state.seed = state.eps, state.seed  # the defaults become values (the URL holds values only)
 app.sync_url(state)
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
     b1, b2 = st.columns([2, 3], gap="large")
     with b1:
-        bc_slider = budgets.slider_top(pool, int(state["w_bc"]), bc_max)
+        bc_slider = budgets.slider_top(pool, int(state.bc), bc_max)
         bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max,
                                   slider_high=bc_slider)
         st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")
@@ -111,10 +115,10 @@ with st.container(border=True):
         st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: Be the best "
                    "tree's errors, Bc where the frontier at that Be comes within 3 points of its best coverage).")
     with b2:
-        eps_now = float(state["w_eps"])
+        eps_now = float(state.eps)
         tree = pools.best_tree_report(state, bc, be, eps_now)
-        last = state.get(app.KEYS["explanation"])
-        settings_now = state.get(app.KEYS["run_settings"]) or {}
+        last = state.explanation
+        settings_now = state.run_settings or {}
         marks = {
             "bc": bc,
             "be": be,
@@ -123,30 +127,30 @@ with st.container(border=True):
             if last is not None and settings_now.get("error_budget") == be and settings_now.get("eps") == eps_now
             else None,
         }
-        entry = budgets.ensure_frontier(state, pool, pools.work_data(state), bc=bc, be=be, eps=eps_now,
-                                        bc_max=bc_max)
+        entry = budgets.ensure_frontier(state, pool, bc=bc, be=be, eps=eps_now, bc_max=bc_max)
         budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
     a1, a2, a3 = st.columns([3, 1, 1])
-    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state["w_algorithm"]), key="w_algorithm",
+    algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state.algorithm), key=Session.algorithm.key,
                              format_func=label)
-    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state["w_eps"]), step=0.1, key="w_eps",
-                          format="%.2f")
-    seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state["w_seed"]), step=1, key="w_seed")
+    eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state.eps), step=0.1,
+                          key=Session.eps.key, format="%.2f")
+    seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state.seed), step=1, key=Session.seed.key)
     defaults = algorithm_parameters(algorithm)
     if defaults:
         with st.expander(f"{label(algorithm)} parameters"):
             cols = st.columns(4)
             for i, (name, default) in enumerate(defaults.items()):
-                key = f"w_param_{algorithm}_{name}"
-                state.setdefault(key, default)
+                key = Session.param_key(algorithm, name)
+                value = state.value(key, default)
+                state.set_value(key, value)
                 col = cols[i % 4]
                 if isinstance(default, bool):
-                    col.checkbox(name, value=bool(state[key]), key=key)
+                    col.checkbox(name, value=bool(value), key=key)
                 elif isinstance(default, int):
                     text = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
-                    col.number_input(text, min_value=0, value=int(state[key]), step=1, key=key)
+                    col.number_input(text, min_value=0, value=int(value), step=1, key=key)
                 else:
-                    col.number_input(name, min_value=0.0, value=float(state[key]), key=key)
+                    col.number_input(name, min_value=0.0, value=float(value), key=key)
             params = changed_parameters(state, algorithm)
             if params:
                 st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))
@@ -155,22 +159,33 @@ with st.container(border=True):
         st.caption("Not installed here: " + ", ".join(label(n) for n in missing))
 
 # ------------------------------------------------------------------ 3. run
-job = state.get(app.KEYS["job"])
+job = state.job
 running = job is not None and not job.done
 
-def start_run() -> None:
-    """on_click of Run: the worker starts before the page is drawn again, with the settings as they are now."""
-    name = state["w_algorithm"]
-    app.start_job(state, app.KEYS["job"], [Task(name, int(state["w_seed"]))], complexity_budget=int(state["w_bc"]),
-                  error_budget=int(state["w_be"]), eps=float(state["w_eps"]),
-                  algorithm_params={name: changed_parameters(state, name)})
+
+def start_run(shown: dict) -> None:
+    """on_click of Run: the worker starts before the page is drawn again, with the settings the page showed.
+
+    ``shown`` was bound when Run was drawn, so a click while the page is being recomputed (a new pool,
+    its new default budgets) runs what the user saw; if the pool has changed since, nothing runs and
+    the page asks again.
+    """
+    if shown["pool_key"] != state.pool_key:
+        state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
+        return
+    app.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
+    name = shown["algorithm"]
+    app.start_job(state, Session.job, [Task(name, shown["seed"])], complexity_budget=shown["bc"],
+                  error_budget=shown["be"], eps=shown["eps"], algorithm_params={name: shown["params"]})
 
 
 with st.container(border=True):
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
+    shown = {"pool_key": state.pool_key, "algorithm": algorithm, "seed": int(seed), "bc": int(bc), "be": int(be),
+             "eps": float(eps), "params": changed_parameters(state, algorithm)}
     r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
-              on_click=start_run)
+              on_click=start_run, args=(shown,))
     if not running:
         r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
 
@@ -181,11 +196,11 @@ with st.container(border=True):
 
 # ------------------------------------------------------------------ results
 app.collect_finished(state)
-if job is not None and job.done and job.errors[0]:
-    st.error(md_escape(job.errors[0]), icon=":material/error:")
+if state.run_error and not running:
+    st.error(md_escape(state.run_error), icon=":material/error:")
 
-explanation = state.get(app.KEYS["explanation"])
-run_settings = state.get(app.KEYS["run_settings"]) or {}
+explanation = state.explanation
+run_settings = state.run_settings or {}
 if explanation is not None and not running:
     result = explanation.result
     report = explanation.report

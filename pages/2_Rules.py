@@ -8,14 +8,14 @@ from explainer.app.text import label
 
 state = app.setup("Rules")
 st.title("Rules")
-dataset = state.get(app.KEYS["dataset"])
-explanation = state.get(app.KEYS["explanation"])
+dataset = state.dataset
+explanation = state.explanation
 if dataset is None or explanation is None:
     st.info("Run an explanation first (Data → Explain → Run).", icon=":material/info:")
     st.page_link(app.PAGE_FILES["Explain"], label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
 # the rows the explanation was computed on (the training rows when some are held out)
-dataset = state.get("explanation_data") or dataset
+dataset = state.explanation_data or dataset
 
 report = explanation.report
 result = explanation.result
@@ -56,11 +56,11 @@ st.subheader("Explain a row")
 st.caption("Pick a row of the data (the first misclassified one to start with), or change its values: "
            "the rules that fire on it and their vote.")
 wrong_rows = exports.misclassified_rows(report)[0]
-if state.get("w_explain_row") is None or not 1 <= int(state["w_explain_row"]) <= dataset.n_rows:
-    state["w_explain_row"] = int(wrong_rows[0]) + 1 if len(wrong_rows) else 1
+if state.explain_row is None or not 1 <= int(state.explain_row) <= dataset.n_rows:
+    state.explain_row = int(wrong_rows[0]) + 1 if len(wrong_rows) else 1
 r1, r2 = st.columns([1, 4], gap="large")
 with r1:
-    row_no = int(st.number_input("Row", 1, dataset.n_rows, value=int(state["w_explain_row"]), step=1,
+    row_no = int(st.number_input("Row", 1, dataset.n_rows, value=int(state.explain_row), step=1,
                                  key="w_explain_row"))
     st.text(f"true class: {dataset.y[row_no - 1]}")
 with r2:
@@ -78,12 +78,12 @@ if fired:
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")
 n = report.n_rules
-if state.get("w_rule_pick") not in range(n):
-    state["w_rule_pick"] = 0
+if state.rule_pick not in range(n):
+    state.rule_pick = 0
 pick = st.selectbox(
     "Rule",
     list(range(n)),
-    index=state["w_rule_pick"],
+    index=state.rule_pick,
     key="w_rule_pick",
     format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
 )

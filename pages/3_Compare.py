@@ -5,41 +5,43 @@ import streamlit as st
 from explainer.app import charts, exports, live
 from explainer.app import state as app
 from explainer.app.jobs import Task
+from explainer.app.session import Session
 from explainer.app.text import algorithm_choices, algorithm_parameters, label, md_escape
 
 state = app.setup("Compare")
 st.title("Compare")
-dataset = state.get(app.KEYS["dataset"])
-pool = state.get(app.KEYS["pool"])
+dataset = state.dataset
+pool = state.pool
 if dataset is None or pool is None:
     st.info("Load data and build the rule pool on the Explain page first.", icon=":material/info:")
     st.page_link(app.PAGE_FILES["Explain"], label="Go to the Explain page", icon=":material/psychology:")
     st.stop()
 
-bc = int(state.get("w_bc", 1))
-be = int(state.get("w_be", 0))
-eps = float(state.get("w_eps", 1.0))
+bc = int(state.bc if state.bc is not None else 1)
+be = int(state.be if state.be is not None else 0)
+eps = float(state.eps)
 st.caption(
     f"Same pool ({pool.n_rules} rules) and budgets as the Explain page: Bc = {bc}, Be = {be}, eps = {eps:g}. "
     "Change them there."
 )
 
 choices = algorithm_choices()
-if "w_cmp_algorithms" not in state:
-    state["w_cmp_algorithms"] = [n for n in ("qga", "ga", "rfhc", "greedy", "exact") if n in choices] or choices[:2]
+if state.cmp_algorithms is None:
+    state.cmp_algorithms = [n for n in ("qga", "ga", "rfhc", "greedy", "exact") if n in choices] or choices[:2]
 else:
-    state["w_cmp_algorithms"] = [n for n in state["w_cmp_algorithms"] if n in choices]
-state.setdefault("w_cmp_seeds", "0")
+    state.cmp_algorithms = [n for n in state.cmp_algorithms if n in choices]
+if state.cmp_seeds is None:
+    state.cmp_seeds = "0"
 
-job = state.get(app.KEYS["compare_job"])
+job = state.compare_job
 running = job is not None and not job.done
 DETERMINISTIC = {"forex", "forex_trimmed", "greedy", "exact"}
 
 with st.container(border=True):
-    algorithms = st.pills("Algorithms", choices, selection_mode="multi", default=state["w_cmp_algorithms"],
-                          key="w_cmp_algorithms", format_func=label)
+    algorithms = st.pills("Algorithms", choices, selection_mode="multi", default=state.cmp_algorithms,
+                          key=Session.cmp_algorithms.key, format_func=label)
     c2, c3 = st.columns([5, 1], vertical_alignment="bottom")
-    seeds_text = c2.text_input("Seeds (comma-separated)", value=state["w_cmp_seeds"], key="w_cmp_seeds",
+    seeds_text = c2.text_input("Seeds (comma-separated)", value=state.cmp_seeds, key=Session.cmp_seeds.key,
                                help="Each randomised algorithm runs once per seed; deterministic ones once.")
     seeds: list[int] = []
     bad_seeds = False
@@ -62,7 +64,7 @@ with st.container(border=True):
         if limit:
             st.caption(f"The exact solver runs with its own time limit of {limit:g} s, as from the command line.")
     if start:
-        job = app.start_job(state, app.KEYS["compare_job"], tasks, complexity_budget=bc, error_budget=be, eps=eps)
+        job = app.start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be, eps=eps)
         running = not job.done
     elif not running:
         st.caption(f"{len(tasks)} runs, one after the other.")

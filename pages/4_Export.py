@@ -8,8 +8,8 @@ from explainer.app.text import label, md_escape
 
 state = app.setup("Export")
 st.title("Export")
-dataset = state.get(app.KEYS["dataset"])
-explanation = state.get(app.KEYS["explanation"])
+dataset = state.dataset
+explanation = state.explanation
 
 with st.container(border=True):
     st.subheader("Download the rule set")
@@ -39,9 +39,9 @@ with st.container(border=True):
 
 
 def _remember_rules_upload():
-    file = state.get("rules_upload_widget")
+    file = state.rules_upload_widget
     if file is not None:
-        state[app.KEYS["rules_upload"]] = {"name": file.name, "data": file.getvalue()}
+        state.rules_upload = {"name": file.name, "data": file.getvalue()}
 
 
 with st.container(border=True):
@@ -55,16 +55,16 @@ with st.container(border=True):
     )
     st.file_uploader("Rule file (.txt)", type=["txt", "rules"], key="rules_upload_widget",
                      on_change=_remember_rules_upload)
-    upload = state.get(app.KEYS["rules_upload"])
+    upload = state.rules_upload
     if upload:
         try:
             text = exports.decode_text(upload["data"])
             report = exports.evaluate_rule_text(
                 text,
                 dataset,
-                complexity_budget=state.get("w_bc"),
-                error_budget=state.get("w_be"),
-                eps=float(state.get("w_eps", 1.0)),
+                complexity_budget=state.bc,
+                error_budget=state.be,
+                eps=float(state.eps),
             )
         except ValueError as exc:
             st.error("The rule file cannot be used: " + md_escape(str(exc)), icon=":material/error:")

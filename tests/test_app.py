@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from explainer.app import exports, sources
 from explainer.app import state as app_state
+from explainer.app.session import Session
 from explainer.app.text import algorithm_parameters, md_escape
 from explainer.data import DataError, load_dataset, sample_datasets
 from explainer.pipeline import resolve_budgets
@@ -96,6 +97,7 @@ def test_data_page_loads_a_sample_and_shows_columns():
     assert not at.error
 
 
+@pytest.mark.slow
 def test_column_overrides_are_applied():
     at = new_app()
     at.session_state["w_sample"] = "iris"
@@ -107,6 +109,7 @@ def test_column_overrides_are_applied():
     assert "sepal_width" not in ds.feature_names and ds.n_features == 3
 
 
+@pytest.mark.slow
 def test_good_upload_replaces_data():
     at = load_iris(new_app())
     at.session_state["w_source_kind"] = "Upload a CSV"
@@ -123,10 +126,10 @@ def test_upload_handling_function_with_bytes():
     assert ds.n_rows == 150 and ds.fingerprint == load_dataset(sample_datasets()["iris"]).fingerprint
     with pytest.raises(DataError):
         sources.load_upload("x.csv", (BAD / "one_class.csv").read_bytes())
-    state = {}
+    state = Session({})
     assert app_state.load_into(state, sources.upload_source("iris.csv", data))[0]
     ok, message = app_state.load_into(state, sources.upload_source("bad.csv", (BAD / "binary_nul.csv").read_bytes()))
-    assert not ok and message and state["dataset"].n_rows == 150
+    assert not ok and message and state.dataset.n_rows == 150
 
 
 # ------------------------------------------------------------------ Explain page
@@ -152,8 +155,8 @@ def test_pool_and_budget_defaults_are_the_engines():
     at.run()
     assert at.session_state["pool"] is pool and at.session_state["pool_key"] == key
     frontier = at.session_state["frontier"]
-    if frontier["job"] is not None:
-        frontier["job"].stop()
+    if frontier.job is not None:
+        frontier.job.stop()
 
 
 def test_run_gives_history_and_summary_cards(explained):
@@ -167,6 +170,7 @@ def test_run_gives_history_and_summary_cards(explained):
     assert any(c.value.strip() == ex.report.rules.to_text().strip() for c in at.code)
 
 
+@pytest.mark.slow
 def test_bad_pool_setting_keeps_state(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -222,6 +226,7 @@ def test_compare_page_runs_several_algorithms(explained):
         assert (table["gap to optimum (pp)"] >= -1e-9).all()
 
 
+@pytest.mark.slow
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
     at.switch_page("pages/3_Compare.py").run()
@@ -297,6 +302,7 @@ def test_every_page_opens_in_a_fresh_session(page):
     assert {"", "Explain", "Rules", "Compare", "Export"} <= links, links
 
 
+@pytest.mark.slow
 def test_settings_live_in_the_url_and_a_reload_restores_them():
     at = new_app()
     at.session_state["w_sample"] = "wine"
@@ -352,12 +358,13 @@ def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
 
     assert state["w_pool_depth"] == DEFAULT_DEPTH and state["w_eps"] == 1.0 and state["w_pool_source"] == "grid"
 
+@pytest.mark.slow
 
 def test_an_upload_is_restored_while_the_server_keeps_it():
     data = sample_datasets()["loans"].read_bytes()
     at = new_app()
     at.session_state["w_source_kind"] = "Upload a CSV"
-    app_state.remember_upload(at.session_state, "my loans.csv", data)  # what the uploader's callback does
+    app_state.remember_upload(Session(at.session_state), "my loans.csv", data)  # what the uploader's callback does
     at.run()
     button(at, "Load data").click().run()
     assert at.session_state["dataset"].name == "my loans"
@@ -381,6 +388,7 @@ def test_an_upload_is_restored_while_the_server_keeps_it():
     assert any("my loans" in w.value for w in gone.warning)
 
 
+@pytest.mark.slow
 def test_budget_inputs_reach_the_whole_pool(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -442,6 +450,7 @@ def test_the_server_answers_its_health_check():
         stop_dashboard(proc)
 
 
+@pytest.mark.slow
 def test_the_library_core_imports_without_streamlit():
     import subprocess
     import sys
@@ -464,16 +473,16 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     at = explained
     at.switch_page("pages/1_Explain.py").run()
     entry = at.session_state["frontier"]
-    if entry["job"] is not None:
-        entry["job"].join(120)
+    if entry.job is not None:
+        entry.job.join(120)
     at.run()
     assert not at.exception
     entry = at.session_state["frontier"]
-    assert entry["result"] is not None
+    assert entry.result is not None
     pool, be = at.session_state["pool"], at.session_state["w_be"]
     eps = float(at.session_state["w_eps"])
-    lo, hi = entry["range"]
-    points = list(entry["result"])
+    lo, hi = entry.range
+    points = list(entry.result)
     assert [p.complexity_budget for p in points] == list(range(lo, hi + 1))
     coverages = [p.coverage for p in points]
     assert coverages == sorted(coverages)  # a larger budget never covers less
@@ -506,10 +515,11 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     assert any("Trade-off frontier" in e.proto.spec for e in charts)
 
     state = {"frontier_chart": {"selection": {"points": [{"x": 7, "y": 90.0}]}}, "w_bc": 3, "w_be": be}
-    choose_point(state)
+    choose_point(Session(state))
     assert state["w_bc"] == 7 and state["w_be"] == be
 
 
+@pytest.mark.slow
 def test_held_out_rows_are_reported_beside_the_training_rows():
     from explainer.report import evaluate_rules
 
@@ -559,6 +569,7 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
 REFUSED = {"binary_nul.csv", "one_class.csv", "empty.csv", "ragged_rows.csv", "spreadsheet.xlsx", "data.json"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in BAD.iterdir()))
 def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
     # the hostile-input corpus through the Data page: a message or a loaded table, never a traceback,

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.selection.callbacks import Callback
 from explainer.selection.problem import SelectionProblem
@@ -61,8 +62,8 @@ def brute_force(problem):
 
 
 @pytest.mark.parametrize("key", list(FAST))
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("instance", range(3))
+@pytest.mark.parametrize("seed", seeds(3, 1))
+@pytest.mark.parametrize("instance", seeds(3, 1))
 def test_contract(key, seed, instance):
     p = random_problem(instance * 7 + seed)
     res = make(key).solve(p, random_state=seed)
@@ -84,7 +85,7 @@ def test_contract(key, seed, instance):
         assert res.coverage >= 0.0  # the empty selection is always available
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_never_beats_brute_force_and_heuristics_are_sane(seed):
     p = random_problem(seed, N=40, M=10)
     opt = brute_force(p)
@@ -180,16 +181,12 @@ def test_crossover_masks_and_pairs():
     assert (a != b).all() and set(a.tolist()) <= {2, 3}
 
 
-IRIS = __import__("pathlib").Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "iris.csv"
-
-
-@pytest.mark.shared
-@pytest.mark.skipif(not IRIS.exists(), reason="needs the paper's data sets")
-def test_iris_pool_depth3_budgets_4_5():
+@pytest.mark.slow
+def test_iris_pool_depth3_budgets_4_5(paper_datasets_dir):
     pd = pytest.importorskip("pandas")
     from explainer.rules.pool import build_pool
 
-    df = pd.read_csv(IRIS)
+    df = pd.read_csv(paper_datasets_dir / "iris.csv")
     p = SelectionProblem.from_pool(build_pool(df.drop(columns="class"), df["class"], max_depth=3, random_state=0), 4, 5)
     # optimum by enumeration: every rule has length >= 1, so at most 4 rules fit
     assert p.lengths.min() >= 1

@@ -58,8 +58,7 @@ def test_settings_come_from_the_paper_csv(fake_paper):
 
 
 def test_real_paper_settings():
-    if bench.paper_dir() is None:
-        pytest.skip("../shared/paper not found")
+    # the table shipped with the package; values as printed in the paper's Table 2
     s = bench.paper_settings()
     assert len(s) == 10
     assert (s["iris"]["depth"], s["iris"]["complexity_budget"], s["iris"]["errors_budget"]) == (3, 4, 5)
@@ -114,6 +113,7 @@ def test_synthetic_problem_binds():
         bench.parse_sizes("1000")
 
 
+@pytest.mark.slow
 def test_synthetic_command(tmp_path):
     rc = cli.main(["bench", "--synthetic", "--sizes", "400x60", "--synthetic-algorithms", "greedy",
                    "--out", str(tmp_path), "--quiet"])
@@ -144,10 +144,9 @@ def test_scheduler_needs_distributed(monkeypatch):
 
 
 # ------------------------------------------------------------------ with the paper's data sets
-@pytest.mark.shared
-def test_tiny_run_writes_tables_and_figure(shared_datasets_dir, tmp_path, fake_paper):
+def test_tiny_run_writes_tables_and_figure(paper_datasets_dir, tmp_path, fake_paper):
     out = tmp_path / "out"
-    rc = cli.main(["bench", "--data-dir", str(shared_datasets_dir), "--paper-csv", str(fake_paper),
+    rc = cli.main(["bench", "--data-dir", str(paper_datasets_dir), "--paper-csv", str(fake_paper),
                    "--datasets", "iris", "--runs", "2", "--algorithms", "rfhc,greedy", "--jobs", "1",
                    "--figure-algorithm", "rfhc", "--no-png", "--quiet", "--out", str(out)])
     assert rc == 0
@@ -167,18 +166,18 @@ def test_tiny_run_writes_tables_and_figure(shared_datasets_dir, tmp_path, fake_p
     # re-running one cell (run 1 of rfhc) from scratch reproduces it bit for bit
     bench.clear_cache()
     settings = bench.paper_settings(fake_paper)
-    (task,) = bench.make_tasks(["iris"], ["rfhc"], 2, settings, data_dir=shared_datasets_dir, run_ids=[1])
+    (task,) = bench.make_tasks(["iris"], ["rfhc"], 2, settings, data_dir=paper_datasets_dir, run_ids=[1])
     again = bench.run_task(task)
     old = next(r for r in runs if r["algorithm"] == "rfhc" and r["run"] == "1")
     assert repr(round(again["coverage"], 6)) == old["coverage"]
     assert str(again["seed"]) == old["seed"] and str(again["complexity"]) == old["complexity"]
 
 
-@pytest.mark.shared
-def test_dask_and_joblib_agree(shared_datasets_dir, fake_paper):
+@pytest.mark.slow
+def test_dask_and_joblib_agree(paper_datasets_dir, fake_paper):
     distributed = pytest.importorskip("distributed", reason="the Dask path needs 'distributed' (pip install .[dask])")
     settings = bench.paper_settings(fake_paper)
-    tasks = bench.make_tasks(["iris"], ["rfhc"], 2, settings, data_dir=shared_datasets_dir, seed=3)
+    tasks = bench.make_tasks(["iris"], ["rfhc"], 2, settings, data_dir=paper_datasets_dir, seed=3)
     local = bench.execute(tasks, jobs=1)
     pooled = bench.execute(tasks, jobs=2)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
@@ -189,25 +188,24 @@ def test_dask_and_joblib_agree(shared_datasets_dir, fake_paper):
     assert [(r["run"], r["seed"], r["coverage"], r["complexity"], r["errors"]) for r in remote] == key
 
 
-@pytest.mark.shared
-def test_paper_encoding_features(shared_datasets_dir):
+def test_paper_encoding_features(paper_datasets_dir):
     from explainer.data import load_paper_dataset
 
-    ds = load_paper_dataset("mammographic_masses", shared_datasets_dir,
+    ds = load_paper_dataset("mammographic_masses", paper_datasets_dir,
                             **bench.encoding_kwargs("mammographic_masses"))
     assert "Age=42" in ds.feature_names and "Margin is missing" in ds.feature_names
-    ds = load_paper_dataset("hayes_roth", shared_datasets_dir, **bench.encoding_kwargs("hayes_roth"))
+    ds = load_paper_dataset("hayes_roth", paper_datasets_dir, **bench.encoding_kwargs("hayes_roth"))
     assert "name" in ds.feature_names
 
 
-def test_budget_scale(shared_datasets_dir, tmp_path, fake_paper):
+def test_budget_scale(paper_datasets_dir, tmp_path, fake_paper):
     settings = bench.paper_settings(fake_paper)
     half = bench.scale_budgets(settings, 0.5)
     for name, s in settings.items():
         assert half[name]["complexity_budget"] == max(1, s["complexity_budget"] // 2)
         assert half[name]["errors_budget"] == s["errors_budget"] // 2
     out = tmp_path / "half"
-    rc = cli.main(["bench", "--data-dir", str(shared_datasets_dir), "--paper-csv", str(fake_paper),
+    rc = cli.main(["bench", "--data-dir", str(paper_datasets_dir), "--paper-csv", str(fake_paper),
                    "--datasets", "iris", "--runs", "1", "--algorithms", "greedy", "--budget-scale", "0.5",
                    "--no-png", "--quiet", "--out", str(out)])
     assert rc == 0

@@ -3,6 +3,7 @@ climbs that reach a known (or remembered) selection."""
 
 import numpy as np
 import pytest
+from lanes import seeds
 from problems import random_problem
 
 from explainer.selection.solvers.local_search import LocalSearch, lazy_adds, repair, usable_rules
@@ -25,7 +26,7 @@ def _best_adds_by_rescoring(st, cand, cost):
         st.flip(pick)
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", seeds(60))
 def test_lazy_adds_make_the_same_adds_as_rescoring_every_candidate(seed):
     rng = np.random.default_rng(seed)
     p = random_problem(seed, N=int(rng.integers(30, 300)), M=int(rng.integers(10, 200)))
@@ -65,7 +66,7 @@ def _climb(p, start, known=None):
     return st.r.copy()
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 def test_a_climb_reaching_a_known_selection_jumps_to_its_end(seed):
     p = random_problem(seed, N=120, M=60)
     start = np.zeros(p.n_rules, dtype=bool)
@@ -83,7 +84,7 @@ def test_a_climb_reaching_a_known_selection_jumps_to_its_end(seed):
     assert np.array_equal(jumped, elsewhere)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_remembered_selections_climb_to_the_end_they_are_remembered_with(seed):
     """``remember=True`` files every selection a climb started from or passed through under its end: climbing afresh
     from any of them (no memo) ends there, so a later jump to it changes nothing but the time."""

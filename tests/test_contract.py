@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.bench import paper_settings
 from explainer.data import load_paper_dataset
@@ -69,7 +70,7 @@ def check_contract(problem, name, seed):
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", seeds(3, 1))
 def test_contract_on_random_problems(name, seed):
     problem = random_problem(seed)
     res = check_contract(problem, name, seed)
@@ -82,19 +83,20 @@ def test_contract_on_random_problems(name, seed):
 
 
 @pytest.fixture(scope="module")
-def shared_pools(shared_datasets_dir):
+def shared_pools(paper_datasets_dir):
     from explainer.rules.pool import build_pool
 
     pools = {}
     settings = paper_settings()
     for name in ("iris", "wine", "zoo"):
         st = settings[name]
-        ds = load_paper_dataset(name, shared_datasets_dir)
+        ds = load_paper_dataset(name, paper_datasets_dir)
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
         pools[name] = SelectionProblem.from_pool(pool, int(st["complexity_budget"]), int(st["errors_budget"]))
     return pools
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
 @pytest.mark.parametrize("dataset", ["iris", "wine", "zoo"])
 def test_contract_on_shared_data(name, dataset, shared_pools):
@@ -156,19 +158,18 @@ SMALL = {
 
 
 @pytest.fixture(scope="module")
-def paper_problems(shared_datasets_dir):
+def paper_problems(paper_datasets_dir):
     from explainer.rules.pool import build_pool
 
     out = {}
     for name, st in paper_settings().items():
-        ds = load_paper_dataset(name, shared_datasets_dir)
+        ds = load_paper_dataset(name, paper_datasets_dir)
         pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
         bc, be = int(st["complexity_budget"]), int(st["errors_budget"])
         out[name] = (SelectionProblem.from_pool(pool, bc, be), SelectionProblem.from_pool(pool, max(bc // 2, 1), be // 2))
     return out
 
 
-@pytest.mark.shared
 @pytest.mark.slow
 def test_no_dead_rules_on_the_paper_data_sets(paper_problems):
     """Every algorithm (forex aside), the 10 paper data sets, the paper's budgets and half of them."""

@@ -198,6 +198,7 @@ def test_cli_awkward_input_loads_and_says_what_it_decided(filename, capsys):
     assert err.splitlines() == expected
 
 
+@pytest.mark.slow
 def test_cli_output_into_a_closed_pipe_ends_quietly():
     # enough output to overflow the pipe after the reader has gone
     cmd = [sys.executable, "-m", "explainer.cli", "rules", "wine", "--depth", "7", "--repeats", "3", "--show"]

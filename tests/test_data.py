@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import pathlib
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import explainer
 from explainer.data import (
     PAPER_DATASETS,
     ColumnInfo,
@@ -19,9 +22,9 @@ from explainer.data import (
     Dataset,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     read_table,
     sample_datasets,
-    shared_data_dir,
 )
 from explainer.data.sources import find_source, load_source, paper_sources, unknown_source_message
 from explainer.data.target import encode_labels
@@ -492,6 +495,7 @@ def test_random_bytes_never_crash(data):
 _cell = st.sampled_from(["1", "2.5", "x", "y", "?", "", " 3 ", '"a,b"', "NA", "-1e3", "z z"])
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     st.integers(2, 5).flatmap(
@@ -539,14 +543,13 @@ def test_find_source_tries_a_file_then_a_sample_then_a_paper_data_set(tmp_path, 
     papers = tmp_path / "papers"
     papers.mkdir()
     (papers / PAPER_DATASETS["wine"]["file"]).write_text("")
-    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(papers))
     iris = find_source("iris")
     assert (iris.kind, iris.path) == ("sample", sample_datasets()["iris"]) and iris.available
-    wine = find_source("wine", ("paper",))
+    wine = find_source("wine", ("paper",), papers)
     assert (wine.kind, wine.path, wine.target) == ("paper", papers / "wine.csv", "class") and wine.available
-    zoo = find_source("zoo")  # known by name, its file absent
+    zoo = find_source("zoo", data_dir=papers)  # known by name, its file absent
     assert zoo.kind == "paper" and not zoo.available
-    assert [s.name for s in paper_sources()] == ["wine"]
+    assert [s.name for s in paper_sources(papers)] == ["wine"]
     assert find_source("iris", ("paper",)).kind == "paper"  # a name both stand for: the kinds asked, in order
     local = tmp_path / "iris"
     local.write_text("a,class\n1,x\n2,y\n")
@@ -602,11 +605,10 @@ def test_paper_dataset_table():
         assert set(spec) >= {"file", "target", "title"}
 
 
-@pytest.mark.shared
 @pytest.mark.parametrize("name", sorted(PAPER_EXPECTED))
-def test_paper_datasets(shared_datasets_dir, name):
+def test_paper_datasets(paper_datasets_dir, name):
     rows, n_features, counts, identifiers = PAPER_EXPECTED[name]
-    ds = load_paper_dataset(name, shared_datasets_dir)
+    ds = load_paper_dataset(name, paper_datasets_dir)
     assert ds.name == name
     assert ds.n_rows == rows == ds.n_rows_read
     assert ds.n_dropped_missing_target == 0
@@ -618,52 +620,50 @@ def test_paper_datasets(shared_datasets_dir, name):
     json.dumps(ds.summary())
 
 
-@pytest.mark.shared
-def test_paper_dataset_details(shared_datasets_dir):
-    wine = load_paper_dataset("wine", shared_datasets_dir)
+def test_paper_dataset_details(paper_datasets_dir):
+    wine = load_paper_dataset("wine", paper_datasets_dir)
     assert wine.y.dtype.kind == "i" and wine.classes == [1, 2, 3]
     assert info(wine, "Proline").kind == "numeric"
     assert info(wine, "Magnesium").kind == "numeric"
     assert "OD280/OD315 of diluted wines" in wine.feature_names
 
-    bc = load_paper_dataset("breast_cancer_wisconsin", shared_datasets_dir)
+    bc = load_paper_dataset("breast_cancer_wisconsin", paper_datasets_dir)
     assert info(bc, "Bare Nuclei").n_missing == 16
     assert bc.n_rows_with_missing == 16
     assert "Bare Nuclei is missing" in bc.feature_names
     assert info(bc, "Sample code number").n_unique == 645
 
-    mm = load_paper_dataset("mammographic_masses", shared_datasets_dir)
+    mm = load_paper_dataset("mammographic_masses", paper_datasets_dir)
     assert sum(c.n_missing for c in mm.columns) == 162
     assert mm.n_rows_with_missing == 131
     assert info(mm, "Age").kind == "numeric"
     mm_cat = load_paper_dataset(
-        "mammographic_masses", shared_datasets_dir, categorical=["Margin", "Shape"]
+        "mammographic_masses", paper_datasets_dir, categorical=["Margin", "Shape"]
     )
     assert "Margin=5" in mm_cat.feature_names
 
-    hr = load_paper_dataset("hayes_roth", shared_datasets_dir)
+    hr = load_paper_dataset("hayes_roth", paper_datasets_dir)
     assert info(hr, "name").n_missing == 28
     assert hr.n_rows_with_missing == 0
 
-    blood = load_paper_dataset("blood_transfusion", shared_datasets_dir)
+    blood = load_paper_dataset("blood_transfusion", paper_datasets_dir)
     assert all(
         info(blood, c).kind == "numeric" for c in ["Recency", "Frequency", "Monetary", "Time"]
     )
     assert blood.X["Recency"].iloc[0] == 2
 
-    ttt = load_paper_dataset("tic_tac_toe", shared_datasets_dir)
+    ttt = load_paper_dataset("tic_tac_toe", paper_datasets_dir)
     assert "top-left-square=x" in ttt.feature_names
     assert all(c.kind in ("categorical", "target") for c in ttt.columns)
 
     for name in ("iris", "banknote", "blood_transfusion", "tic_tac_toe", "wine"):
-        ds = load_paper_dataset(name, shared_datasets_dir)
+        ds = load_paper_dataset(name, paper_datasets_dir)
         assert not [c.name for c in ds.columns if c.kind == "identifier"], name
 
 
-@pytest.mark.shared
-def test_paper_fingerprint_stable(shared_datasets_dir):
-    a = load_paper_dataset("iris", shared_datasets_dir)
-    b = load_dataset(shared_datasets_dir / "iris.csv", target="class")
+def test_paper_fingerprint_stable(paper_datasets_dir):
+    a = load_paper_dataset("iris", paper_datasets_dir)
+    b = load_dataset(paper_datasets_dir / "iris.csv", target="class")
     assert a.fingerprint == b.fingerprint
 
 
@@ -676,12 +676,17 @@ def test_load_paper_dataset_errors(tmp_path):
         load_paper_dataset("iris", tmp_path)
 
 
-def test_shared_data_dir_env_var(monkeypatch, tmp_path):
-    monkeypatch.setenv("EXPLAINER_DATA_DIR", str(tmp_path))
-    assert shared_data_dir() == tmp_path
-    monkeypatch.delenv("EXPLAINER_DATA_DIR")
-    d = shared_data_dir()
-    assert d is None or d.name == "datasets"
+def test_paper_data_ship_with_the_package_as_their_readme_lists_them():
+    # the folder sits inside the package (so an installed copy has it) and every CSV is the
+    # file its README describes, byte for byte (sha256 in the README's table)
+    directory = paper_data_dir()
+    assert directory == pathlib.Path(explainer.__file__).resolve().parent / "data" / "paper"
+    readme = (directory / "README.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in readme and "UCI Machine Learning Repository" in readme
+    listed = dict(re.findall(r"^\| `(\w+\.csv)` \|.*\| ([0-9a-f]{64}) \|$", readme, flags=re.M))
+    assert sorted(listed) == sorted(spec["file"] for spec in PAPER_DATASETS.values())
+    for file, sha in listed.items():
+        assert hashlib.sha256((directory / file).read_bytes()).hexdigest() == sha, file
 
 
 def test_feature_specs_say_what_each_encoded_feature_means():
@@ -860,6 +865,7 @@ def test_decimal_commas_with_thousands_and_only_outside_comma_files():
 _mixed_cell = st.one_of(st.none(), st.sampled_from(["a", "b", " c ", "?"]), st.integers(-3, 3))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(_mixed_cell, st.floats(-1e6, 1e6) | st.none(), st.booleans()), min_size=2, max_size=15))
 def test_encoder_invariants_on_random_tables(rows):

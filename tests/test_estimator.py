@@ -19,6 +19,7 @@ EXPECTED_FAILED = {
 }
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [RuleSetExplainer(max_depth=3, algorithm="greedy", random_state=0)],
     expected_failed_checks=lambda est: EXPECTED_FAILED,
@@ -38,6 +39,7 @@ def test_fit_predict_score_on_iris():
     assert set(np.unique(est.predict(X))) <= set(est.classes_)
 
 
+@pytest.mark.slow
 def test_same_seed_same_rules():
     X, y = load_iris(return_X_y=True)
     a = RuleSetExplainer(max_depth=4, algorithm="ga", random_state=3).fit(X, y)

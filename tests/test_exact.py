@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import FEASIBLE, OPTIMAL
@@ -54,7 +55,7 @@ def _configs():
     "config", _configs(),
     ids=["lazy", "full", "lazy-cold", "full-cold", "lazy-cutoff", "full-cutoff", "merge-setting"],
 )
-@pytest.mark.parametrize("seed", range(36))
+@pytest.mark.parametrize("seed", seeds(36))
 def test_matches_brute_force(seed, config):
     problem = random_problem(seed)
     result = Exact(**config).solve(problem)
@@ -68,7 +69,7 @@ def test_matches_brute_force(seed, config):
         assert key in result.info
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", seeds(10))
 def test_eps_variants_same_instance(seed):
     for eps in (0.0, 0.5, 1.0, 2.0):
         problem = random_problem(100 + seed, eps=eps)
@@ -76,7 +77,7 @@ def test_eps_variants_same_instance(seed):
         assert result.coverage == pytest.approx(brute_force(problem), abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", seeds(10))
 def test_greedy_incumbent_is_feasible(seed):
     problem = random_problem(200 + seed)
     r = greedy_incumbent(problem)
@@ -124,7 +125,7 @@ def test_empty_problem_and_zero_budget():
     assert res.n_rules == 0 and res.coverage == 0 and res.status == OPTIMAL
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_within_budgets_and_deterministic(seed):
     problem = random_problem(300 + seed, N=60, M=40)
     a = Exact(warm_start="greedy").solve(problem, random_state=1)
@@ -150,6 +151,7 @@ def test_warm_start_selection_and_registry():
         Exact(backend="gurobi")
 
 
+@pytest.mark.slow
 def test_time_limit_on_larger_instance():
     rng = np.random.default_rng(5)
     N, M, K = 300, 400, 3
@@ -187,7 +189,7 @@ def test_stop_request_returns_incumbent():
 
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_cpsat_matches_brute_force(seed):
     pytest.importorskip("ortools")
     problem = random_problem(400 + seed)
@@ -197,7 +199,7 @@ def test_cpsat_matches_brute_force(seed):
     assert res.info["bound"] >= res.coverage - 1e-6
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_default_warm_start_from_qga_stays_exact(seed):
     problem = random_problem(100 + seed)
     result = Exact().solve(problem, random_state=seed)
@@ -231,7 +233,7 @@ def test_a_model_over_the_memory_limit_is_refused_and_the_warm_start_returned(la
     assert Exact(warm_start=start).solve(p).info["optimal"]  # the default limit lets it through
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_never_worse_than_the_warm_start(seed):
     p, start = _binding_problem(10 * seed)
     for limit in (0.0, 0.05, 30.0):
@@ -255,17 +257,16 @@ def test_warm_start_heuristic_gets_at_most_half_the_time(monkeypatch):
     assert seen["time_limit"] == 4.0
 
 
-@pytest.mark.shared
 @pytest.mark.slow
 @pytest.mark.parametrize("lazy", [True, False])
-def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):
+def test_time_limit_holds_on_a_hard_instance(paper_datasets_dir, lazy):
     """tic-tac-toe at half the paper's budgets is not proven in 2 s; the run still ends about then."""
     from explainer.bench import paper_settings
     from explainer.data import load_paper_dataset
     from explainer.rules.pool import build_pool
 
     st = paper_settings()["tic_tac_toe"]
-    ds = load_paper_dataset("tic_tac_toe", shared_datasets_dir)
+    ds = load_paper_dataset("tic_tac_toe", paper_datasets_dir)
     pool = build_pool(ds.X, ds.y, int(st["depth"]), random_state=0, classes=ds.classes)
     p = SelectionProblem.from_pool(pool, int(st["complexity_budget"]) // 2, int(st["errors_budget"]) // 2)
     start = greedy_incumbent(p)
@@ -276,7 +277,7 @@ def test_time_limit_holds_on_a_hard_instance(shared_datasets_dir, lazy):
     assert res.feasible and res.coverage >= p.evaluate(start).coverage
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_cutoff_proves_an_optimal_warm_start(seed):
     """Started from the optimum, the cutoff model (incumbent + 1) is infeasible: proven at once, nothing lost."""
     problem = random_problem(300 + seed, eps=1.0)
@@ -287,7 +288,7 @@ def test_cutoff_proves_an_optimal_warm_start(seed):
     assert again.coverage == pytest.approx(brute_force(problem), abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_node_limit_keeps_the_warm_start_and_the_budgets(seed):
     problem = random_problem(400 + seed, N=40, M=12)
     warm = greedy_incumbent(problem)

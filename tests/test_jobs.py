@@ -1,15 +1,22 @@
-"""Runs in a worker process (explainer.app.jobs): records, Stop, errors, the same result as in-process."""
+"""Jobs in a worker process (explainer.app.jobs): records, Stop, errors, the same result as in-process,
+the reader that never loses the last messages, the line for a core, and workers that die with their server."""
 
 from __future__ import annotations
 
+import os
+import queue as queue_module
+import signal
 import time
+from multiprocessing import forkserver
 
 import pytest
 
-from explainer.app.jobs import Job, Task
+from explainer.app import jobs
+from explainer.app.jobs import FrontierJob, RunJob, Task, _Line
 from explainer.data import load_dataset, sample_datasets
 from explainer.pipeline import explain_pool
 from explainer.rules.pool import build_pool
+from explainer.selection.frontier import frontier
 from explainer.selection.solvers import available
 
 
@@ -19,11 +26,23 @@ def iris():
     return ds, build_pool(ds.X, ds.y, 5, random_state=0, classes=ds.classes)
 
 
+def _long_run(ds, pool, **kwargs):
+    return RunJob(pool, ds, [Task("ga", 0)], complexity_budget=4, error_budget=5, eps=1.0,
+                  algorithm_params={"ga": {"n_generations": 10**6}}, **kwargs)
+
+
+def _wait_for_records(job, seconds=60):
+    deadline = time.time() + seconds
+    while not job.records() and time.time() < deadline:
+        job.wait_for_news(0.5)
+    assert job.records(), job.errors
+
+
 def test_a_job_gives_the_in_process_result_and_every_generation(iris):
     if "qga" not in available():
         pytest.skip("qga is not installed")
     ds, pool = iris
-    job = Job(pool, ds, [Task("qga", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
+    job = RunJob(pool, ds, [Task("qga", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
     job.join(60)
     assert job.done and job.errors == [None]
     here = explain_pool(pool, ds.X, ds.y, complexity_budget=4, error_budget=5, algorithm="qga", random_state=0)
@@ -39,11 +58,9 @@ def test_stop_keeps_the_best_so_far(iris):
     if "ga" not in available():
         pytest.skip("ga is not installed")
     ds, pool = iris
-    job = Job(pool, ds, [Task("ga", 0), Task("ga", 1)], complexity_budget=4, error_budget=5, eps=1.0,
-              algorithm_params={"ga": {"n_generations": 10**6}}).start()
-    deadline = time.time() + 60
-    while not job.records() and time.time() < deadline:
-        job.wait_for_news(0.5)
+    job = RunJob(pool, ds, [Task("ga", 0), Task("ga", 1)], complexity_budget=4, error_budget=5, eps=1.0,
+                 algorithm_params={"ga": {"n_generations": 10**6}}).start()
+    _wait_for_records(job)
     job.stop()
     job.join(30)
     assert job.done and job.stopped
@@ -56,7 +73,135 @@ def test_stop_keeps_the_best_so_far(iris):
 
 def test_a_failing_run_is_reported_not_raised(iris):
     ds, pool = iris
-    job = Job(pool, ds, [Task("no_such_algorithm", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
+    job = RunJob(pool, ds, [Task("no_such_algorithm", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
     job.join(60)
     assert job.done and job.explanations == [None]
     assert "failed" in job.errors[0]
+
+
+# ---------------------------------------------------------------------- the reader drains the queue
+
+def send_a_frontier_and_exit(request, queue, stop_event):
+    """A worker whose last messages are still in flight when it ends (module level: the fork server imports it)."""
+    fr = frontier(request.pool, request.error_budget, request.budget_range, eps=request.eps, exact_time_limit=0,
+                  qga_time_limit=0)
+    queue.put(("start", 0))
+    for p in fr.points:
+        queue.put(("point", 0, p))
+    queue.put(("frontier", 0, fr))
+    queue.put(("end",))
+
+
+class QuickFrontierJob(FrontierJob):
+    target = staticmethod(send_a_frontier_and_exit)
+
+
+def test_a_worker_that_exits_right_after_its_last_message_loses_nothing(iris):
+    _, pool = iris
+    for _ in range(5):
+        job = QuickFrontierJob(pool, error_budget=5, budget_range=(1, 12), eps=1.0, line=_Line(1)).start()
+        job.join(60)
+        assert job.done and job.errors == [None]
+        assert job.frontier is not None and [p.complexity_budget for p in job.frontier] == list(range(1, 13))
+
+
+class _Queue:
+    """A queue whose messages arrive only after one empty poll: the moment the worker has just ended."""
+
+    def __init__(self, messages):
+        self.messages = list(messages)
+        self.polls = 0
+
+    def get(self, timeout=None):
+        self.polls += 1
+        if self.polls == 1 or not self.messages:
+            raise queue_module.Empty
+        return self.messages.pop(0)
+
+
+class _EndedProcess:
+    exitcode = 0
+
+    def is_alive(self):
+        return False
+
+
+def test_the_reader_reads_what_an_ended_worker_left_before_it_gives_up(iris):
+    _, pool = iris
+    fr = frontier(pool, 5, (1, 4), exact_time_limit=0, qga_time_limit=0)
+    job = FrontierJob(pool, error_budget=5, budget_range=(1, 4), eps=1.0)
+    job._queue = _Queue([("start", 0), *(("point", 0, p) for p in fr.points), ("frontier", 0, fr), ("end",)])
+    job._process = _EndedProcess()
+    job._drain()
+    assert job.errors == [None] and job.frontier is fr and len(job.points) == 4
+    # a worker that really ended without its "end" is reported
+    job = FrontierJob(pool, error_budget=5, budget_range=(1, 4), eps=1.0)
+    job._queue = _Queue([("start", 0), ("point", 0, fr.points[0])])
+    job._process = _EndedProcess()
+    job._drain()
+    assert "ended unexpectedly" in job.errors[0] and len(job.points) == 1
+
+
+# ---------------------------------------------------------------------- the line, the page, the server
+
+def test_jobs_beyond_the_cores_wait_in_line_and_say_so(iris):
+    ds, pool = iris
+    line = _Line(1)
+    first = _long_run(ds, pool, line=line).start()
+    _wait_for_records(first)
+    second = RunJob(pool, ds, [Task("greedy", 0)], complexity_budget=4, error_budget=5, eps=1.0, line=line).start()
+    time.sleep(2 * jobs.POLL_S)
+    assert second.waiting == 0 and not second.done
+    assert second.status_text().startswith("Waiting for a free core") and "it is next" in second.status_text()
+    first.stop()
+    first.join(30)
+    second.join(60)
+    assert first.explanations[0].result.status == "stopped"
+    assert second.errors == [None] and second.explanations[0] is not None and second.waiting is None
+
+
+def test_a_job_stopped_while_waiting_never_starts(iris):
+    ds, pool = iris
+    line = _Line(1)
+    first = _long_run(ds, pool, line=line).start()
+    second = _long_run(ds, pool, line=line).start()
+    second.stop()
+    second.join(10)
+    assert second.done and second._process is None and second.errors == [None]
+    first.stop()
+    first.join(30)
+
+
+def test_a_job_whose_page_is_gone_is_stopped(iris, monkeypatch):
+    ds, pool = iris
+    monkeypatch.setattr(jobs, "ORPHAN_GRACE_S", 0.0)
+    page = {"open": True}
+    job = _long_run(ds, pool, alive=lambda: page["open"], line=_Line(1)).start()
+    _wait_for_records(job)
+    page["open"] = False
+    job.join(30)
+    assert job.done and job.stopped and job.explanations[0].result.status == "stopped"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] in ("Z", "X")  # a zombie computes nothing
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or jobs.mp_context().get_start_method() != "forkserver",
+                    reason="needs Linux's /proc and the fork server")
+def test_killing_the_fork_server_ends_its_running_worker(iris):
+    ds, pool = iris
+    job = _long_run(ds, pool, line=_Line(1)).start()
+    _wait_for_records(job)
+    worker_pid = job._process.pid
+    os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)
+    deadline = time.time() + 20
+    while not _gone(worker_pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert _gone(worker_pid)
+    job.join(20)
+    assert job.done and job.errors[0]  # the page says so instead of waiting for ever

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 from problems import random_problem
 
 from explainer.selection.solvers.local_search import lazy_swaps, usable_rules
@@ -30,7 +31,7 @@ def best_over(problem, rules):
     return float(problem.fitness(R).max())
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", seeds(10))
 def test_restrict_keeps_every_evaluation(seed):
     p = random_problem(seed, N=50, M=30)
     rng = np.random.default_rng(seed)
@@ -44,7 +45,7 @@ def test_restrict_keeps_every_evaluation(seed):
         assert sub.evaluate(r_sub) == p.evaluate(r)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_merge_is_the_best_selection_of_the_parents_rules(seed):
     p = random_problem(100 + seed, N=50, M=30)
     rng = np.random.default_rng(seed)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 import explainer.selection.solvers.moves as moves
 from explainer.selection.problem import SelectionProblem
@@ -131,7 +132,7 @@ def test_gram_update_follows_flips_exactly():
         np.testing.assert_array_equal(X1, C.T @ (st.total == 1))
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", seeds(12))
 def test_swap_scores_are_exact_and_leave_out_only_swaps_that_cannot_augment(seed):
     """Every swap best_move scores has its brute-force gain; every swap it leaves out fits no budget or
     does not augment; the swap it returns is the best by gain - cost difference."""

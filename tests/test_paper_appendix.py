@@ -1,4 +1,4 @@
-"""The paper's own printed explanations (appendix A), evaluated on the shared data with eps = 1.
+"""The paper's own printed explanations (appendix A), evaluated on the packaged data with eps = 1.
 
 The paper's feature names are mapped to the CSV headers here; every figure
 below was printed in the paper and must come out exactly.
@@ -68,9 +68,9 @@ def _rename(text):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_paper_explanations_reproduce_exactly(name, shared_datasets_dir):
+def test_paper_explanations_reproduce_exactly(name, paper_datasets_dir):
     text, target, drop, n_rules, complexity, errors, covered, pairs, fstar = CASES[name]
-    df = pd.read_csv(shared_datasets_dir / f"{name}.csv", na_values=["?"], keep_default_na=False)
+    df = pd.read_csv(paper_datasets_dir / f"{name}.csv", na_values=["?"], keep_default_na=False)
     y = df[target].to_numpy()
     X = df.drop(columns=[target, *drop]).astype(float)
     rules = rules_for_data(parse_rules(_rename(text)), list(X.columns), sorted(set(y.tolist())))
@@ -85,9 +85,9 @@ def test_paper_explanations_reproduce_exactly(name, shared_datasets_dir):
     assert report.coverage_score == pytest.approx(fstar / len(y))
 
 
-def test_wine_pins_eps_one(shared_datasets_dir):
+def test_wine_pins_eps_one(paper_datasets_dir):
     """With eps = 0 Wine would read 97.19%; the paper's 96.07% needs eps = 1."""
-    df = pd.read_csv(shared_datasets_dir / "wine.csv")
+    df = pd.read_csv(paper_datasets_dir / "wine.csv")
     y = df["class"].to_numpy()
     X = df.drop(columns="class").astype(float)
     rules = rules_for_data(parse_rules(_rename(WINE)), list(X.columns), sorted(set(y.tolist())))
@@ -95,8 +95,8 @@ def test_wine_pins_eps_one(shared_datasets_dir):
     assert round(100 * evaluate_rules(rules, X, y, eps=1.0).coverage_score, 2) == 96.07
 
 
-def test_votes_on_iris_explanation(shared_datasets_dir):
-    df = pd.read_csv(shared_datasets_dir / "iris.csv")
+def test_votes_on_iris_explanation(paper_datasets_dir):
+    df = pd.read_csv(paper_datasets_dir / "iris.csv")
     y = df["class"].to_numpy()
     X = df.drop(columns="class")
     rules = rules_for_data(parse_rules(IRIS), list(X.columns), sorted(set(y.tolist())))

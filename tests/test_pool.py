@@ -110,7 +110,7 @@ def test_pool_from_rules(iris):
     assert ev.errors == 1
 
 
-def test_pool_rules_read_like_a_person_wrote_them(shared_datasets_dir):
+def test_pool_rules_read_like_a_person_wrote_them(paper_datasets_dir):
     """Mammographic masses (whole-number columns with gaps, missing indicators): thresholds are
     whole numbers, indicators read "is missing", no always-true condition, and every rule's
     text still selects exactly its rows."""
@@ -119,8 +119,8 @@ def test_pool_rules_read_like_a_person_wrote_them(shared_datasets_dir):
 
     from explainer.data import load_dataset
 
-    ds = load_dataset(shared_datasets_dir / "mammographic_masses.csv", target="Severity")
-    ds_cat = load_dataset(shared_datasets_dir / "mammographic_masses.csv", target="Severity", categorical=["Margin"])
+    ds = load_dataset(paper_datasets_dir / "mammographic_masses.csv", target="Severity")
+    ds_cat = load_dataset(paper_datasets_dir / "mammographic_masses.csv", target="Severity", categorical=["Margin"])
     for data in (ds, ds_cat):
         pool = build_pool(data.X, data.y, 5, random_state=0, classes=data.classes, feature_specs=data.feature_specs)
         assert pool.feature_specs == data.feature_specs
@@ -178,14 +178,13 @@ def test_implied_conditions_are_left_out_and_rows_stay_the_same():
     assert drop_implied(alone) == tuple(alone)
 
 
-@pytest.mark.shared
-def test_paper_encoded_pools_hold_no_implied_condition(shared_datasets_dir):
+def test_paper_encoded_pools_hold_no_implied_condition(paper_datasets_dir):
     from explainer.bench import encoding_kwargs
     from explainer.data import load_paper_dataset
     from explainer.rules import drop_implied
 
     for name in ("mammographic_masses", "breast_cancer_wisconsin"):
-        ds = load_paper_dataset(name, shared_datasets_dir, **encoding_kwargs(name))
+        ds = load_paper_dataset(name, paper_datasets_dir, **encoding_kwargs(name))
         pool = build_pool(ds.X, ds.y, 5, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
         cov = pool.coverage.toarray().astype(bool)
         for i, rule in enumerate(pool.rules):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from explainer.cli import main
 from explainer.data import load_dataset, sample_datasets
@@ -21,10 +22,12 @@ def _table(n_rows):
 
 def test_defaults_are_the_readme_values_and_take_overrides():
     # README, "Default pool": depth 8, the grid trained once
-    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "grow": True}
-    assert default_pool_settings(max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid", "grow": True}
+    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True, "grow": True}
+    assert default_pool_settings(max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid",
+                                                                 "phrase_length": True, "grow": True}
     # a forest's repeats multiply its trees: trained once unless asked
-    assert default_pool_settings(source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest", "grow": True}
+    assert default_pool_settings(source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest",
+                                                      "phrase_length": True, "grow": True}
     assert default_pool_settings(source="forest", n_repeats=2)["n_repeats"] == 2
 
 
@@ -91,6 +94,7 @@ def test_default_pool_reaches_a_peer_tree_on_iris():
     assert best_coverage({"max_depth": 3, "n_repeats": 1, "source": "grid"}) < peer.coverage
 
 
+@pytest.mark.slow
 def test_cli_and_estimator_use_the_defaults(capsys):
     import json
 

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.selection.problem import SelectionProblem
 
@@ -46,7 +47,7 @@ def test_hand_computed_tiny_table():
     assert p.conflict_matrix.toarray().tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 @pytest.mark.parametrize("eps", [0.0, 0.5, 1.0, 2.0])
 def test_population_matches_naive_definition(seed, eps):
     C, rc, y, L, p = random_problem(seed, eps=eps)
@@ -62,7 +63,7 @@ def test_population_matches_naive_definition(seed, eps):
     assert np.array_equal(p.conflict_matrix.toarray(), Q)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_incremental_flips_match_full_evaluation(seed):
     C, rc, y, L, p = random_problem(seed, N=40, M=15, eps=1.0)
     rng = np.random.default_rng(seed)
@@ -103,7 +104,7 @@ def test_bad_shapes_raise():
         SelectionProblem(np.ones((3, 2), bool), [0, 1], [0, 1, 0], [1, 1], eps=-1)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_add_in_order_equals_checking_each_rule_by_full_evaluation(seed):
     """First-fit adds: each rule in turn, kept when it fits both budgets and raises f* (naive metrics)."""
     C, rc, y, L, free = random_problem(seed, N=30, M=12, eps=1.0)

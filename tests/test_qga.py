@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 from problems import random_problem
 
 from explainer.selection.callbacks import Callback
@@ -24,7 +25,7 @@ def brute_force(problem):
     return float(problem.fitness(R).max())
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", seeds(8))
 def test_contract_on_random_problems(seed):
     p = random_problem(seed)
     res = QGA(**FAST).solve(p, random_state=seed)
@@ -50,7 +51,7 @@ def test_same_seed_same_selection(seed):
     assert [h.max for h in a.history] == [h.max for h in b.history]
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", seeds(10))
 def test_never_beats_brute_force_and_usually_equals_it(seed):
     p = random_problem(200 + seed, M=int(np.random.default_rng(seed).integers(6, 13)))
     opt = brute_force(p)
@@ -58,6 +59,7 @@ def test_never_beats_brute_force_and_usually_equals_it(seed):
     assert res.coverage <= opt + 1e-9
 
 
+@pytest.mark.slow
 def test_matches_brute_force_on_most_small_problems():
     hits = 0
     for seed in range(12):
@@ -166,7 +168,7 @@ def test_crossovers(crossover):
         QGA(**FAST, crossover="three_point").solve(p, random_state=0)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", seeds(6))
 def test_move_gains_are_exact(seed):
     """Every add/drop/swap/1-for-2 gain equals the change of f* computed from scratch."""
     p = random_problem(400 + seed, N=50, M=30)
@@ -366,6 +368,7 @@ def test_kernel_vectors_are_ternary_and_closed_under_negation(n_kernel):
     assert not K[:, ~usable].any()
 
 
+@pytest.mark.slow
 def test_qga_paper_uses_only_kernel_mutations(monkeypatch):
     from explainer.selection.solvers import solve
 
@@ -493,6 +496,7 @@ def test_one_for_two_auto_follows_the_population():
     assert res.info["improvements"]["one_for_two"] == 0
 
 
+@pytest.mark.slow
 def test_merges_are_counted_and_never_lower_the_best():
     calls = 0
     for seed in range(6):

@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from lanes import seeds
 
 from explainer.selection.solvers.qubo import (
     QUBO,
@@ -21,7 +22,7 @@ def random_A(rng, M):
     return np.vstack([rng.integers(1, 8, M), rng.integers(0, 10, M)]).astype(np.int64)
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 def test_feasibility_qubo_is_squared_residual(seed):
     rng = np.random.default_rng(seed)
     M = int(rng.integers(1, 15))
@@ -40,7 +41,7 @@ def test_feasibility_qubo_is_squared_residual(seed):
     np.testing.assert_array_equal(low.to_matrix(), QB)
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", seeds(20))
 def test_kernel_qubo_is_squared_norm_of_decoded(seed):
     rng = np.random.default_rng(seed)
     M = int(rng.integers(1, 12))

@@ -112,3 +112,44 @@ def test_holdout_report_beside_training_rows():
     text = rep.to_text()
     assert "held-out" in text and "training" in text
     assert repr(rep) == "RuleSetReport(rules=3, rows=6, coverage=83.33%, complexity=3, errors=2, held-out rows=3)"
+
+
+def test_accuracy_counts_the_vote_and_the_fallback_apart():
+    """Hand-computed: 6 rows, two rules; one row tied, one uncovered."""
+    import pandas as pd
+
+    from explainer.report import evaluate_rules
+    from explainer.rules import Condition, Rule, RuleSet, parse_rule_text
+
+    X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    y = np.array(["a", "a", "b", "b", "b", "a"])
+    rules = RuleSet([Rule((Condition("x", "<=", 3.0),), "a"), Rule((Condition("x", ">=", 3.0), Condition("x", "<=", 5.0)), "b")])
+    r = evaluate_rules(rules, X, y, target="kind")
+    # votes: a, a, tie, b, b, uncovered; fallback = most frequent class ("a" and "b" tie 3-3: "a")
+    assert r.fallback == "a" and r.n_ties == 1 and r.n_uncovered == 1
+    assert r.vote_accuracy == 4 / 6  # the tie and the uncovered row count as wrong
+    assert r.fallback_right == 1  # row 6 is "a"; row 3 is "b"
+    assert r.accuracy == 5 / 6
+    text = r.to_text()
+    assert "IF 3 <= x <= 5 THEN CLASS=b\nELSE CLASS=a\n" in text
+    assert "target column:      kind" in text and "accuracy:           83.33% (5 of 6 rows" in text
+    assert parse_rule_text(r.rules_text()) == (list(rules), "a")
+    d = r.to_dict()
+    assert (d["accuracy"], d["fallback_class"], d["else_text"], d["target"]) == (5 / 6, "a", "ELSE CLASS=a", "kind")
+    assert r.to_csv().splitlines()[-1] == "ELSE,ELSE CLASS=a,a,0,2,1,1,0.5,0,"
+    # a given fallback is used as given: "b" is right on the tied row 3, wrong on row 6
+    given = evaluate_rules(rules, X, y, fallback="b")
+    assert (given.fallback_right, given.predicted.tolist()) == (1, ["a", "a", "b", "b", "b", "b"])
+
+
+def test_estimator_report_says_what_predict_does():
+    import pandas as pd
+
+    from explainer.estimator import RuleSetExplainer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"u": rng.normal(size=200), "v": rng.normal(size=200)})
+    y = pd.Series(np.where(X["u"] + 0.3 * rng.normal(size=200) > 0.4, "hi", "lo"), name="level")
+    est = RuleSetExplainer(max_depth=4, complexity_budget=2, error_budget=5, random_state=0).fit(X, y)
+    assert est.report_.fallback == est.default_class_ and est.report_.target == "level"
+    assert est.report_.accuracy == est.score(X, y)

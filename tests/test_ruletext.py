@@ -88,12 +88,15 @@ def test_paper_raw_forms_and_new_forms_bind_to_the_same_features():
     assert bound("IF 32 < Age <= 54 THEN CLASS=1") == [("Age", ">", 32.0), ("Age", "<=", 54.0)]
     assert bound("IF 54 >= age > 32 THEN CLASS=1") == [("Age", "<=", 54.0), ("Age", ">", 32.0)]
     assert bound("IF 32 < Age THEN CLASS=1") == [("Age", ">", 32.0)]
-    # an equality on a numeric feature is a closed interval: two conditions
-    assert bound("IF Age = 40 THEN CLASS=1") == [("Age", ">=", 40.0), ("Age", "<=", 40.0)]
+    # an equality on a numeric feature is the value set {40}: one condition, false on a gap
+    (age,) = resolve_features(parse_rules("IF Age = 40 THEN CLASS=1"), SPECS)[0].conditions
+    assert (age.numeric, age.values, age.negated, age.text) == ("Age", (40.0,), False, "Age = 40")
+    (age,) = resolve_features(parse_rules("IF Age != 40 THEN CLASS=1"), SPECS)[0].conditions
+    assert (age.values, age.negated, age.text) == ((40.0,), True, "Age != 40")
+    ages = np.array([[40.0], [41.0], [np.nan]])
+    assert age.mask(ages, {"Age": 0}).tolist() == [False, True, True]
     # without a missing indicator, "is not missing" is "<= inf" on the feature itself
     assert bound("IF weight is not missing THEN CLASS=1") == [("weight", "<=", math.inf)]
-    with pytest.raises(ValueError, match="not one condition"):
-        bound("IF Age != 40 THEN CLASS=1")
     with pytest.raises(KeyError, match="Margin = 7"):
         bound("IF Margin = 7 THEN CLASS=1")
     with pytest.raises(KeyError, match="no missing values in 'weight'"):
@@ -144,6 +147,7 @@ def test_hostile_labels_round_trip_and_never_add_a_rule(label):
 _threshold = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     names=st.lists(st.text(max_size=12), min_size=1, max_size=4),
@@ -223,5 +227,67 @@ def test_long_lines_are_read_or_refused_whole():
     ],
 )
 def test_syntax_errors_say_what_is_wrong(line, message):
+    with pytest.raises(RuleSyntaxError, match=re.escape(message)):
+        parse_rules(line)
+
+
+@pytest.mark.parametrize("label", [">50K", "<=50K", "=a", "!x", '"q'])
+def test_labels_that_would_read_as_an_operator_are_quoted(label):
+    text = RuleSet([Rule((Condition("x", ">", 1.0),), label)]).to_text()
+    assert text.rstrip("\n").endswith(f"THEN CLASS={rulescan.quote(label)}")
+    assert parse_rules(text)[0].label == label
+
+
+def test_shortest_threshold_between_neighbours():
+    from explainer.rules.numbers import shorten_threshold
+
+    # float32 noise next to a data value: the shortest decimal that moves no row
+    assert shorten_threshold(3.7999999523162842, np.array([3.6, 3.8, 4.0])) == 3.7
+    assert shorten_threshold(1.6499999761581421, np.array([1.6, 1.64, 1.65])) == 1.64
+    # a best split's midpoint prints as the exact decimal midpoint
+    assert shorten_threshold(2.450000047683716, np.array([1.9, 3.0])) == 2.45
+    assert shorten_threshold(1.6449999809265137, np.array([1.64, 1.65])) == 1.645
+    # the midpoint of full-precision measurements is long: the shortest decimal between them instead
+    lo, hi = 0.28455109700176023 - 0.0013748, 0.3017925610983125
+    assert shorten_threshold((lo + hi) / 2, np.array([lo, hi])) == 0.3
+
+
+BUYING = {v: FeatureSpec(f"buying={v}", "buying", "onehot", v) for v in ("low", "med", "high", "vhigh")}
+
+
+def test_conditions_on_one_column_read_as_one_phrase_and_back():
+    b = BUYING
+    rule = Rule((cond(b["low"], "<=", 0.5), cond(AGE, ">", 32.0), cond(b["high"], "<=", 0.5), cond(AGE, "<=", 54.0)), "x")
+    assert rule.text == "IF buying not in {low, high} AND 32 < Age <= 54 THEN CLASS=x"
+    assert (rule.length, rule.n_phrases) == (4, 2)
+    back = resolve_features(parse_rules(rule.text), [*SPECS, *b.values()])[0]
+    assert back.key() == rule.key() and back.length == 4
+    # "in {...}" on a categorical column: one condition that reads the values' one-hot features
+    (vs,) = resolve_features(parse_rules("IF buying in {low, med} THEN CLASS=x"), list(b.values()))[0].conditions
+    assert vs.features == ("buying=low", "buying=med") and vs.text == "buying in {low, med}"
+    onehots = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]], dtype=float)
+    index = {s.name: i for i, s in enumerate(b.values())}
+    assert vs.mask(onehots, index).tolist() == [True, True, False, False]  # false on a gap
+    assert RuleSet([Rule((vs,), "x")]).to_text() == "IF buying in {low, med} THEN CLASS=x\n"
+    # one value in braces is "= v"
+    (eq,) = resolve_features(parse_rules("IF buying in {low} THEN CLASS=x"), list(b.values()))[0].conditions
+    assert eq == cond(b["low"], ">", 0.5)
+
+
+def test_set_values_that_hold_set_punctuation_are_quoted():
+    spec = FeatureSpec("a, b=x,y", "a, b", "onehot", "x,y")
+    other = FeatureSpec("a, b={z}", "a, b", "onehot", "{z}")
+    rule = Rule((cond(spec, "<=", 0.5), cond(other, "<=", 0.5)), "k")
+    assert rule.text == 'IF "a, b" not in {"x,y", "{z}"} THEN CLASS=k'
+    assert resolve_features(parse_rules(rule.text), [spec, other])[0].key() == rule.key()
+
+
+@pytest.mark.parametrize("line, message", [
+    ("IF c in {a, b THEN CLASS=x", "expected a set"),
+    ("IF c in a, b} THEN CLASS=x", "expected a set"),
+    ("IF c {a} THEN CLASS=x", "expected a set"),
+    ("IF c in {a, <} THEN CLASS=x", "unexpected '<'"),
+])
+def test_set_syntax_errors(line, message):
     with pytest.raises(RuleSyntaxError, match=re.escape(message)):
         parse_rules(line)

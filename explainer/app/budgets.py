@@ -1,6 +1,6 @@
 """The budgets Bc and Be: their widgets, range and defaults, and the trade-off frontier that guides them.
 
-The budgets live in ``state["w_bc"]`` and ``state["w_be"]`` (plain values, kept across pages and
+The budgets live in ``state.bc`` and ``state.be`` (plain values, kept across pages and
 in the URL).  Each is shown as a slider with a number field beside it; both widgets carry the
 value in their key, so they are created afresh whenever it changes and neither can send back a
 value the browser remembered from before (a frontier click, a link or a new pool's defaults would
@@ -14,10 +14,12 @@ import collections
 import streamlit as st
 
 from explainer.app.charts import frontier_figure
-from explainer.app.jobs import Job
+from explainer.app.jobs import FrontierJob
+from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_parameters
 from explainer.pipeline import resolve_budgets
 from explainer.rules.pool import RulePool
+from explainer.selection.frontier import Frontier, lifted
 
 
 def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
@@ -25,11 +27,11 @@ def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
     return max(1, int(pool.lengths.sum())), max(0, int(n_rows))
 
 
-def set_budgets(state, bc: int | None = None, be: int | None = None) -> None:
+def set_budgets(state: Session, bc: int | None = None, be: int | None = None) -> None:
     if bc is not None:
-        state["w_bc"] = int(bc)
+        state.bc = int(bc)
     if be is not None:
-        state["w_be"] = int(be)
+        state.be = int(be)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -40,24 +42,30 @@ def _defaults(pool_key, _pool: RulePool) -> tuple[int, int]:
         return 10, max(1, _pool.n_rows // 20)
 
 
-def default_budgets(state, pool: RulePool) -> tuple[int, int]:
+def default_budgets(state: Session, pool: RulePool) -> tuple[int, int]:
     """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_budgets`), cached."""
-    return _defaults(state.get("pool_key"), pool)
+    return _defaults(state.pool_key, pool)
 
 
-def init_budgets(state, pool: RulePool) -> None:
+def init_budgets(state: Session, pool: RulePool) -> None:
     """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
-    if state.get("budget_for") != state.get("pool_key"):
-        state["budget_for"] = state.get("pool_key")
-        if not (state.pop("_budgets_from_url", False) and "w_bc" in state and "w_be" in state):
+    if state.budget_for != state.pool_key:
+        state.budget_for = state.pool_key
+        from_url = state.budgets_from_url
+        del state.budgets_from_url
+        if not (from_url and state.has(Session.bc) and state.has(Session.be)):
             set_budgets(state, *default_budgets(state, pool))
     bc_max, be_max = budget_limits(pool, pool.n_rows)
-    state["w_bc"] = min(max(int(state["w_bc"]), 1), bc_max)
-    state["w_be"] = min(max(int(state["w_be"]), 0), be_max)
+    state.bc = min(max(int(state.bc), 1), bc_max)
+    state.be = min(max(int(state.be), 0), be_max)
 
 
-def _take(state, name: str, widget_key: str) -> None:
-    state[f"w_{name}"] = int(state[widget_key])
+def _take(state: Session, name: str, widget_key: str) -> None:
+    state.put(BUDGETS[name], int(state.value(widget_key)))
+
+
+#: The budget values by the short names their widgets are keyed with.
+BUDGETS = {"bc": Session.bc, "be": Session.be}
 
 
 def slider_top(pool: RulePool, value: int, high: int) -> int:
@@ -69,14 +77,14 @@ def slider_top(pool: RulePool, value: int, high: int) -> int:
     return min(high, max(frontier_range(pool, value, high)[1], value))
 
 
-def budget_input(state, name: str, label: str, short: str, low: int, high: int, help: str | None = None,
+def budget_input(state: Session, name: str, label: str, short: str, low: int, high: int, help: str | None = None,
                  slider_high: int | None = None) -> int:
     """Budget ``name`` ("bc" or "be") as a slider with a number field beside it; returns its value.
 
     The field ranges over ``low .. high``, the slider over ``low .. slider_high`` (default ``high``).
     The slider sits in a container keyed ``<name>_slider``, the field in one keyed ``<name>_number``.
     """
-    value = int(state[f"w_{name}"])
+    value = int(state.get(BUDGETS[name]))
     s, n = st.columns([4, 1], vertical_alignment="bottom")
     with s.container(key=f"{name}_slider"):
         key = f"{name}_slider_{value}"
@@ -88,11 +96,11 @@ def budget_input(state, name: str, label: str, short: str, low: int, high: int, 
     return value
 
 
-def changed_parameters(state, algorithm: str) -> dict:
-    """The algorithm's parameters whose widgets (``w_param_<algorithm>_<name>``) differ from the defaults."""
+def changed_parameters(state: Session, algorithm: str) -> dict:
+    """The algorithm's parameters whose widgets (:meth:`Session.param_key`) differ from the defaults."""
     out = {}
     for name, default in algorithm_parameters(algorithm).items():
-        value = state.get(f"w_param_{algorithm}_{name}", default)
+        value = state.value(Session.param_key(algorithm, name), default)
         if value != default:
             out[name] = value
     return out
@@ -129,56 +137,70 @@ def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
     return 1, max(2, min(bc_max, max(base, bc + max(2, bc // 5))))
 
 
-def ensure_frontier(state, pool: RulePool, dataset, *, bc: int, be: int, eps: float, bc_max: int) -> dict:
+def known_selections(state: Session, be: int, eps: float) -> list:
+    """Selections already known on this pool with this eps that keep Be: the last run's, and the points of
+    the frontiers this server computed at a smaller or equal Be.  A frontier is never drawn below them."""
+    known = []
+    settings = state.run_settings or {}
+    if state.explanation is not None and settings.get("eps") == float(eps) and \
+            state.explanation.result.errors <= be:
+        known.append(state.explanation.result)
+    for (pool_key, other_be, other_eps, _), result in list(_finished_frontiers().items()):
+        if pool_key == state.pool_key and other_eps == float(eps) and other_be <= be:
+            known.extend(result.points)
+    return known
+
+
+def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: float, bc_max: int) -> FrontierEntry:
     """The frontier at Be for this pool: finished (from this server's store) or being computed in a worker.
 
-    Returns ``{"key", "range", "job", "result"}``; a new Be, eps or pool stops the old computation.
-    A Bc beyond the computed range starts a longer one.
+    A new Be, eps or pool stops the old computation; a Bc beyond the computed range starts a longer
+    one.  The sweep starts from the last run's selection where it fits.
     """
-
-    entry = state.get("frontier")
-    base_key = (state.get("pool_key"), int(be), float(eps))
-    if entry is not None and entry["key"][:3] == base_key and bc <= entry["range"][1]:
-        if entry["result"] is None and entry["job"].done and entry["job"].frontier is not None:
-            entry["result"] = entry["job"].frontier
-            if not entry["result"].stopped:  # only a whole frontier is worth keeping for others
-                _keep_frontier(entry["key"], entry["result"])
+    entry = state.frontier
+    base_key = (state.pool_key, int(be), float(eps))
+    if entry is not None and entry.key[:3] == base_key and bc <= entry.range[1]:
+        if entry.result is None and entry.job.done and entry.job.frontier is not None:
+            entry.result = entry.job.frontier
+            if not entry.result.stopped:  # only a whole frontier is worth keeping for others
+                _keep_frontier(entry.key, entry.result)
         return entry
-    if entry is not None and entry["job"] is not None and not entry["job"].done:
-        entry["job"].stop()
+    if entry is not None and entry.job is not None and not entry.job.done:
+        entry.job.stop()
     rng = frontier_range(pool, bc, bc_max)
     key = (*base_key, rng)
     done = _finished_frontiers().get(key)
     job = None
     if done is None:
-        job = Job.for_frontier(pool, dataset, error_budget=be, budget_range=rng, eps=eps).start()
-    entry = {"key": key, "range": rng, "job": job, "result": done}
-    state["frontier"] = entry
+        run = state.explanation
+        seeds = [run.result.selection] if run is not None and run.result.errors <= be else []
+        job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive()).start()
+    entry = FrontierEntry(key=key, range=rng, job=job, result=done)
+    state.frontier = entry
     return entry
 
 
-def choose_point(state) -> None:
+def choose_point(state: Session) -> None:
     """on_select of the frontier chart: the chosen point's Bc becomes the complexity budget."""
-    event = state.get("frontier_chart")
+    event = state.frontier_chart
     points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else \
         getattr(getattr(event, "selection", None), "points", [])
     for point in points:
         x = point.get("x") if isinstance(point, dict) else None
         if x is not None:
             set_budgets(state, bc=int(round(float(x))))
-            state["_frontier_chosen"] = True
+            state.frontier_chosen = True
             return
 
 
-def _frontier_chart(entry: dict, points, n_rows: int, marks: dict) -> None:
-
+def _frontier_chart(entry: FrontierEntry, points, n_rows: int, marks: dict) -> None:
     fig = frontier_figure(points, n_rows, complexity_budget=marks.get("bc"), error_budget=marks.get("be"),
-                          best_tree=marks.get("best_tree"), result=marks.get("result"), x_max=entry["range"][1])
-    st.plotly_chart(fig, key="frontier_chart", on_select=lambda: choose_point(st.session_state),
+                          best_tree=marks.get("best_tree"), result=marks.get("result"), x_max=entry.range[1])
+    st.plotly_chart(fig, key=Session.frontier_chart.key, on_select=lambda: choose_point(Session()),
                     selection_mode="points", width="stretch")
 
 
-def _frontier_caption(entry: dict, points, n_rows: int, bc: int) -> None:
+def _frontier_caption(points, n_rows: int, bc: int) -> None:
     here = next((p for p in points if p.complexity_budget == bc), None)
     if here is not None:
         proof = "proven optimal" if here.proven_optimal else f"best found; at most {100 * here.bound / n_rows:.2f}%"
@@ -188,36 +210,51 @@ def _frontier_caption(entry: dict, points, n_rows: int, bc: int) -> None:
         st.caption("Click a point to use its Bc.")
 
 
-def frontier_panel(state, entry: dict, *, n_rows: int, marks: dict) -> None:
+def shown_points(state: Session, entry: FrontierEntry, points, n_rows: int) -> list:
+    """The frontier's points raised to the selections already known at their budgets (see :func:`known_selections`)."""
+    be, eps = entry.key[1], entry.key[2]
+    known = known_selections(state, be, eps)
+    if not known or not points:
+        return list(points)
+    return lifted(Frontier(points=list(points), axis="complexity", fixed_budget=be, n_rows=n_rows, eps=eps),
+                  known).points
+
+
+def _compute_again(state: Session) -> None:
+    del state.frontier
+
+
+def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: dict) -> None:
     """The frontier beside the budgets: growing while it is computed, then fixed; a click sets Bc."""
     bc = marks.get("bc")
-    job = entry["job"]
-    if entry["result"] is not None:
-        points = list(entry["result"].points)
+    job = entry.job
+    if entry.result is not None:
+        points = shown_points(state, entry, entry.result.points, n_rows)
         _frontier_chart(entry, points, n_rows, marks)
         with st.container(key="frontier_done"):
-            _frontier_caption(entry, points, n_rows, bc)
-        if entry["result"].stopped:
-            st.caption(f"Stopped at Bc = {points[-1].complexity_budget if points else '—'} "
-                       f"of {entry['range'][1]}.")
+            _frontier_caption(points, n_rows, bc)
+        if entry.result.stopped:
+            st.caption(f"Stopped at Bc = {points[-1].complexity_budget if points else '—'} of {entry.range[1]}.")
             st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
-                      on_click=lambda: state.pop("frontier", None))
+                      on_click=_compute_again, args=(state,))
         return
     if job.done:  # ended without a frontier (stopped, or failed)
         st.caption(job.errors[0] or "The frontier was stopped.")
         st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
-                  on_click=lambda: state.pop("frontier", None))
+                  on_click=_compute_again, args=(state,))
         return
 
     @st.fragment(run_every=FRONTIER_REFRESH_S)
     def growing():
-        if state.pop("_frontier_chosen", False) or job.done:
+        chosen = state.frontier_chosen
+        del state.frontier_chosen
+        if chosen or job.done:
             st.rerun()  # a point was chosen, or the frontier is complete: draw the page again
-        points = job.frontier_points()
+        points = shown_points(state, entry, job.frontier_points(), n_rows)
         st.progress(job.progress(), text=job.status_text())
         if points:
             _frontier_chart(entry, points, n_rows, marks)
-            _frontier_caption(entry, points, n_rows, bc)
+            _frontier_caption(points, n_rows, bc)
 
     growing()
     st.button("Stop the frontier", key="stop_frontier", on_click=job.stop, icon=":material/stop:")

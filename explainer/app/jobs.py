@@ -1,30 +1,43 @@
-"""Selection runs in a worker process, watched from the page.
+"""Selection runs and frontier sweeps in a worker process, watched from the page.
 
-A :class:`Job` starts one child process (:func:`.worker.run`) for its tasks.
-The solver then runs at full speed on a core of its own: the page's redraws
-happen in the Streamlit server, which no longer shares an interpreter lock
-with the solver.  Generation records come back through a queue, drained by a
-small thread into lists the page reads; Stop sets an event the solver checks
-every generation, so it returns its best selection so far.  Never imports
-Streamlit.
+A :class:`RunJob` (selection runs, one task after the other) or a
+:class:`FrontierJob` (a trade-off frontier) starts one child process
+(:func:`.worker.run`) with its typed request.  The solver then runs at full
+speed on a core of its own: the page's redraws happen in the Streamlit server,
+which no longer shares an interpreter lock with the solver.  Messages come
+back through a queue, drained by a small thread into what the page reads;
+Stop sets an event the solver polls inside its long steps, so it returns its
+best selection so far.
+
+At most :data:`MAX_RUNNING` jobs compute at once (one per core); later ones wait
+in line, and say so.  A job whose page has gone (``alive()`` false for
+:data:`ORPHAN_GRACE_S`) is stopped.  Never imports Streamlit.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as queue_module
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from multiprocessing import spawn
 
 from explainer.app import worker
 from explainer.app.text import label
+from explainer.app.worker import FrontierRequest, RunRequest, Task
 from explainer.pipeline import Explanation
 
-#: After Stop, a run that does not report a generation (e.g. the exact solver inside its MILP)
-#: gets this long to return before its process is ended.
+#: After Stop, a run gets this long to return its best selection before its process is ended
+#: (the solvers poll the stop flag inside their long steps, so this is a safety net).
 STOP_GRACE_S = 5.0
+#: Jobs computing at once: one per core; later ones wait for a free core.
+MAX_RUNNING = max(1, os.cpu_count() or 1)
+#: A job whose page has been gone this long is stopped (a page switch or a short reconnect is not "gone").
+ORPHAN_GRACE_S = 10.0
+#: How often the reader polls the queue (and the page's presence, and the line of waiting jobs).
+POLL_S = 0.2
 
 _context_lock = threading.Lock()
 _context = None
@@ -78,103 +91,112 @@ def warm_up() -> None:
             _starting.job = False
 
 
-@dataclass
-class Task:
-    algorithm: str
-    seed: int | None
+class _Line:
+    """The jobs computing now (at most ``MAX_RUNNING``) and the jobs waiting for a core, first come first served."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.running: list[Job] = []
+        self.waiting: list[Job] = []
+        self._lock = threading.Lock()
+
+    def join(self, job: Job) -> None:
+        with self._lock:
+            self.waiting.append(job)
+
+    def try_start(self, job: Job) -> bool:
+        """Move ``job`` from the line to the running jobs if a core is free and it is next; True if it moved."""
+        with self._lock:
+            if job in self.running:
+                return True
+            if len(self.running) < self.capacity and self.waiting and self.waiting[0] is job:
+                self.waiting.pop(0)
+                self.running.append(job)
+                return True
+            return False
+
+    def ahead_of(self, job: Job) -> int | None:
+        """Jobs waiting before ``job`` (None once it runs or has left the line)."""
+        with self._lock:
+            return self.waiting.index(job) if job in self.waiting else None
+
+    def leave(self, job: Job) -> None:
+        with self._lock:
+            if job in self.waiting:
+                self.waiting.remove(job)
+            if job in self.running:
+                self.running.remove(job)
+
+
+#: The one line of this server (every session's jobs share the cores).
+LINE = _Line(MAX_RUNNING)
 
 
 class Job:
-    """One or more selection runs on the same pool and budgets, in a worker process.
+    """What every job shares: its worker process, its line for a core, the message reader, Stop.
 
-    Read :meth:`records` (the running task's generations so far), :attr:`version`
-    (grows with every batch of news), :attr:`done`, :attr:`explanations` and
-    :attr:`errors`.  :meth:`stop` ends the current run cleanly (the algorithm
-    returns its best selection so far) and skips the rest.
+    Read :attr:`version` (grows with every batch of news), :attr:`done`, :attr:`errors`;
+    :meth:`stop` ends the current computation cleanly (the solver returns its best so far).
+    ``alive()`` (optional) says whether the page that started the job is still there.
     """
 
-    def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
-                 eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None):
-        self.pool = pool
-        self.dataset = dataset
-        self.n_rows = dataset.n_rows
-        self.tasks = list(tasks)
-        self.complexity_budget = int(complexity_budget)
-        self.error_budget = int(error_budget)
-        self.eps = float(eps)
-        self.algorithm_params = {k: dict(v) for k, v in (algorithm_params or {}).items()}
-        self._payload = {
-            "pool": pool,
-            "X": dataset.X,
-            "y": dataset.y,
-            "fingerprint": dataset.fingerprint,
-            "tasks": [{"algorithm": t.algorithm, "seed": t.seed} for t in self.tasks],
-            "complexity_budget": self.complexity_budget,
-            "error_budget": self.error_budget,
-            "eps": self.eps,
-            "algorithm_params": self.algorithm_params,
-            "holdout": holdout,  # (X_test, y_test): rows the pool never saw, reported beside the training rows
-        }
-        self._records: list[list] = [[] for _ in self.tasks]
-        self.points: list = []  # frontier points as they arrive (a frontier job)
-        self.frontier = None  # the finished Frontier (a frontier job)
+    #: the worker's entry point (a module-level function: the fork server imports it by name)
+    target = staticmethod(worker.run)
+
+    def __init__(self, request: RunRequest | FrontierRequest, n_tasks: int, *,
+                 alive: Callable[[], bool] | None = None, line: _Line | None = None):
+        self._request = request
+        self._alive = alive
+        self._line = LINE if line is None else line
         self._lock = threading.Lock()
         self._news = threading.Condition(self._lock)
         self.version = 0
-        self.explanations: list[Explanation | None] = [None] * len(self.tasks)
-        self.errors: list[str | None] = [None] * len(self.tasks)
+        self.errors: list[str | None] = [None] * n_tasks
         self.current = 0
         self.started_at = time.perf_counter()
         self.finished_at: float | None = None
         self.stop_requested_at: float | None = None
         self.collected = False
-        self.settings = {
-            "algorithms": [t.algorithm for t in self.tasks],
-            "seeds": [t.seed for t in self.tasks],
-            "complexity_budget": self.complexity_budget,
-            "error_budget": self.error_budget,
-            "eps": self.eps,
-        }
         ctx = mp_context()
         self._queue = ctx.Queue()
         self._stop = ctx.Event()
         self._process = None
+        self._ended = False  # the worker's "end" message arrived
         self._reader = threading.Thread(target=self._read, name="explainer-job-reader", daemon=True)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Job:
+        """Queue the job for a core; it starts as soon as one is free (at once, usually)."""
+        self.started_at = time.perf_counter()
+        self._line.join(self)
+        self._reader.start()
+        return self
+
+    def _launch(self) -> None:
         ctx = mp_context()
         self.started_at = time.perf_counter()
-        self._process = ctx.Process(target=worker.run, args=(self._payload, self._queue, self._stop),
+        self._process = ctx.Process(target=self.target, args=(self._request, self._queue, self._stop),
                                     name="explainer-worker", daemon=True)
         _starting.job = True
         try:
             self._process.start()
         finally:
             _starting.job = False
-        self._payload = None  # sent; the page keeps only what it shows
-        self._reader.start()
-        return self
+        self._request = None  # sent; the page keeps only what it shows
+        with self._news:
+            self.version += 1
+            self._news.notify_all()
 
     def _read(self) -> None:
-        """Drain the worker's queue (this thread never touches Streamlit)."""
-        ended = False
+        """Wait for a core, start the worker, drain its queue (this thread never touches Streamlit)."""
         try:
-            while not ended:
-                try:
-                    message = self._queue.get(timeout=0.2)
-                except queue_module.Empty:
-                    if self._process is not None and not self._process.is_alive():
-                        self._fail_running("the worker process ended unexpectedly")
-                        break
-                    if self.stop_requested_at is not None and \
-                            time.perf_counter() - self.stop_requested_at > STOP_GRACE_S:
-                        self._process.terminate()
-                        self._fail_running(f"stopped; no selection was returned within {STOP_GRACE_S:g} s")
-                        break
-                    continue
-                ended = self._handle(message)
+            if self._wait_for_core():
+                self._launch()
+                self._drain()
+        except Exception as exc:  # e.g. the process could not be started: said on the page, never raised
+            self._fail_running(f"the worker could not run ({type(exc).__name__}: {exc})")
         finally:
+            self._line.leave(self)
             with self._news:
                 self.finished_at = time.perf_counter()
                 self.version += 1
@@ -182,31 +204,92 @@ class Job:
             if self._process is not None:
                 self._process.join(timeout=5)
 
+    def _wait_for_core(self) -> bool:
+        """Block until this job may start; False when it was stopped (or its page left) while waiting."""
+        gone_since = None
+        while not self._line.try_start(self):
+            if self._stop.is_set():
+                return False
+            gone_since = self._orphan_check(gone_since)
+            time.sleep(POLL_S)
+        return not self._stop.is_set()
+
+    def _orphan_check(self, gone_since: float | None) -> float | None:
+        """Stop the job once its page has been gone for ORPHAN_GRACE_S; returns since when it is gone."""
+        if self._alive is None or self._alive():
+            return None
+        now = time.perf_counter()
+        if gone_since is None:
+            return now
+        if now - gone_since >= ORPHAN_GRACE_S:
+            self.stop()
+        return gone_since
+
+    def _drain(self) -> None:
+        gone_since, checked = None, time.perf_counter()
+        while True:
+            try:
+                message = self._queue.get(timeout=POLL_S)
+            except queue_module.Empty:
+                if not self._process.is_alive():
+                    # the worker may have put its last messages just before it ended: read them all first
+                    self._drain_after_exit()
+                    return
+                message = None
+            if message is not None and self._handle(message):
+                return
+            now = time.perf_counter()
+            if now - checked < POLL_S:  # a busy queue (records every 0.1 s) must not delay these checks
+                continue
+            checked = now
+            gone_since = self._orphan_check(gone_since)
+            if self.stop_requested_at is not None and now - self.stop_requested_at > STOP_GRACE_S:
+                self._process.terminate()
+                self._fail_running(f"stopped; no selection was returned within {STOP_GRACE_S:g} s")
+                return
+
+    def _drain_after_exit(self) -> None:
+        """Everything the ended worker left in the queue; an error only if its "end" never came."""
+        while True:
+            try:
+                message = self._queue.get(timeout=POLL_S)
+            except queue_module.Empty:
+                break
+            if self._handle(message):
+                return
+        code = self._process.exitcode
+        self._fail_running("the worker process ended unexpectedly" + (f" (exit status {code})" if code else ""))
+
     def _handle(self, message) -> bool:
+        """Take one message in; True for the last one."""
         kind = message[0]
         with self._news:
             if kind == "start":
                 self.current = message[1]
-            elif kind == "gen":
-                self._records[message[1]].extend(message[2])
-            elif kind == "done":
-                explanation = message[2]
-                explanation.pool = self.pool
-                self.explanations[message[1]] = explanation
-            elif kind == "point":
-                self.points.append(message[2])
-            elif kind == "frontier":
-                self.frontier = message[2]
             elif kind == "error":
                 self.errors[message[1]] = message[2]
+            elif kind == "end":
+                self._ended = True
+            else:
+                self._take(kind, message)
             self.version += 1
             self._news.notify_all()
         return kind == "end"
 
+    def _take(self, kind: str, message: tuple) -> None:
+        """A message only this kind of job sends (called with the lock held)."""
+        raise NotImplementedError
+
+    def _has_answer(self, i: int) -> bool:
+        return self.errors[i] is not None
+
     def _fail_running(self, why: str) -> None:
         i = self.current
-        if self.explanations[i] is None and self.errors[i] is None:
-            self.errors[i] = f"{label(self.tasks[i].algorithm)}: {why}."
+        if not self._has_answer(i):
+            self.errors[i] = f"{self.title(i)}: {why}."
+
+    def title(self, i: int) -> str:
+        raise NotImplementedError
 
     def wait_for_news(self, timeout: float, since: int | None = None) -> bool:
         """Block up to ``timeout`` s until :attr:`version` passes ``since`` (default: now); True if it did."""
@@ -238,10 +321,75 @@ class Job:
         return self.stop_requested_at is not None
 
     @property
+    def waiting(self) -> int | None:
+        """Jobs ahead of this one in the line for a core (None once it runs)."""
+        return None if self.done else self._line.ahead_of(self)
+
+    @property
     def elapsed(self) -> float:
         """Seconds since the start, from the page's own clock (moves even while the solver is silent)."""
         end = self.finished_at if self.finished_at is not None else time.perf_counter()
         return end - self.started_at
+
+    def waiting_text(self) -> str | None:
+        """What the page says while the job waits for a core, else None."""
+        ahead = self.waiting
+        if ahead is None:
+            return None
+        n = self._line.capacity
+        others = f"{ahead} more waiting before it" if ahead else "it is next"
+        return (f"Waiting for a free core: {n} computation{'s' if n > 1 else ''} already running on this "
+                f"server ({others}) · {self.elapsed:.0f} s")
+
+
+class RunJob(Job):
+    """One or more selection runs on the same pool and budgets, in a worker process.
+
+    Besides :class:`Job`'s: :meth:`records` (the running task's generations so far),
+    :attr:`explanations`; :meth:`stop` ends the current run (best selection so far) and
+    skips the rest.
+    """
+
+    def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
+                 eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None,
+                 alive: Callable[[], bool] | None = None, line: _Line | None = None):
+        self.pool = pool
+        self.dataset = dataset
+        self.n_rows = dataset.n_rows
+        self.tasks = list(tasks)
+        self.complexity_budget = int(complexity_budget)
+        self.error_budget = int(error_budget)
+        self.eps = float(eps)
+        self.algorithm_params = {k: dict(v) for k, v in (algorithm_params or {}).items()}
+        X_test, y_test = holdout if holdout is not None else (None, None)
+        request = RunRequest(pool=pool, X=dataset.X, y=dataset.y, fingerprint=dataset.fingerprint,
+                             tasks=tuple(self.tasks), complexity_budget=self.complexity_budget,
+                             error_budget=self.error_budget, eps=self.eps,
+                             algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test)
+        super().__init__(request, len(self.tasks), alive=alive, line=line)
+        self._records: list[list] = [[] for _ in self.tasks]
+        self.explanations: list[Explanation | None] = [None] * len(self.tasks)
+        self.settings = {
+            "algorithms": [t.algorithm for t in self.tasks],
+            "seeds": [t.seed for t in self.tasks],
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "eps": self.eps,
+        }
+
+    def _take(self, kind, message):
+        if kind == "gen":
+            self._records[message[1]].extend(message[2])
+        elif kind == "done":
+            explanation = message[2]
+            explanation.pool = self.pool
+            self.explanations[message[1]] = explanation
+
+    def _has_answer(self, i):
+        return self.explanations[i] is not None or self.errors[i] is not None
+
+    def title(self, i):
+        return label(self.tasks[i].algorithm)
 
     def records(self, i: int | None = None) -> list:
         with self._lock:
@@ -251,35 +399,17 @@ class Job:
         """Fraction done: tasks finished plus the running task's generations."""
         if self.done:
             return 1.0
-        if self.tasks[0].algorithm == "frontier":
-            points = self.frontier_points()
-            lo, hi = self.budget_range
-            return min(1.0, (points[-1].complexity_budget - lo + 1) / (hi - lo + 1)) if points else 0.0
         recs = self.records()
         frac = 0.0
         if recs and recs[-1].max_generations:
             frac = min(1.0, (recs[-1].generation + 1) / (recs[-1].max_generations + 1))
         return min(1.0, (self.current + frac) / len(self.tasks))
 
-    @classmethod
-    def for_frontier(cls, pool, dataset, *, error_budget: int, budget_range: tuple[int, int], eps: float) -> Job:
-        """A job that computes the trade-off frontier over ``budget_range`` (Bc) at ``error_budget``."""
-        job = cls(pool, dataset, [Task("frontier", None)], complexity_budget=budget_range[1],
-                  error_budget=error_budget, eps=eps)
-        job._payload.update(kind="frontier", budget_range=tuple(int(b) for b in budget_range))
-        job.budget_range = tuple(int(b) for b in budget_range)
-        return job
-
-    def frontier_points(self) -> list:
-        with self._lock:
-            return list(self.frontier.points if self.frontier is not None else self.points)
-
     def status_text(self) -> str:
         """One line for the progress bar: algorithm, generation, best so far, elapsed time."""
-        if self.tasks[0].algorithm == "frontier":
-            points = self.frontier_points()
-            where = f"Bc = {points[-1].complexity_budget} of {self.budget_range[1]}" if points else "starting…"
-            return f"Frontier: {where} · {self.elapsed:.1f} s"
+        waiting = self.waiting_text()
+        if waiting is not None:
+            return waiting
         name = label(self.tasks[self.current].algorithm)
         prefix = f"Run {self.current + 1} of {len(self.tasks)}: " if len(self.tasks) > 1 else ""
         recs = self.records()
@@ -294,3 +424,59 @@ class Job:
             text += " · stopping"
         return text
 
+
+class FrontierJob(Job):
+    """The trade-off frontier over ``budget_range`` (Bc) at ``error_budget``, point by point.
+
+    Besides :class:`Job`'s: :meth:`frontier_points` (so far), :attr:`frontier` (the finished
+    :class:`~explainer.selection.frontier.Frontier`).  ``seeds``: selections already known
+    (a run's, a frontier's at a smaller Be), tried at every point where they fit.
+    """
+
+    def __init__(self, pool, *, error_budget: int, budget_range: tuple[int, int], eps: float,
+                 seeds=(), alive: Callable[[], bool] | None = None, line: _Line | None = None):
+        self.pool = pool
+        self.error_budget = int(error_budget)
+        self.budget_range = tuple(int(b) for b in budget_range)
+        self.eps = float(eps)
+        request = FrontierRequest(pool=pool, error_budget=self.error_budget, budget_range=self.budget_range,
+                                  eps=self.eps, seeds=tuple(seeds))
+        super().__init__(request, 1, alive=alive, line=line)
+        self.points: list = []
+        self.frontier = None
+
+    def _take(self, kind, message):
+        if kind == "point":
+            self.points.append(message[2])
+        elif kind == "frontier":
+            self.frontier = message[2]
+
+    def _has_answer(self, i):
+        return self.frontier is not None or self.errors[i] is not None
+
+    def title(self, i):
+        return "Frontier"
+
+    def frontier_points(self) -> list:
+        with self._lock:
+            return list(self.frontier.points if self.frontier is not None else self.points)
+
+    def progress(self) -> float:
+        if self.done:
+            return 1.0
+        points = self.frontier_points()
+        lo, hi = self.budget_range
+        return min(1.0, (points[-1].complexity_budget - lo + 1) / (hi - lo + 1)) if points else 0.0
+
+    def status_text(self) -> str:
+        waiting = self.waiting_text()
+        if waiting is not None:
+            return waiting
+        points = self.frontier_points()
+        where = f"Bc = {points[-1].complexity_budget} of {self.budget_range[1]}" if points else "starting…"
+        if points and points[-1].complexity_budget >= self.budget_range[1] and self.frontier is None:
+            where = "every Bc done; the larger budgets now warm-start the smaller ones"
+        return f"Frontier: {where} · {self.elapsed:.1f} s"
+
+
+__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "Task", "mp_context", "warm_up"]

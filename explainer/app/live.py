@@ -39,7 +39,7 @@ def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -
     """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends."""
     progress = st.empty()
     chart = st.container(key=chart_key).empty()
-    drawn, drawn_at = None, 0.0
+    drawn, drawn_at, draws = None, 0.0, 0
     while True:
         progress.progress(job.progress(), text=job.status_text())
         fresh = job.version != drawn
@@ -47,7 +47,10 @@ def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -
             drawn, drawn_at = job.version, time.perf_counter()
             fig = figure(job)
             if fig is not None:
-                chart.plotly_chart(fig, width="stretch")
+                # every chart of this fragment run gets its own key: two equal figures drawn in one run
+                # (news that did not change the curve) would otherwise share an element id and raise
+                draws += 1
+                chart.plotly_chart(fig, width="stretch", key=f"{chart_key}_{draws}")
             else:
                 chart.caption("Waiting for generation 0…")
         if job.done:

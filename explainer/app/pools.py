@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explainer.app.session import Session
+from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
 from explainer.pipeline import split_holdout
 from explainer.report import RuleSetReport, evaluate_rules
@@ -24,6 +26,7 @@ class PoolSettings:
     n_repeats: int = DEFAULT_REPEATS
     random_state: int = 0
     holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
+    phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
 
 
 @dataclass
@@ -71,6 +74,7 @@ def _pool_cached(fingerprint: str, settings: PoolSettings, _dataset: Dataset) ->
         source=settings.source,
         classes=_dataset.classes,
         feature_specs=_dataset.feature_specs,
+        phrase_length=settings.phrase_length,
     )
     return pool, time.perf_counter() - t0
 
@@ -80,24 +84,29 @@ def cached_pool(dataset: Dataset, settings: PoolSettings) -> tuple[RulePool, flo
     return _pool_cached(dataset.fingerprint, settings, dataset)
 
 
-def ensure_pool(state, settings: PoolSettings) -> RulePool:
-    """The pool of the session's data and settings (built on the training rows when some are held out)."""
-    dataset = state["dataset"]
+def ensure_pool(state: Session, settings: PoolSettings) -> RulePool:
+    """The pool of the session's data and settings (built on the training rows when some are held out).
+
+    A new pool drops what was computed from the old one: its results and frontier belong to other rules.
+    """
+    dataset = state.dataset
     key = (dataset.fingerprint, settings)
-    if state.get("pool_key") != key:
+    if state.pool_key != key:
         split = training_split(dataset, settings)
         pool, seconds = cached_pool(split.train, settings)
-        state["pool"] = pool
-        state["pool_key"] = key
-        state["pool_time"] = seconds
-        state["split"] = split
-    return state["pool"]
+        if state.pool_key is not None:
+            forget_pool_results(state)
+        state.pool = pool
+        state.pool_key = key
+        state.pool_time = seconds
+        state.split = split
+    return state.pool
 
 
-def work_data(state) -> Dataset:
+def work_data(state: Session) -> Dataset:
     """The rows the pool and the runs use: the training rows, or all of them."""
-    split = state.get("split")
-    return split.train if split is not None else state["dataset"]
+    split = state.split
+    return split.train if split is not None else state.dataset
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -117,7 +126,7 @@ def _best_tree_report(pool_key, bc: int, be: int, eps: float, _pool: RulePool,
     )
 
 
-def best_tree_report(state, bc: int, be: int, eps: float) -> RuleSetReport | None:
+def best_tree_report(state: Session, bc: int, be: int, eps: float) -> RuleSetReport | None:
     """Metrics of the best tree's own rules, for comparison with a selection."""
-    return _best_tree_report(state["pool_key"], int(bc), int(be), float(eps), state["pool"], work_data(state))
+    return _best_tree_report(state.pool_key, int(bc), int(be), float(eps), state.pool, work_data(state))
 

@@ -1,10 +1,11 @@
-"""Session state, the URL's query parameters, and the setup every page runs first.
+"""Session life: the data in the session, the URL's query parameters, jobs, and the setup every page runs first.
 
 Every page script starts with :func:`setup`: page config, the one-time
 restore of the settings from the URL (a reload or a shared link), widget
 values kept across pages, the default sample, the sidebar (navigation,
 current data, run status) and, at the end of the run, the URL brought up to
-date with the settings.
+date with the settings.  The values themselves are read and written through
+:class:`.session.Session`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 import streamlit as st
 
 from explainer.app import jobs
+from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
 from explainer.app.sources import (
     Source,
     digest,
@@ -25,30 +27,10 @@ from explainer.app.sources import (
 from explainer.app.text import label, md_escape
 from explainer.selection.solvers import available
 
-#: Session-state keys (widget keys start with ``w_`` and are kept across pages).
-KEYS = {
-    "dataset": "dataset",  # Dataset now loaded
-    "data_label": "data_label",  # where it came from, for display
-    "data_ref": "data_ref",  # {"ref", "ident", "file", "target", "categorical", "exclude", "keep"}
-    "upload": "upload",  # Source of the last uploaded data file
-    "pool": "pool",  # RulePool for the dataset and pool settings
-    "pool_key": "pool_key",
-    "pool_time": "pool_time",
-    "budget_for": "budget_for",  # pool_key the budget widgets were initialised for
-    "job": "job",  # Job of the Explain page (running or finished)
-    "explanation": "explanation",  # last finished Explanation (Explain page)
-    "run_settings": "run_settings",
-    "compare_job": "compare_job",
-    "frontier": "frontier",  # {"key", "range", "job", "result"} of the frontier beside the budgets
-    "rules_upload": "rules_upload",  # {"name", "data"} of an uploaded rule file (Export page)
-    "notice": "url_notice",  # what a link asked for that could not be restored
-}
-
-#: Session keys that hold computed state; cleared when another data set is loaded.
-DATA_BOUND = ("pool", "pool_key", "pool_time", "budget_for", "explanation", "run_settings", "explanation_data",
-              "split", "frontier")
-
-#: The pages, in navigation order: (script, label, icon).
+#: The pages, in navigation order: (script, label, icon).  Drawn with ``st.page_link`` rather than
+#: ``st.navigation``: the latter makes the entry script a router, so the Data page would leave
+#: ``app.py`` for a file of its own, while the design keeps ``app.py`` as the Data page and
+#: ``pages/`` as Streamlit's multipage folder (one thin script per page).
 PAGES = [
     ("app.py", "Data", ":material/table_chart:"),
     ("pages/1_Explain.py", "Explain", ":material/psychology:"),
@@ -60,56 +42,74 @@ PAGE_FILES = {name: path for path, name, _ in PAGES}
 
 SOURCE_KINDS = {"sample": "Bundled sample", "paper": "Paper data set", "upload": "Upload a CSV"}
 
-#: URL parameter -> (session key, type, what a valid value is) of the settings kept in the URL.
+#: URL parameter -> (session value, type, what a valid value is) of the settings kept in the URL.
 URL_SETTINGS = {
-    "depth": ("w_pool_depth", int, lambda v: 2 <= v <= 10),
-    "trees": ("w_pool_source", str, lambda v: v in ("grid", "forest")),
-    "repeats": ("w_pool_repeats", int, lambda v: 1 <= v <= 10),
-    "pool_seed": ("w_pool_seed", int, lambda v: 0 <= v < 2**31),
-    "holdout": ("w_pool_holdout", float, lambda v: 0 <= v <= 0.5),
-    "bc": ("w_bc", int, lambda v: v >= 1),
-    "be": ("w_be", int, lambda v: v >= 0),
-    "eps": ("w_eps", float, lambda v: 0 <= v <= 10),
-    "alg": ("w_algorithm", str, lambda v: bool(v)),  # an unknown name falls back to the default on Explain
-    "seed": ("w_seed", int, lambda v: 0 <= v < 2**31),
+    "depth": (Session.pool_depth, int, lambda v: 2 <= v <= 10),
+    "trees": (Session.pool_source, str, lambda v: v in ("grid", "forest")),
+    "repeats": (Session.pool_repeats, int, lambda v: 1 <= v <= 10),
+    "pool_seed": (Session.pool_seed, int, lambda v: 0 <= v < 2**31),
+    "holdout": (Session.pool_holdout, float, lambda v: 0 <= v <= 0.5),
+    "bc": (Session.bc, int, lambda v: v >= 1),
+    "be": (Session.be, int, lambda v: v >= 0),
+    "eps": (Session.eps, float, lambda v: 0 <= v <= 10),
+    "alg": (Session.algorithm, str, lambda v: bool(v)),  # an unknown name falls back to the default on Explain
+    "seed": (Session.seed, int, lambda v: 0 <= v < 2**31),
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
 
 
+def file_id(source: Source) -> str:
+    """What the Data page's column widgets of ``source`` are keyed by (see :meth:`Session.column_key`)."""
+    return digest(source.ident.encode())[:12]
+
+
 def target_key(source: Source) -> str:
     """Widget key of the Data page's target choice for ``source``."""
-    return f"w_target_{digest(source.ident.encode())[:12]}"
+    return Session.column_key("target", file_id(source))
 
 
 # --------------------------------------------------------------------------- data in the session
 
 
-def set_dataset(state, dataset, source: Source, options: dict | None = None) -> None:
-    """Make ``dataset`` the current data; results computed on earlier data are dropped."""
-    old = state.get(KEYS["dataset"])
-    state[KEYS["dataset"]] = dataset
-    state[KEYS["data_label"]] = source.title
+def _stop(job) -> None:
+    if job is not None and not job.done:
+        job.stop()
+
+
+def forget_results(state: Session) -> None:
+    """Drop the last run's result and error (a new run starts, or they belong to another pool)."""
+    state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error)
+
+
+def forget_pool_results(state: Session) -> None:
+    """Drop what was computed from the pool (the runs' results, the frontier), stopping what still runs."""
+    if state.frontier is not None:
+        _stop(state.frontier.job)
+    _stop(state.job)
+    forget_results(state)
+    state.forget(*POOL_BOUND, Session.job)
+
+
+def set_dataset(state: Session, dataset, source: Source, options: dict | None = None) -> None:
+    """Make ``dataset`` the current data; what was computed on earlier data is dropped (held-out share too)."""
+    old = state.dataset
+    state.dataset = dataset
+    state.data_label = source.title
     options = dict(options or {})
-    state[KEYS["data_ref"]] = {
+    state.data_ref = {
         "ref": source.ref,
         "ident": source.ident,
         "file": source.name if source.kind == "upload" else None,
         "target": options.get("target") or dataset.target,
         **{k: list(options.get(k) or []) for k in LIST_PARAMS},
     }
-    if old is None or old.fingerprint != dataset.fingerprint:
-        frontier = state.get("frontier")
-        if frontier is not None and frontier.get("job") is not None:
-            frontier["job"].stop()
-        for key in DATA_BOUND:
-            state.pop(key, None)
-        for key in (KEYS["job"], KEYS["compare_job"]):
-            job = state.pop(key, None)
-            if job is not None:
-                job.stop()
+    if old is not None and old.fingerprint != dataset.fingerprint:
+        forget_pool_results(state)
+        _stop(state.compare_job)
+        state.forget(*DATA_BOUND, Session.compare_job)
 
 
-def load_into(state, source: Source, **options) -> tuple[bool, str]:
+def load_into(state: Session, source: Source, **options) -> tuple[bool, str]:
     """Load ``source`` into ``state``; on bad input return (False, message) and keep the old data."""
     dataset, message = try_load(source, **options)
     if dataset is None:
@@ -118,62 +118,50 @@ def load_into(state, source: Source, **options) -> tuple[bool, str]:
     return True, ""
 
 
-def load_default_sample(state, name: str = "iris") -> bool:
+def load_default_sample(state: Session, name: str = "iris") -> bool:
     """On a session's first run, load a bundled sample so the dashboard opens on real data."""
-    if state.get("_default_sample_tried") or state.get(KEYS["dataset"]) is not None:
+    if state.default_sample_tried or state.dataset is not None:
         return False
-    state["_default_sample_tried"] = True
+    state.default_sample_tried = True
     samples = {s.name: s for s in sample_sources()}
     source = samples.get(name) or next(iter(samples.values()), None)
     return source is not None and load_into(state, source)[0]
 
 
-def remember_upload(state, name: str, data: bytes) -> Source:
+def remember_upload(state: Session, name: str, data: bytes) -> Source:
     """An uploaded data file: kept on the server by digest (for reloads) and as the session's upload."""
     source = keep_upload(name, data)
-    state[KEYS["upload"]] = source
+    state.upload = source
     return source
 
 
-def collect_finished(state) -> None:
-    """Move the finished Explain-page run into ``state`` (once); a failed run keeps the last result."""
-    job = state.get(KEYS["job"])
+def collect_finished(state: Session) -> None:
+    """Move the finished Explain-page run into ``state`` (once).
+
+    A failed run leaves no result on the page (the one before belonged to other settings), only its error.
+    """
+    job = state.job
     if job is None or not job.done or job.collected:
         return
     job.collected = True
     explanation = job.explanations[0]
     if explanation is not None:
-        state[KEYS["explanation"]] = explanation
-        state["explanation_data"] = job.dataset  # the rows it was computed on (training rows when some are held out)
-        state[KEYS["run_settings"]] = dict(job.settings, algorithm=job.tasks[0].algorithm, seed=job.tasks[0].seed)
-
-
-def persist_widget_state(state) -> None:
-    """Keep widget values alive across page switches.
-
-    Streamlit forgets the value of a widget that is not drawn in a run.  At the
-    start of every run the values of the ``w_`` widgets are copied aside, and
-    any that Streamlit dropped are put back, so a page finds its settings as
-    it left them.  Pages also pass the remembered value as the widget's default
-    (``value=`` / ``index=``): the browser re-creates a widget from its default,
-    and without it a number field would come back at its minimum.
-    """
-    kept = state.setdefault("_kept_widgets", {})
-    for key in list(state.keys()):
-        if isinstance(key, str) and key.startswith("w_"):
-            kept[key] = state[key]
-    for key, value in kept.items():
-        if key not in state:
-            state[key] = value
+        state.explanation = explanation
+        state.explanation_data = job.dataset  # the rows it was computed on (training rows when some are held out)
+        state.run_settings = dict(job.settings, algorithm=job.tasks[0].algorithm, seed=job.tasks[0].seed)
+        del state.run_error
+    else:
+        forget_results(state)
+        state.run_error = job.errors[0] or "The run was stopped before it started."
 
 
 # --------------------------------------------------------------------------- the URL
 
 
-def url_params(state) -> dict:
+def url_params(state: Session) -> dict:
     """The settings as query parameters (what a reload or a copied link restores)."""
     out: dict = {}
-    ref = state.get(KEYS["data_ref"])
+    ref = state.data_ref
     if ref:
         out["data"] = ref["ref"]
         if ref.get("file"):
@@ -183,14 +171,14 @@ def url_params(state) -> dict:
         for k in LIST_PARAMS:
             if ref.get(k):
                 out[k] = [str(v) for v in ref[k]]
-    for param, (key, kind, _) in URL_SETTINGS.items():
-        if key in state:
-            value = state[key]
+    for param, (slot, kind, _) in URL_SETTINGS.items():
+        if state.has(slot):
+            value = state.get(slot)
             out[param] = f"{value:g}" if kind is float else str(value)
     return out
 
 
-def sync_url(state) -> None:
+def sync_url(state: Session) -> None:
     """Bring the URL's query parameters up to date (only when something changed)."""
     want = {k: (v if isinstance(v, list) else [v]) for k, v in url_params(state).items()}
     qp = st.query_params
@@ -199,20 +187,20 @@ def sync_url(state) -> None:
         qp.from_dict({k: (v if len(v) > 1 else v[0]) for k, v in want.items()})
 
 
-def _note(state, message: str) -> None:
-    state.setdefault(KEYS["notice"], []).append(message)
+def _note(state: Session, message: str) -> None:
+    state.notices = [*(state.notices or []), message]
 
 
-def restore_from_url(state) -> None:
+def restore_from_url(state: Session) -> None:
     """Once per session: take the settings from the URL (a reload or a shared link)."""
-    if state.get("_url_restored"):
+    if state.url_restored:
         return
-    state["_url_restored"] = True
+    state.url_restored = True
     qp = st.query_params
     if not qp:
         return
     ignored = []
-    for param, (key, kind, valid) in URL_SETTINGS.items():
+    for param, (slot, kind, valid) in URL_SETTINGS.items():
         raw = qp.get(param)
         if raw is None:
             continue
@@ -223,11 +211,11 @@ def restore_from_url(state) -> None:
         if value is None or not valid(value):
             ignored.append(f"{param}={raw}")
             continue
-        state[key] = value
+        state.put(slot, value)
     if ignored:
         _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
     if "bc" in qp or "be" in qp:
-        state["_budgets_from_url"] = True
+        state.budgets_from_url = True
     ref = qp.get("data")
     if not ref:
         return
@@ -237,7 +225,7 @@ def restore_from_url(state) -> None:
             name = qp.get("file") or "the uploaded file"
             _note(state, f"The link refers to an uploaded file ({name}) that this server no longer holds: "
                          "please upload it again.")
-            state["w_source_kind"] = SOURCE_KINDS["upload"]
+            state.source_kind = SOURCE_KINDS["upload"]
         else:
             _note(state, f"The link refers to a data set this server does not have ({ref}).")
         return
@@ -248,17 +236,17 @@ def restore_from_url(state) -> None:
     if not ok:  # the page opens on the default sample instead, and says why
         _note(state, "The data set of the link could not be loaded: " + message)
         return
-    state["w_source_kind"] = SOURCE_KINDS[source.kind]
+    state.source_kind = SOURCE_KINDS[source.kind]
     if source.kind == "sample":
-        state["w_sample"] = source.name
+        state.sample = source.name
     elif source.kind == "paper":
-        state["w_paper"] = source.name
+        state.paper = source.name
     else:
-        state[KEYS["upload"]] = source
-    fid = target_key(source)[len("w_target_"):]
-    state[target_key(source)] = state[KEYS["dataset"]].target
-    for k, widget in (("categorical", "w_categorical_"), ("exclude", "w_exclude_"), ("keep", "w_keep_")):
-        state[widget + fid] = list(options[k])
+        state.upload = source
+    fid = file_id(source)
+    state.set_value(target_key(source), state.dataset.target)
+    for k in LIST_PARAMS:
+        state.set_value(Session.column_key(k, fid), list(options[k]))
 
 
 # --------------------------------------------------------------------------- page setup
@@ -277,7 +265,7 @@ def warm_up() -> threading.Thread:
     return thread
 
 
-def setup(page: str):
+def setup(page: str) -> Session:
     """What every page runs first; returns the session state."""
     st.set_page_config(
         page_title=f"{page} · Rule explainer",
@@ -285,10 +273,10 @@ def setup(page: str):
         layout="wide",
         initial_sidebar_state="expanded",
     )
-    state = st.session_state
+    state = Session()
     warm_up()
     restore_from_url(state)
-    persist_widget_state(state)
+    persist_widgets(state)
     load_default_sample(state)
     collect_finished(state)
     sync_url(state)
@@ -297,24 +285,24 @@ def setup(page: str):
     return state
 
 
-def sidebar(state, page: str) -> None:
+def sidebar(state: Session, page: str) -> None:
     with st.sidebar:
         for path, name, icon in PAGES:
             st.page_link(path, label=name, icon=icon)
         st.divider()
-        dataset = state.get(KEYS["dataset"])
+        dataset = state.dataset
         st.caption("Current data")
         if dataset is None:
             st.markdown("*nothing loaded yet*")
         else:
-            st.text(state.get(KEYS["data_label"], dataset.name))
+            st.text(state.data_label or dataset.name)
             st.caption(f"{dataset.n_rows} rows · {dataset.n_features} features · {len(dataset.classes)} classes")
-        explanation = state.get(KEYS["explanation"])
+        explanation = state.explanation
         if explanation is not None:
             st.caption("Last explanation")
             r = explanation.result
             st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * r.coverage_score:.1f}% coverage")
-        running = [(name, state.get(key)) for name, key in (("Explain", KEYS["job"]), ("Compare", KEYS["compare_job"]))]
+        running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]
         if running:
@@ -330,22 +318,21 @@ def run_status(running) -> None:
         st.caption(f":material/autorenew: {md_escape(job.status_text())} ({name} page)")
 
 
-def notice(state) -> None:
+def notice(state: Session) -> None:
     """Show (once) what a link asked for that could not be restored."""
-    for message in state.pop(KEYS["notice"], None) or []:
+    for message in state.notices or []:
         st.warning(md_escape(message), icon=":material/link_off:")
+    del state.notices
 
 
-def start_job(state, key: str, tasks: list, *, complexity_budget, error_budget, eps,
-              algorithm_params: dict | None = None) -> jobs.Job:
-    """Start a run of ``tasks`` on the session's pool and data, replacing (and stopping) the job at ``key``."""
-    old = state.get(key)
-    if old is not None and not old.done:
-        old.stop()
-    split = state.get("split")
+def start_job(state: Session, slot, tasks: list, *, complexity_budget, error_budget, eps,
+              algorithm_params: dict | None = None) -> jobs.RunJob:
+    """Start a run of ``tasks`` on the session's pool and data, replacing (and stopping) the job in ``slot``."""
+    _stop(state.get(slot))
+    split = state.split
     holdout = (split.X_test, split.y_test) if split is not None and split.X_test is not None else None
-    data = split.train if split is not None else state[KEYS["dataset"]]
-    job = jobs.Job(state[KEYS["pool"]], data, tasks, complexity_budget=complexity_budget,
-                   error_budget=error_budget, eps=eps, algorithm_params=algorithm_params, holdout=holdout)
-    state[key] = job
+    data = split.train if split is not None else state.dataset
+    job = jobs.RunJob(state.pool, data, tasks, complexity_budget=complexity_budget, error_budget=error_budget,
+                      eps=eps, algorithm_params=algorithm_params, holdout=holdout, alive=state.alive())
+    state.put(slot, job)
     return job.start()

@@ -1,36 +1,90 @@
-"""What the worker process does: the selection runs of one job, reported through a queue.
+"""What the worker process does: the selection runs or the frontier of one job, reported through a queue.
 
 Runs in a child process (see :mod:`.jobs`), so the solver has a core of its
 own and never competes with the Streamlit server for the interpreter lock.
-Never imports Streamlit.  Messages put on the queue, in order:
+Never imports Streamlit.  A job sends one typed request, :class:`RunRequest`
+or :class:`FrontierRequest` (numbers, arrays, the pool and the data frame:
+what multiprocessing pickles to start the process, nothing else).  Messages
+put on the queue, in order:
 
 * ``("start", i)`` when task ``i`` begins;
 * ``("gen", i, [GenerationRecord, ...])`` batches of generation records;
-* ``("done", i, Explanation)`` (its ``pool`` detached: the page holds it) or
+* ``("done", i, Explanation)`` (its ``pool`` and ``problem`` detached: the page holds the
+  pool and reads no problem) or
   ``("error", i, message)``;
 * ``("end",)`` last, always.
 
-A frontier payload (``kind="frontier"``) sends ``("point", 0, FrontierPoint)`` after
-each point and ``("frontier", 0, Frontier)`` at the end instead.
+A frontier request sends ``("point", 0, FrontierPoint)`` after each point and
+``("frontier", 0, Frontier)`` at the end instead of records and an explanation.
+
+The process ends with its parent (the fork server, which ends with the
+Streamlit server): a killed server leaves no worker computing.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+import threading
 import time
 import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
 
 from explainer.app.text import label
 from explainer.pipeline import explain_pool
+from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import frontier
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
+#: Where prctl(2) is missing, how often the worker checks that its parent is still there.
+PARENT_POLL_S = 0.5
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class Task:
+    """One selection run of a job: an algorithm and its seed."""
+
+    algorithm: str
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Selection runs on one pool, data and budgets, one task after the other."""
+
+    pool: RulePool
+    X: pd.DataFrame
+    y: np.ndarray
+    fingerprint: str
+    tasks: tuple[Task, ...]
+    complexity_budget: int
+    error_budget: int
+    eps: float
+    algorithm_params: dict[str, dict] = field(default_factory=dict)
+    X_test: pd.DataFrame | None = None  # held-out rows (never in the pool), reported beside the training rows
+    y_test: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class FrontierRequest:
+    """The trade-off frontier of a pool over a range of Bc at one Be."""
+
+    pool: RulePool
+    error_budget: int
+    budget_range: tuple[int, int]
+    eps: float
+    seeds: tuple[np.ndarray, ...] = ()  # selections already known (runs, frontiers at a smaller Be): warm starts
 
 
 class QueueReporter(Callback):
-    """Batches generation records onto ``queue``; asks the solver to stop once ``stop_event`` is set."""
+    """Batches generation records onto ``queue``; its ``is_set`` is the job's stop request."""
 
     def __init__(self, queue, stop_event, task: int):
         self.queue = queue
@@ -38,6 +92,11 @@ class QueueReporter(Callback):
         self.task = task
         self.buffer: list = []
         self.last_flush = 0.0
+
+    @property
+    def is_set(self) -> bool:
+        """The solvers poll this inside long steps (see ``Monitor.interrupted``), not only per generation."""
+        return self.stop_event.is_set()
 
     def on_generation(self, record):
         self.buffer.append(record)
@@ -58,71 +117,105 @@ class QueueReporter(Callback):
 
 
 class PointReporter(Callback):
-    """Sends each frontier point as it is found; asks the sweep to stop once ``stop_event`` is set."""
+    """Sends each frontier point as it is found; its ``is_set`` is the job's stop request."""
 
     def __init__(self, queue, stop_event):
         self.queue = queue
         self.stop_event = stop_event
+
+    @property
+    def is_set(self) -> bool:
+        return self.stop_event.is_set()
 
     def on_point(self, point):
         self.queue.put(("point", 0, point))
         return self.stop_event.is_set()
 
 
-def run_frontier(payload: dict, queue, stop_event) -> None:
-    """The trade-off frontier of the pool at one error budget, point by point."""
+def die_with_parent() -> None:
+    """End this process when its parent ends (the fork server, which ends with the Streamlit server).
 
+    Linux: the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG).  Elsewhere a
+    small thread watches the parent's pid.
+    """
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux: no prctl
+        armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if armed:
+        return
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="explainer-parent-watch", daemon=True).start()
+
+
+def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
+    """The trade-off frontier of the pool at one error budget, point by point."""
     if hasattr(os, "nice"):  # a run started meanwhile gets the CPU first: the frontier is a guide, the run the work
         os.nice(10)
+    queue.put(("start", 0))
     try:
-        queue.put(("start", 0))
+        result = frontier(request.pool, request.error_budget, request.budget_range, eps=request.eps,
+                          random_state=0, callback=PointReporter(queue, stop_event), seeds=list(request.seeds),
+                          backward=True)  # the page reads Bc off this curve: let larger budgets lift smaller ones
+    except Exception as exc:  # reported on the page, never a traceback there
+        traceback.print_exc()
+        queue.put(("error", 0, f"The frontier failed: {type(exc).__name__}: {exc}"))
+    else:
+        queue.put(("frontier", 0, result))
+
+
+def run_selection(request: RunRequest, queue, stop_event) -> None:
+    """Every task of ``request`` in turn, until stopped."""
+    for i, task in enumerate(request.tasks):
+        if stop_event.is_set():
+            break
+        queue.put(("start", i))
+        reporter = QueueReporter(queue, stop_event, i)
+        held = {"X_test": request.X_test, "y_test": request.y_test} if request.X_test is not None else {}
         try:
-            result = frontier(payload["pool"], payload["error_budget"], payload["budget_range"], eps=payload["eps"],
-                              random_state=0, callback=PointReporter(queue, stop_event))
+            explanation = explain_pool(
+                request.pool,
+                request.X,
+                request.y,
+                complexity_budget=request.complexity_budget,
+                error_budget=request.error_budget,
+                eps=request.eps,
+                algorithm=task.algorithm,
+                random_state=task.seed,
+                callback=reporter,
+                fingerprint=request.fingerprint,
+                algorithm_params=request.algorithm_params.get(task.algorithm),
+                **held,
+            )
         except Exception as exc:  # reported on the page, never a traceback there
             traceback.print_exc()
-            queue.put(("error", 0, f"The frontier failed: {type(exc).__name__}: {exc}"))
-        else:
-            queue.put(("frontier", 0, result))
-    finally:
-        queue.put(("end",))
-
-
-def run(payload: dict, queue, stop_event) -> None:
-    """Entry point of the worker process: every task of ``payload`` in turn, until stopped."""
-    if payload.get("kind") == "frontier":
-        run_frontier(payload, queue, stop_event)
-        return
-    try:
-        for i, task in enumerate(payload["tasks"]):
-            if stop_event.is_set():
-                break
-            queue.put(("start", i))
-            reporter = QueueReporter(queue, stop_event, i)
-            held = payload.get("holdout")
-            extra = {"X_test": held[0], "y_test": held[1]} if held is not None else {}
-            try:
-                explanation = explain_pool(
-                    payload["pool"],
-                    payload["X"],
-                    payload["y"],
-                    complexity_budget=payload["complexity_budget"],
-                    error_budget=payload["error_budget"],
-                    eps=payload["eps"],
-                    algorithm=task["algorithm"],
-                    random_state=task["seed"],
-                    callback=reporter,
-                    fingerprint=payload["fingerprint"],
-                    algorithm_params=payload["algorithm_params"].get(task["algorithm"]),
-                    **extra,
-                )
-            except Exception as exc:  # reported on the page, never a traceback there
-                traceback.print_exc()
-                reporter.flush()
-                queue.put(("error", i, f"{label(task['algorithm'])} failed: {type(exc).__name__}: {exc}"))
-                continue
             reporter.flush()
-            explanation.pool = None  # the page has it; no need to send it back
-            queue.put(("done", i, explanation))
+            queue.put(("error", i, f"{label(task.algorithm)} failed: {type(exc).__name__}: {exc}"))
+            continue
+        reporter.flush()
+        explanation.pool = None  # the page has it; no need to send it back
+        # nor the selection problem, which no page reads: the bulk of the message (about 46 of 47 MB
+        # at 32,561 rows, scripts/stop_latency.py's table), a second in the pipe after a Stop
+        explanation.problem = None
+        queue.put(("done", i, explanation))
+
+
+def run(request: RunRequest | FrontierRequest, queue, stop_event) -> None:
+    """Entry point of the worker process."""
+    die_with_parent()
+    try:
+        if isinstance(request, FrontierRequest):
+            run_frontier(request, queue, stop_event)
+        else:
+            run_selection(request, queue, stop_event)
     finally:
         queue.put(("end",))

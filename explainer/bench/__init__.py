@@ -35,9 +35,9 @@ from explainer.bench.paper import (
     ENCODINGS,
     PAPER_ALGORITHMS,
     PAPER_ENCODING,
+    PAPER_TABLE,
     TABLE_LABELS,
     encoding_kwargs,
-    paper_dir,
     paper_settings,
     paper_table,
     run_seed,
@@ -62,10 +62,10 @@ from explainer.bench.writers import (
 )
 
 __all__ = [
-    "DEFAULT_ALGORITHMS", "DETERMINISTIC", "ENCODINGS", "PAPER_ALGORITHMS", "PAPER_ENCODING", "RUN_COLUMNS",
+    "DEFAULT_ALGORITHMS", "DETERMINISTIC", "ENCODINGS", "PAPER_ALGORITHMS", "PAPER_ENCODING", "PAPER_TABLE", "RUN_COLUMNS",
     "SYNTHETIC_PARAMS", "TABLE_COLUMNS", "TABLE_LABELS", "Progress", "Task", "add_arguments", "clear_cache",
     "encoding_kwargs", "execute", "fitness_figure", "machine_info", "main", "make_tasks", "markdown_table",
-    "paper_dir", "paper_settings", "paper_table", "parse_sizes", "provenance", "run_seed", "run_synthetic_size",
+    "paper_settings", "paper_table", "parse_sizes", "provenance", "run_seed", "run_synthetic_size",
     "run_task", "scale_budgets", "summarise", "synthetic_child", "synthetic_problem", "task_problem",
     "write_csv", "write_figures", "_connect",
 ]

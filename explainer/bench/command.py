@@ -61,8 +61,10 @@ def _parse_params(items: list[str]) -> dict[str, dict]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``explainer bench``."""
     g = p.add_argument_group("Table 3 benchmark")
-    g.add_argument("--data-dir", help="directory of the paper's data sets (default: ../shared/datasets)")
-    g.add_argument("--paper-csv", help="the paper's results table (default: ../shared/paper/table3_results.csv)")
+    g.add_argument("--data-dir", help="directory of the paper's data sets (default: the copy shipped "
+                   "with the package)")
+    g.add_argument("--paper-csv", help="the paper's results table (default: the copy shipped with the "
+                   "package, explainer/data/paper/table3_results.csv)")
     g.add_argument("--datasets", help="comma-separated data sets (default: all of the paper's)")
     g.add_argument("--algorithms", default=",".join(DEFAULT_ALGORITHMS),
                    help=f"comma-separated registry names (default: {','.join(DEFAULT_ALGORITHMS)})")

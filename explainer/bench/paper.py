@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import csv
-import os
 import pathlib
 import zlib
 
 import numpy as np
 
+from explainer.data import paper_data_dir
+
 _PROJECT_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: The paper's Table 3 with its Table 2 settings, shipped beside its data sets.
+PAPER_TABLE = paper_data_dir() / "table3_results.csv"
 
 # the paper's algorithm names in its table -> our registry names
 PAPER_ALGORITHMS = {"RF+HC": "rfhc", "IRFRE": "irfre", "IRFRE RF+HC": "irfre_rfhc", "QGA": "qga"}
@@ -46,21 +50,13 @@ PAPER_ENCODING: dict[str, dict] = {
 ENCODINGS = ("paper", "plain")
 
 
-def paper_dir() -> pathlib.Path | None:
-    env = os.environ.get("EXPLAINER_PAPER_DIR")
-    if env:
-        return pathlib.Path(env).expanduser()
-    candidate = _PROJECT_ROOT.parent / "shared" / "paper"
-    return candidate if candidate.is_dir() else None
-
-
 def paper_table(path=None) -> list[dict]:
-    """Rows of the paper's Table 3 (with Table 2's settings), numbers as numbers."""
+    """Rows of the paper's Table 3 (with Table 2's settings), numbers as numbers.
+
+    ``path`` defaults to :data:`PAPER_TABLE`, the copy shipped with the package.
+    """
     if path is None:
-        d = paper_dir()
-        if d is None:
-            raise OSError("the paper's results table was not found (set EXPLAINER_PAPER_DIR)")
-        path = d / "table3_results.csv"
+        path = PAPER_TABLE
     rows = []
     with open(path, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):

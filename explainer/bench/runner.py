@@ -42,7 +42,8 @@ class Task:
 def _pool(dataset: str, data_dir: str | None, encoding: str, depth: int, pool_seed: int):
 
     ds = load_paper_dataset(dataset, data_dir, **encoding_kwargs(dataset, encoding))
-    pool = build_pool(ds.X, ds.y, depth, random_state=pool_seed, classes=ds.classes, feature_specs=ds.feature_specs)
+    pool = build_pool(ds.X, ds.y, depth, random_state=pool_seed, classes=ds.classes, feature_specs=ds.feature_specs,
+                      phrase_length=False)  # the paper counts conditions
     return ds, pool
 
 

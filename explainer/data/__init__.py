@@ -21,8 +21,8 @@ from explainer.data.datasets import (
     Dataset,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     sample_datasets,
-    shared_data_dir,
 )
 from explainer.data.encoder import FLOAT32_MAX, KINDS, MAX_CATEGORIES, ColumnInfo, TableEncoder
 from explainer.data.tables import (
@@ -46,7 +46,7 @@ __all__ = [
     "load_dataset",
     "suggest_target",
     "target_candidates",
-    "shared_data_dir",
+    "paper_data_dir",
     "PAPER_DATASETS",
     "load_paper_dataset",
     "sample_datasets",

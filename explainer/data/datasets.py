@@ -6,8 +6,9 @@ label), the others are candidate features.  :func:`load_dataset` reads it
 unless given), fits a :class:`~explainer.data.encoder.TableEncoder` on the feature
 columns and keeps it, so held-out and new rows are encoded the same way.
 
-The registry: the paper's ten data sets (in a shared data directory) and the
-CSV samples bundled with the project.
+The registry: the paper's ten data sets (shipped with the package in
+``explainer/data/paper/``, with the paper's results table) and the CSV samples
+bundled with the project.
 """
 
 from __future__ import annotations
@@ -46,13 +47,17 @@ from explainer.data.target import (
 __all__ = [
     "Dataset",
     "load_dataset",
-    "shared_data_dir",
+    "paper_data_dir",
     "PAPER_DATASETS",
     "load_paper_dataset",
     "sample_datasets",
 ]
 
 _PROJECT_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: The paper's ten data sets and its results table, shipped inside the package (CC BY 4.0;
+#: the credit to their creators and the UCI repository is in that folder's README.md).
+PAPER_DATA_DIR = pathlib.Path(__file__).resolve().parent / "paper"
 
 
 @dataclass
@@ -307,7 +312,7 @@ def load_dataset(
 
 # --------------------------------------------------------------------------- registry
 
-#: The paper's ten data sets (files in the shared data directory).
+#: The paper's ten data sets (files in :data:`PAPER_DATA_DIR`).
 PAPER_DATASETS: dict[str, dict] = {
     "iris": {"file": "iris.csv", "target": "class", "title": "Iris"},
     "wine": {"file": "wine.csv", "target": "class", "title": "Wine"},
@@ -334,17 +339,10 @@ PAPER_DATASETS: dict[str, dict] = {
 }
 
 
-def shared_data_dir() -> pathlib.Path | None:
-    """Directory of the paper's data sets, or None when it cannot be found.
+def paper_data_dir() -> pathlib.Path:
+    """Directory of the paper's data sets: the copy shipped with the package."""
+    return PAPER_DATA_DIR
 
-    ``EXPLAINER_DATA_DIR`` wins when set; otherwise ``<project root>/../shared/datasets``
-    is used if it exists.
-    """
-    env = os.environ.get("EXPLAINER_DATA_DIR")
-    if env:
-        return pathlib.Path(env).expanduser()
-    candidate = _PROJECT_ROOT.parent / "shared" / "datasets"
-    return candidate if candidate.is_dir() else None
 
 
 def load_paper_dataset(
@@ -355,12 +353,11 @@ def load_paper_dataset(
         known = ", ".join(sorted(PAPER_DATASETS))
         raise DataError(f"Unknown paper data set '{name}'; known data sets: {known}.")
     spec = PAPER_DATASETS[name]
-    directory = pathlib.Path(data_dir) if data_dir is not None else shared_data_dir()
-    if directory is None or not directory.is_dir():
-        where = f" ({directory})" if directory is not None else ""
+    directory = pathlib.Path(data_dir) if data_dir is not None else paper_data_dir()
+    if not directory.is_dir():
         raise DataError(
-            f"The paper's data set directory was not found{where}; set EXPLAINER_DATA_DIR "
-            "or place the files in ../shared/datasets next to the project."
+            f"The paper's data set directory was not found ({directory}); leave the data "
+            "directory out to use the copy shipped with the package."
         )
     path = directory / spec["file"]
     if not path.is_file():

@@ -18,8 +18,8 @@ from explainer.data.datasets import (
     Dataset,
     load_dataset,
     load_paper_dataset,
+    paper_data_dir,
     sample_datasets,
-    shared_data_dir,
 )
 
 #: what a name may stand for, in the order :func:`find_source` tries them
@@ -57,14 +57,14 @@ def sample_sources() -> list[NamedSource]:
 
 
 def _paper_source(name: str, data_dir: str | os.PathLike | None) -> NamedSource:
-    directory = pathlib.Path(data_dir) if data_dir is not None else shared_data_dir()
+    directory = pathlib.Path(data_dir) if data_dir is not None else paper_data_dir()
     spec = PAPER_DATASETS[name]
     path = directory / spec["file"] if directory is not None else None
     return NamedSource("paper", name, path, target=spec["target"])
 
 
 def paper_sources(data_dir: str | os.PathLike | None = None) -> list[NamedSource]:
-    """The paper's data sets whose files are present (in ``data_dir``, default :func:`shared_data_dir`)."""
+    """The paper's data sets whose files are present (in ``data_dir``, default :func:`paper_data_dir`)."""
     found = (_paper_source(name, data_dir) for name in PAPER_DATASETS)
     return [s for s in found if s.available]
 

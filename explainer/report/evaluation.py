@@ -19,6 +19,7 @@ import pandas as pd
 
 from explainer.data.target import encode_labels
 from explainer.rules.model import RuleSet
+from explainer.rules.render import render_label
 from explainer.selection.problem import SelectionProblem
 
 UNCOVERED = "(uncovered)"
@@ -74,6 +75,8 @@ class RuleSetReport:
     holdout: RuleSetReport | None = None  # the same rules on held-out rows
     fingerprint: str | None = None
     settings: dict = field(default_factory=dict)
+    fallback: object = None  # the class of rows no rule covers, or where classes tie (``ELSE CLASS=...``)
+    target: str | None = None  # the name of the class column
 
     @property
     def n_rules(self) -> int:
@@ -97,7 +100,36 @@ class RuleSetReport:
             "tied_rows": self.n_ties,
             "vote_accuracy": self.vote_accuracy,
             "covered_accuracy": self.covered_accuracy,
+            "accuracy": self.accuracy,
+            "fallback_right": self.fallback_right,
         }
+
+    @property
+    def predicted(self) -> np.ndarray:
+        """The class each row gets: the vote of the rules that fire, else (uncovered, tied) the fallback."""
+        out = self.predictions.copy()
+        out[(out == UNCOVERED) | (out == TIE)] = self.fallback
+        return out
+
+    @property
+    def accuracy(self) -> float:
+        """Share of all rows that get the right class (the vote, else the fallback): ``predict``'s accuracy."""
+        return float(np.mean(self.predicted.astype(str) == self.y.astype(str))) if self.n_rows else 0.0
+
+    @property
+    def fallback_right(self) -> int:
+        """Uncovered and tied rows whose true class is the fallback."""
+        left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
+        return int(np.count_nonzero(self.y[left].astype(str) == str(self.fallback)))
+
+    @property
+    def else_text(self) -> str:
+        """``ELSE CLASS=<fallback>``: the last line of the rules wherever they are listed."""
+        return f"ELSE CLASS={render_label(self.fallback)}"
+
+    def rules_text(self) -> str:
+        """The rules, one a line, and the fallback as the last line ``ELSE CLASS=...``."""
+        return self.rules.to_text(fallback=self.fallback)
 
     @property
     def covered_accuracy(self) -> float:
@@ -174,6 +206,11 @@ class RuleSetReport:
             "uncovered_rows": self.n_uncovered,
             "tied_rows": self.n_ties,
             "vote_accuracy": self.vote_accuracy,
+            "accuracy": self.accuracy,
+            "fallback_class": _plain(self.fallback),
+            "else_text": self.else_text,
+            "fallback_right": self.fallback_right,
+            "target": self.target,
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
             "within_budgets": self.within_budgets,
@@ -197,10 +234,28 @@ class RuleSetReport:
         d.update(extra)
         return json.dumps(d, indent=2, default=_plain)
 
+    def summary_lines(self) -> list[str]:
+        """Accuracy and coverage first, each saying what it counts, and the class column."""
+        n, covered, pct = self.n_rows, self.n_rows - self.n_uncovered, _percent
+        right = int(round(self.accuracy * n))
+        voted = int(round(self.vote_accuracy * n))
+        fallback = render_label(self.fallback)
+        return [
+            f"target column:      {self.target if self.target is not None else '(not named)'}",
+            f"accuracy:           {pct(right, n)} ({right} of {n} rows get their true class: the vote of the "
+            f"rules that fire, else {fallback})",
+            f"  voted right:      {voted} of {covered - self.n_ties} rows with a majority among the rules",
+            f"  uncovered rows:   {self.n_uncovered} (no rule fires; they get {fallback})",
+            f"  tied rows:        {self.n_ties} (classes tie among the rules; they get {fallback})",
+            f"  by the fallback:  {self.fallback_right} of those {self.n_uncovered + self.n_ties} right",
+            f"coverage:           {pct(covered, n)} ({covered} of {n} rows fire at least one rule, right or wrong)",
+        ]
+
     def to_text(self) -> str:
-        lines = [self.rules.to_text().rstrip("\n"), ""]
+        lines = [self.rules_text().rstrip("\n"), ""]
         cb = f" / {self.complexity_budget}" if self.complexity_budget is not None else ""
         eb = f" / {self.error_budget}" if self.error_budget is not None else ""
+        lines += self.summary_lines() + [""]
         lines += [
             f"rules:              {self.n_rules}",
             f"complexity:         {self.complexity}{cb}",
@@ -208,7 +263,6 @@ class RuleSetReport:
             f"covered rows:       {self.covered} / {self.n_rows}",
             f"conflicting pairs:  {self.conflicting_pairs}",
             f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
-            f"voted right:        {100 * self.vote_accuracy:.2f}% ({self.n_uncovered} uncovered, {self.n_ties} ties)",
         ]
         if self.holdout is not None:
             lines += ["", self.holdout_text()]
@@ -223,6 +277,7 @@ class RuleSetReport:
             ("coverage f*", "coverage_score", "pct"),
             ("errors", "errors", "{:d}"),
             ("conflicting pairs", "conflicting_pairs", "{:d}"),
+            ("accuracy", "accuracy", "pct"),
             ("voted right", "vote_accuracy", "pct"),
             ("right when covered", "covered_accuracy", "pct"),
         ]
@@ -252,7 +307,20 @@ class RuleSetReport:
         )
 
     def to_csv(self) -> str:
-        return frame_to_safe_csv(self.rules_frame())
+        """The rules' metrics, and a last row ``ELSE``: the fallback class and the rows it is given."""
+        frame = self.rules_frame()
+        left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
+        n_left = int(np.count_nonzero(left))
+        else_row = {
+            "rule": "ELSE", "text": self.else_text, "class": self.fallback,
+            "length": 0, "support": n_left, "correct": self.fallback_right, "errors": n_left - self.fallback_right,
+            "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "",
+        }
+        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True))
+
+
+def _percent(k: int, m: int) -> str:
+    return f"{100 * k / m:.2f}%" if m else "n/a"
 
 
 def _plain(value):
@@ -319,15 +387,21 @@ def evaluate_rules(
     y_test=None,
     fingerprint: str | None = None,
     settings: dict | None = None,
+    fallback=None,
+    target: str | None = None,
 ) -> RuleSetReport:
-    """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings."""
+    """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings.
+
+    ``fallback`` is the class of rows no rule covers or where classes tie (default: the most
+    frequent class of ``y``, as the estimator's); ``target`` names the class column.
+    """
     rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
     y = np.asarray(y)
     cov = rule_set.coverage_matrix(X)
     labels = np.array(y.astype(str).tolist() + [str(r.label) for r in rule_set], dtype=object)
     codes, names = encode_labels(labels)
     y_codes, rule_class = codes[: len(y)], codes[len(y) :]
-    lengths = np.array([r.length for r in rule_set], dtype=np.int64)
+    lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
     problem = SelectionProblem(cov, rule_class, y_codes, lengths, eps=eps, n_classes=len(names))
     ev = problem.evaluate(np.ones(len(rule_set), dtype=bool))
 
@@ -344,7 +418,7 @@ def evaluate_rules(
                 index=i,
                 text=rule.text,
                 label=rule.label,
-                length=rule.length,
+                length=int(lengths[i]),
                 support=support,
                 correct=support - errors,
                 errors=errors,
@@ -372,21 +446,32 @@ def evaluate_rules(
         error_budget=error_budget,
         fingerprint=fingerprint,
         settings=dict(settings or {}),
+        fallback=majority_class(y) if fallback is None else fallback,
+        target=target,
     )
     if X_test is not None and y_test is not None:
-        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps)
+        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps, fallback=report.fallback)
         report.test_accuracy = report.holdout.vote_accuracy
         report.test_rows = report.holdout.n_rows
     return report
 
 
-def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0) -> RuleSetReport:
+def majority_class(y):
+    """The most frequent class (ties: the first in sorted order), as the estimator's ``default_class_``."""
+    y = np.asarray(y)
+    if not len(y):
+        return None
+    values, counts = np.unique(y, return_counts=True)
+    return values[np.argmax(counts)]
+
+
+def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None) -> RuleSetReport:
     """The rules' metrics on held-out rows (rows the pool and the selection never saw).
 
     The rules are evaluated by their text (:meth:`Rule.covers`), so ``X_test``
     only needs the columns the rules name.
     """
-    return evaluate_rules(rules, X_test, y_test, eps=eps)
+    return evaluate_rules(rules, X_test, y_test, eps=eps, fallback=fallback)
 
 
 def firing_rules(rules, X: pd.DataFrame) -> list[list[int]]:

@@ -5,6 +5,7 @@
 - :mod:`explainer.rules.render` and :mod:`explainer.rules.parse`: the text form, written and read
   (the scanner and quoting in :mod:`explainer.rules.scan`);
 - :mod:`explainer.rules.binding`: parsed rules tied to a data set's features and classes;
+- :mod:`explainer.rules.simplify`: a rule's conditions on one column as one phrase;
 - :mod:`explainer.rules.pool`: the CART grid and its root-to-leaf rules (:func:`build_pool`);
 - :mod:`explainer.rules.defaults`: the pool an analyst gets without choosing.
 
@@ -13,13 +14,22 @@ This package is the public face of the stage: ``from explainer.rules import buil
 
 from explainer.rules.binding import resolve_features, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
-from explainer.rules.model import OPS, Condition, Rule, RuleSet, drop_implied, merge_conditions
+from explainer.rules.model import (
+    OPS,
+    Condition,
+    Rule,
+    RuleSet,
+    ValueSet,
+    drop_implied,
+    merge_conditions,
+)
 from explainer.rules.numbers import format_number, integer_threshold, shorten_threshold
 from explainer.rules.parse import (
     MAX_LINE_CHARS,
     MAX_TEXT_CHARS,
     parse_condition,
     parse_rule,
+    parse_rule_text,
     parse_rules,
 )
 from explainer.rules.pool import RulePool, build_pool, pool_from_rules
@@ -36,6 +46,7 @@ __all__ = [
     "RulePool",
     "RuleSet",
     "RuleSyntaxError",
+    "ValueSet",
     "build_pool",
     "default_pool_settings",
     "drop_implied",
@@ -44,6 +55,7 @@ __all__ = [
     "merge_conditions",
     "parse_condition",
     "parse_rule",
+    "parse_rule_text",
     "parse_rules",
     "pool_from_rules",
     "resolve_features",

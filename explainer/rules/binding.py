@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from explainer.data.features import FeatureSpec
-from explainer.rules.model import Condition, Rule, RuleSet
+from explainer.rules.model import Condition, Rule, RuleSet, ValueSet
 from explainer.rules.render import value_text
 
 _AMBIGUOUS = object()
@@ -92,6 +92,8 @@ class _Binder:
         return self.numeric.find(column, _loose(column), column) or self.by_name(column)
 
     def bind(self, cond: Condition) -> list[Condition]:
+        if isinstance(cond, ValueSet):
+            return self._bind_value_set(cond)
         reading = cond.spec
         if reading is not None and reading.kind == "onehot":
             return self._bind_onehot(cond, reading)
@@ -125,11 +127,35 @@ class _Binder:
         numeric = self.numeric.find(column, _loose(column), column)
         number = _as_number(text)
         if numeric is not None and number is not None:
-            if cond.op in (">", ">="):
-                # x = 3 on a numeric feature: 3 <= x <= 3, two conditions
-                return [Condition(numeric.name, ">=", number, numeric), Condition(numeric.name, "<=", number, numeric)]
-            raise ValueError(f"'{column} != {text}' on a numeric feature is not one condition; write two rules")
+            # x = 3 on a numeric feature: the value set {3} of that feature, one condition
+            return [ValueSet(numeric.column, (number,), cond.op not in (">", ">="), numeric=numeric.name, specs=(numeric,))]
         raise KeyError(f"the data has no feature {shown!r}")
+
+    def _bind_value_set(self, vs: ValueSet) -> list:
+        """``c in {a, b}`` on a categorical column: its one-hot features (one value: ``c = a``);
+        ``c not in {a, b}``: ``c != a AND c != b``, the same rows; on a numeric column the values."""
+        if vs.bound:
+            return [vs]
+        texts = [value_text(v) for v in vs.values]
+        onehots = []
+        for text in texts:
+            spec = self.onehot.find((vs.column, text), (_loose(vs.column), _loose(text)), f"{vs.column} = {text}")
+            onehots.append(spec if spec is not None else self._numeric_equal_value(vs.column, text))
+        if all(spec is not None for spec in onehots):
+            if vs.negated:
+                return [Condition(spec.name, "<=", 0.5, spec) for spec in onehots]
+            if len(onehots) == 1:
+                return [Condition(onehots[0].name, ">", 0.5, onehots[0])]
+            return [ValueSet(onehots[0].column, tuple(spec.value for spec in onehots), False,
+                             features=tuple(spec.name for spec in onehots), specs=tuple(onehots))]
+        numeric = self.numeric.find(vs.column, _loose(vs.column), vs.column)
+        numbers = [_as_number(text) for text in texts]
+        if numeric is not None and all(n is not None for n in numbers):
+            return [ValueSet(numeric.column, tuple(numbers), vs.negated, numeric=numeric.name, specs=(numeric,))]
+        unknown = next((t for t, spec in zip(texts, onehots, strict=True) if spec is None), texts[0])
+        if numeric is not None:
+            raise KeyError(f"{unknown!r} is not a number; the column {vs.column!r} holds numbers")
+        raise KeyError(f"the data has no feature {vs.column + ' = ' + unknown!r}")
 
     def _numeric_equal_value(self, column: str, text: str) -> FeatureSpec | None:
         number = _as_number(text)

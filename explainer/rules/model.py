@@ -6,12 +6,21 @@ feature's :class:`~explainer.data.features.FeatureSpec`, from which its text rea
 the way a person writes it (``Margin = 5``, ``Margin is missing``,
 ``Age > 32``).  The text is written by :mod:`explainer.rules.render` and read
 by :mod:`explainer.rules.parse`; binding parsed rules to a data set is
-:mod:`explainer.rules.binding`.  A condition on a missing value is false, so a rule never
-fires on a row where one of its features is missing.
+:mod:`explainer.rules.binding`.
 
-The length of a rule (its complexity in the paper's sense) is its number of
-conditions.  An interval such as ``32 < Age <= 54`` is printed as one phrase
-but is two conditions and counts 2.
+Missing values (one semantics for the engine, the text, the parser and every
+export): a comparison (``Age > 32``), ``Margin = 5`` and ``Margin in {4, 5}``
+are false on a missing value; ``Margin != 5`` and ``Margin not in {4, 5}`` are
+true on it ("is not 5" holds for a missing value); ``Margin is missing`` says
+so.  This is what the encoded matrix gives (a one-hot feature is 0 on a missing
+cell, a comparison with NaN is false), so every rule selects the same rows as
+the tree path it came from.
+
+The length of a rule in the paper's sense (``Rule.length``) is its number of
+conditions: an interval such as ``32 < Age <= 54`` is printed as one phrase but
+is two conditions.  ``Rule.n_phrases`` counts the phrases the text prints (one
+per column once a rule is in its simplest form, :mod:`explainer.rules.simplify`);
+``RuleSet.phrase_length`` says which of the two a rule set's complexity counts.
 """
 
 from __future__ import annotations
@@ -19,12 +28,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from explainer.data.features import FeatureSpec
 from explainer.rules.numbers import format_number, integer_threshold, shorten_threshold  # noqa: F401 - the rule model's public names
-from explainer.rules.render import render_condition, render_rule
+from explainer.rules.render import (
+    phrase_plan,
+    render_condition,
+    render_label,
+    render_rule,
+    render_value_set,
+)
 
 OPS = ("<=", ">", "<", ">=")
 
@@ -48,7 +64,10 @@ class Condition:
         object.__setattr__(self, "threshold", float(self.threshold))
 
     def holds(self, values: np.ndarray) -> np.ndarray:
-        """Boolean mask; NaN (missing) never satisfies a condition."""
+        """Boolean mask; NaN (missing) never satisfies a comparison.
+
+        On a one-hot feature a missing cell is 0, so ``Margin != 5`` (``<= 0.5``) holds there.
+        """
         v = np.asarray(values, dtype=float)
         with np.errstate(invalid="ignore"):
             if self.op == "<=":
@@ -58,6 +77,10 @@ class Condition:
             if self.op == "<":
                 return v < self.threshold
             return v >= self.threshold
+
+    def mask(self, X, feature_index: dict[str, int] | None = None) -> np.ndarray:
+        """Rows of ``X`` (DataFrame, or 2-D array with ``feature_index``) where the condition holds."""
+        return self.holds(_column(X, self.feature, feature_index))
 
     @property
     def text(self) -> str:
@@ -74,6 +97,88 @@ class Condition:
             if self.spec.kind == "onehot":
                 out["value"] = self.spec.to_dict()["value"]
         return out
+
+
+def _column(X, feature: str, feature_index: dict[str, int] | None) -> np.ndarray:
+    if feature_index is None:
+        if feature not in X.columns:
+            raise KeyError(f"the data has no feature {feature!r}")
+        return X[feature].to_numpy(dtype=float)
+    return X[:, feature_index[feature]]
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """``column in {v, w}`` or ``column not in {v, w}`` (``column = v`` / ``!= v`` with one value).
+
+    It reads either the one 0/1 feature of each value (``features``, a categorical
+    column's one-hot features) or one numeric feature compared with the values
+    (``numeric``, e.g. ``thal in {6, 7}`` or ``sex = 1``).  ``in`` is false on a
+    missing value and ``not in`` true, as everywhere (see the module docstring).
+    A parsed set is unbound (no features) until :mod:`explainer.rules.binding`
+    ties it to a data set.  It is one condition.
+    """
+
+    column: str
+    values: tuple
+    negated: bool = False
+    features: tuple[str, ...] = ()  # one-hot features, one per value, in the order of values
+    numeric: str | None = None  # or the numeric feature the values are compared with
+    specs: tuple = field(default=(), compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "features", tuple(self.features))
+
+    @property
+    def op(self) -> str:
+        return "not in" if self.negated else "in"
+
+    @property
+    def feature(self) -> str:
+        """The encoded feature a reader of ``Rule.features`` is shown (the first one read)."""
+        if self.numeric is not None:
+            return self.numeric
+        return self.features[0] if self.features else self.column
+
+    @property
+    def spec(self):
+        return None
+
+    @property
+    def bound(self) -> bool:
+        return self.numeric is not None or len(self.features) == len(self.values)
+
+    def mask(self, X, feature_index: dict[str, int] | None = None) -> np.ndarray:
+        if not self.bound:
+            raise KeyError(f"{self.text!r} is not tied to the data's features; bind the rules first")
+        if self.numeric is not None:
+            column = _column(X, self.numeric, feature_index)
+            hit = np.isin(column, np.asarray([float(v) for v in self.values]))  # NaN is in no set
+        else:
+            hit = np.zeros(len(X), dtype=bool)
+            for f in self.features:
+                hit |= _column(X, f, feature_index) > 0.5
+        return ~hit if self.negated else hit
+
+    @property
+    def text(self) -> str:
+        return render_value_set(self)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def key(self) -> tuple:
+        return (self.column, self.op, tuple(sorted(str(v) for v in self.values)))
+
+    def to_dict(self) -> dict:
+        return {
+            "column": self.column,
+            "op": self.op,
+            "values": [v.item() if isinstance(v, np.generic) else v for v in self.values],
+            "features": list(self.features) if self.numeric is None else [self.numeric],
+            "text": self.text,
+        }
 
 
 def merge_conditions(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
@@ -117,7 +222,7 @@ def drop_implied(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
     for c in conditions:
         spec = c.spec
         if spec is None:
-            continue
+            continue  # no reading known (or a value set)
         if spec.kind == "onehot" and c.op in (">", ">=") and c.threshold < 1:
             equal[spec.column] = spec.value
             valued.add(spec.column)
@@ -168,6 +273,12 @@ class Rule:
     def length(self) -> int:
         return len(self.conditions)
 
+    @cached_property
+    def n_phrases(self) -> int:
+        """Its length in phrases: conditions on one column read as one (``buying in {low, med}``,
+        ``32 < Age <= 54``), as the rule text prints them."""
+        return len(phrase_plan(self))
+
     @property
     def features(self) -> list[str]:
         return [c.feature for c in self.conditions]
@@ -182,21 +293,15 @@ class Rule:
 
     def covers(self, X, feature_index: dict[str, int] | None = None) -> np.ndarray:
         """Rows of ``X`` (DataFrame or 2-D array with ``feature_index``) where the rule fires."""
-        n = len(X)
-        mask = np.ones(n, dtype=bool)
+        mask = np.ones(len(X), dtype=bool)
         for cond in self.conditions:
-            if feature_index is None:
-                if cond.feature not in X.columns:
-                    raise KeyError(f"the data has no feature {cond.feature!r}")
-                column = X[cond.feature].to_numpy(dtype=float)
-            else:
-                column = X[:, feature_index[cond.feature]]
-            mask &= cond.holds(column)
+            mask &= cond.mask(X, feature_index)
         return mask
 
     def key(self) -> tuple:
         """Identity of the rule up to the order of its conditions."""
-        conds = tuple(sorted((c.feature, c.op, c.threshold) for c in self.conditions))
+        conds = tuple(sorted(c.key() if isinstance(c, ValueSet) else (c.feature, c.op, c.threshold)
+                             for c in self.conditions))
         return conds, str(self.label)
 
     def to_dict(self) -> dict:
@@ -205,6 +310,7 @@ class Rule:
             "conditions": [c.to_dict() for c in self.conditions],
             "label": _jsonable(self.label),
             "length": self.length,
+            "phrases": self.n_phrases,
         }
 
 
@@ -214,14 +320,22 @@ def _jsonable(value):
     return value
 
 
+_NO_FALLBACK = object()
+
+
 @dataclass
 class RuleSet(Sequence):
     """An ordered collection of rules (the explanation)."""
 
     rules: list[Rule] = field(default_factory=list)
+    #: the length the budgets count: phrases (``Rule.n_phrases``) or conditions (``Rule.length``, the paper's)
+    phrase_length: bool = False
 
     def __post_init__(self) -> None:
         self.rules = list(self.rules)
+
+    def rule_length(self, rule: Rule) -> int:
+        return rule.n_phrases if self.phrase_length else rule.length
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -234,11 +348,15 @@ class RuleSet(Sequence):
 
     @property
     def complexity(self) -> int:
-        return sum(r.length for r in self.rules)
+        return sum(self.rule_length(r) for r in self.rules)
 
-    def to_text(self) -> str:
-        """The paper's form: one rule a line, newline-terminated."""
-        return "".join(r.text + "\n" for r in self.rules)
+    def to_text(self, fallback=_NO_FALLBACK) -> str:
+        """The paper's form: one rule a line, newline-terminated; with ``fallback``, a last
+        line ``ELSE CLASS=fallback`` (the class of rows no rule covers, or where classes tie)."""
+        text = "".join(r.text + "\n" for r in self.rules)
+        if fallback is not _NO_FALLBACK:
+            text += f"ELSE CLASS={render_label(fallback)}\n"
+        return text
 
     def __str__(self) -> str:
         return self.to_text().rstrip("\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 
@@ -21,10 +22,8 @@ def format_number(value: float) -> str:
     return text
 
 
-def _round_sig(value: float, digits: int) -> float:
-    if value == 0 or not math.isfinite(value):
-        return value
-    return float(f"{value:.{digits}g}")
+#: a tree's midpoint threshold is printed as it is when it has at most this many significant digits
+MIDPOINT_DIGITS = 6
 
 
 def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
@@ -45,15 +44,53 @@ def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
     idx = int(np.searchsorted(u, t, side="right"))
     lo = u[idx - 1] if idx > 0 else -math.inf
     hi = u[idx] if idx < u.size else math.inf
-    # Tree midpoints print with few digits as float32; random thresholds do not.
-    digits = format_number(first).replace("-", "").replace(".", "").strip("0")
-    if len(digits) <= 4 and lo <= first < hi:
-        return first
-    for d in range(3, 18):
-        cand = _round_sig(t, d)
-        if lo <= cand < hi:
-            return cand
-    return t
+    # A best split is the midpoint of its neighbours: printed as the exact decimal midpoint
+    # when that is short (2.45 between 1.9 and 3.0), as trees print it; any other threshold (the
+    # random splitter's, a float32 value next to a data value, the midpoint of full-precision
+    # measurements) becomes the shortest decimal between them.
+    if math.isfinite(lo) and math.isfinite(hi):
+        mid = float((Decimal(repr(float(lo))) + Decimal(repr(float(hi)))) / 2)
+        digits = format_number(mid).lstrip("-").replace(".", "").strip("0")
+        if abs(first - mid) <= 1e-6 * max(1.0, abs(mid)) and lo <= mid < hi and len(digits) <= MIDPOINT_DIGITS:
+            return mid
+    return shortest_between(lo, hi, t)
+
+
+def shortest_between(lo: float, hi: float, near: float) -> float:
+    """The decimal with the fewest digits in ``[lo, hi)``, the one nearest ``near`` among those.
+
+    ``v <= c`` then splits the data exactly where any threshold in ``[lo, hi)``
+    does: ``lo`` (the largest value on the left) stays left and ``hi`` goes
+    right.  Float32 midpoints such as 3.79999995 (between 3.6 and 3.8) become 3.7.
+    """
+    lo, hi, near = float(lo), float(hi), float(near)
+    if not math.isfinite(lo) and not math.isfinite(hi):
+        return near
+    if not math.isfinite(lo):
+        lo = min(hi, near) - max(1.0, abs(hi))
+    if not math.isfinite(hi):
+        hi = max(lo, near) + max(1.0, abs(lo))
+    if not lo < hi:
+        return near
+    top = math.floor(math.log10(max(abs(lo), abs(hi), 1e-300)))
+    for exponent in range(top + 1, -330, -1):
+        step = Decimal(1).scaleb(exponent)
+        low = Decimal(repr(lo))
+        first = (low / step).to_integral_value(rounding=ROUND_CEILING) * step
+        cand = float(first)
+        if cand < lo:  # the decimal rounded below lo: take the next multiple
+            first += step
+            cand = float(first)
+        if not cand < hi:
+            continue
+        last = (Decimal(repr(hi)) / step).to_integral_value(rounding=ROUND_CEILING) * step - step
+        if float(last) >= hi:
+            last -= step
+        target = (Decimal(repr(near)) / step).to_integral_value(rounding=ROUND_HALF_EVEN) * step
+        best = min(max(target, first), last)
+        out = float(best)
+        return out if lo <= out < hi else cand
+    return near
 
 
 def integer_threshold(op: str, threshold: float) -> float:

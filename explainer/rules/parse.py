@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explainer.data.features import FeatureSpec
-from explainer.rules.model import Condition, Rule
+from explainer.rules.model import Condition, Rule, ValueSet
 from explainer.rules.scan import (
     OP,
+    PUNCT,
     QUOTED,
     WORD,
     RuleSyntaxError,
@@ -86,6 +87,8 @@ def _condition(tokens: list[str]) -> list[Condition]:
     def what() -> str:
         return f"condition {_short(' '.join(quote(t[1:]) if t[0] == QUOTED else t[1:] for t in tokens))}"
 
+    if any(tok[0] == PUNCT for tok in tokens):
+        return [_value_set(tokens, what)]
     groups: list[list[str]] = [[]]
     ops = []
     for tok in tokens:
@@ -124,6 +127,28 @@ def _condition(tokens: list[str]) -> list[Condition]:
             return [Condition(b.text, _FLIP[ops[0]], a.number), Condition(b.text, ops[1], c.number)]
         raise RuleSyntaxError(f"{what()}: expected an interval like '32 < Age <= 54'")
     raise RuleSyntaxError(f"{what()} has too many comparisons")
+
+
+def _value_set(tokens: list[str], what) -> ValueSet:
+    """``name in {a, b}`` / ``name not in {a, b}`` (unbound: the values as written)."""
+    opening = next(i for i, tok in enumerate(tokens) if tok[0] == PUNCT)
+    if tokens[opening] != PUNCT + "{" or tokens[-1] != PUNCT + "}" or not _words(tokens[:opening], "in"):
+        raise RuleSyntaxError(f"{what()}: expected a set like 'colour in {{red, blue}}'")
+    head = tokens[: opening - 1]
+    negated = _words(head, "not")
+    if negated:
+        head = head[:-1]
+    values: list[str] = []
+    group: list[str] = []
+    for tok in tokens[opening + 1 :]:
+        if tok[0] == PUNCT and tok[1:] in ",}":
+            values.append(_operand(group, what).text)
+            group = []
+        elif tok[0] == PUNCT or tok[0] == OP:
+            raise RuleSyntaxError(f"{what()}: unexpected {tok[1:]!r} in the set")
+        else:
+            group.append(tok)
+    return ValueSet(_operand(head, what).text, tuple(values), negated)
 
 
 def _conditions(groups: list[list[str]]) -> list[Condition]:
@@ -215,8 +240,20 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
 
     A rule may wrap onto following lines (as in the paper's figures): a line
     that does not start with ``IF`` continues the previous one.  Exported rules
-    never wrap: every line break inside a name or label is escaped.
+    never wrap: every line break inside a name or label is escaped.  A last line
+    ``ELSE CLASS=label`` (the fallback class of an export) is read and left out;
+    :func:`parse_rule_text` returns it.
     """
+    return parse_rule_text(text, labels)[0]
+
+
+def _starts_else(line: str) -> bool:
+    return line[:4].upper() == "ELSE" and (len(line) == 4 or line[4].isspace())
+
+
+def parse_rule_text(text: str, labels: Iterable | None = None) -> tuple[list[Rule], object | None]:
+    """``(rules, fallback)``: the rules of :func:`parse_rules` and the class of a last
+    ``ELSE CLASS=label`` line (None without one)."""
     if len(text) > MAX_TEXT_CHARS:
         raise RuleSyntaxError(
             f"the rule text has {len(text)} characters; the limit is {MAX_TEXT_CHARS} "
@@ -230,7 +267,7 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        if _starts_rule(line) or not logical:
+        if _starts_rule(line) or _starts_else(line) or not logical:
             logical.append((number, [line], len(line)))
         else:
             start, pieces, size = logical[-1]
@@ -240,9 +277,16 @@ def parse_rules(text: str, labels: Iterable | None = None) -> list[Rule]:
             pieces.append(line)
             logical[-1] = (start, pieces, size)
     rules = []
-    for number, pieces, _size in logical:
+    fallback = None
+    for k, (number, pieces, _size) in enumerate(logical):
+        line = " ".join(pieces)
         try:
-            rules.append(parse_rule(" ".join(pieces), labels=labels))
+            if _starts_else(line):
+                if k != len(logical) - 1:
+                    raise RuleSyntaxError("the ELSE line must be the last one")
+                fallback = _match_label(_parse_label(line[4:], line), labels)
+                continue
+            rules.append(parse_rule(line, labels=labels))
         except RuleSyntaxError as exc:
             raise RuleSyntaxError(f"line {number}: {exc}") from None
-    return rules
+    return rules, fallback

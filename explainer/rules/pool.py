@@ -28,6 +28,7 @@ from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
 from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
 from explainer.rules.numbers import shorten_threshold
+from explainer.rules.simplify import Simplifier
 
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
@@ -97,14 +98,20 @@ class RulePool:
         return len(self.y)
 
     @property
+    def phrase_length(self) -> bool:
+        """Whether budgets count phrases (the analyst's pools) or conditions (the paper's)."""
+        return bool(self.settings.get("phrase_length", False))
+
+    @property
     def lengths(self) -> np.ndarray:
-        return np.array([r.length for r in self.rules], dtype=np.int64)
+        measure = RuleSet([], phrase_length=self.phrase_length).rule_length
+        return np.array([measure(r) for r in self.rules], dtype=np.int64)
 
     def rule_set(self, selection) -> RuleSet:
         """The rules picked by a boolean mask or an index list."""
         sel = np.asarray(selection)
         idx = np.flatnonzero(sel) if sel.dtype == bool else sel.astype(int)
-        return RuleSet([self.rules[i] for i in idx])
+        return RuleSet([self.rules[i] for i in idx], phrase_length=self.phrase_length)
 
     def best_tree(self, depth: int | None = None) -> BestTree | None:
         """The reference tree of section 6.3 and the budgets it suggests (Bc = c* - 1, Be = e*).
@@ -274,6 +281,7 @@ def build_pool(
     classes=None,
     feature_names=None,
     feature_specs=None,
+    phrase_length: bool = False,
 ) -> RulePool:
     """Train the trees and collect their rules.
 
@@ -290,6 +298,10 @@ def build_pool(
         conjunctions tree paths reach only as long, impure paths; the paper's pool has none.
     feature_specs : what each column of ``X`` means (``Dataset.feature_specs``), so
         rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
+    phrase_length : rewrite each path in its simplest form (one phrase per column:
+        ``safety = high``, ``buying in {low, med}``, ``thal in {6, 7}``, ``sex = 1``; same
+        training rows, :mod:`explainer.rules.simplify`) and count a rule's length in phrases,
+        so simplification frees budget.  False keeps the paper's paths and condition counts.
     """
     frame = _as_frame(X, feature_names)
     names = [str(c) for c in frame.columns]
@@ -308,6 +320,8 @@ def build_pool(
         view = None
     Xfit = Xv if view is None else view.matrix
     extractor = _Extractor(Xv, names, specs, view)
+    simplify = Simplifier(Xv, specs) if phrase_length else None
+    measure = RuleSet([], phrase_length=phrase_length).rule_length
 
     if source == "grid":
         params = grid_params(max_depth, n_repeats)
@@ -348,7 +362,7 @@ def build_pool(
         hit = by_rows.get(key_rows)
         if hit is not None:
             # empirically equivalent: keep the shorter wording
-            if rule.length < rules[hit].length:
+            if measure(rule) < measure(rules[hit]):
                 by_text.pop(rules[hit].key(), None)
                 rules[hit] = rule
                 by_text[rule.key()] = hit
@@ -372,7 +386,9 @@ def build_pool(
             n_leaves += 1
             n_candidates += 1
             rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
-            complexity += rule.length
+            if simplify is not None:
+                rule = simplify(rule)
+            complexity += measure(rule)
             errors += int(np.count_nonzero(codes[rows] != label))
             covered += rows.size
             rid = add(rule, label, rows)
@@ -400,7 +416,8 @@ def build_pool(
             n_candidates += 1
             conds = [Condition(c.feature, c.op, c.threshold, spec=specs[index[c.feature]]) for c in rule.conditions]
             grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
-            add(grown, label, np.flatnonzero(grown.covers(Xv, index)))
+            rows = np.flatnonzero(grown.covers(Xv, index))
+            add(grown if simplify is None else simplify(grown), label, rows)
     code_of = {str(c): i for i, c in enumerate(classes)}
     for rule in rules_for_data(extra_rules or [], specs, classes):
         n_candidates += 1
@@ -414,6 +431,7 @@ def build_pool(
         "source": source,
         "n_estimators": n_estimators if source == "forest" else None,
         "n_extra_rules": len(extra_rules or []),
+        "phrase_length": bool(phrase_length),
         "grow": bool(grow),
     }
     return RulePool(

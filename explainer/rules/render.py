@@ -7,20 +7,24 @@ A rule is one line in the paper's form::
 Conditions read the way a person writes them when the feature's
 :class:`~explainer.data.features.FeatureSpec` is known: ``Margin = 5`` /
 ``Margin != 5`` for a one-hot feature, ``Margin is missing`` / ``Margin is not
-missing`` for a missing indicator, whole numbers on a whole-number feature, and
-two bounds on one feature as one interval (still two conditions: a rule's
-length is its number of conditions, as in the paper).
+missing`` for a missing indicator, whole numbers on a whole-number feature.
+The conditions on one column are kept together as one phrase: two bounds as an
+interval (``32 < Age <= 54``, still two conditions in the paper's count),
+several excluded values as ``buying not in {high, vhigh}``, a value set as
+``thal in {6, 7}``.
 
 Quoting: a name, category value or class label that could be misread (it holds
 ``AND`` or ``THEN`` as a word, an operator character, a quote, a backslash,
-leading, trailing or repeated spaces, any other white space or control
-character, or looks like a number) is written in double quotes with backslash
+set punctuation ``{ } ,``, leading, trailing or repeated spaces, any other white
+space or control character, or looks like a number; a label starting with an
+operator, ``CLASS=">50K"``) is written in double quotes with backslash
 escapes (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xHH``, ``\\uHHHH``,
 ``\\UHHHHHHHH``).  Every character that is not printable is escaped, so an
 exported rule never holds a line break of any kind and re-reading a file gives
 back exactly the rules written to it.  Ordinary names stay unquoted, so the
 paper's form is unchanged.  Rendering reads a condition's ``feature``, ``op``,
-``threshold`` and ``spec`` and a rule's ``conditions`` and ``label`` only, so
+``threshold`` and ``spec`` (a value set's ``column``, ``values`` and ``negated``)
+and a rule's ``conditions`` and ``label`` only, so
 :mod:`explainer.rules.model` imports it and it imports nothing of the model.
 """
 
@@ -64,9 +68,14 @@ def render_value(value) -> str:
 
 
 def render_label(label) -> str:
+    """A class label after ``CLASS=``: quoted when it could be misread (``CLASS=">50K"``, not ``CLASS=>50K``)."""
     text = str(label)
-    plain = text and text.isprintable() and text.strip() == text and not text.startswith('"')
+    plain = text and text.isprintable() and text.strip() == text and text[0] not in _MISREAD_START
     return text if plain else quote(text)
+
+
+#: a label starting with one of these would read as part of ``CLASS=`` (or as a quoted label)
+_MISREAD_START = frozenset('"<>=!')
 
 
 # ---------------------------------------------------------------- rendering
@@ -123,39 +132,88 @@ def render_condition(cond) -> str:
     return f"{_numeric_name(cond)} {cond.op} {_numeric_bound(cond)}"
 
 
-def _interval_partner(conds: tuple) -> dict[int, tuple[int, int] | None]:
-    """Two bounds on one feature printable as one interval: first index -> (lower, upper), second -> None."""
-    bounds: dict[str, list[int]] = {}
-    for i, c in enumerate(conds):
-        numeric = c.spec is None or c.spec.kind == "numeric"
-        if numeric and math.isfinite(c.threshold):
-            bounds.setdefault(c.feature, []).append(i)
-    pairs = {}
-    for idx in bounds.values():
-        if len(idx) != 2:
-            continue
-        a, b = idx
-        lower = [i for i in idx if conds[i].op in _LOWER_OPS]
-        upper = [i for i in idx if conds[i].op in _UPPER_OPS]
-        if len(lower) == 1 and len(upper) == 1:
-            pairs[min(a, b)] = (lower[0], upper[0])
-            pairs[max(a, b)] = None
-    return pairs
+def render_value_set(vs) -> str:
+    """``column in {v, w}`` / ``column not in {v, w}``; one value reads ``column = v`` / ``column != v``."""
+    column = render_name(vs.column)
+    if len(vs.values) == 1:
+        return f"{column} {'!=' if vs.negated else '='} {render_value(vs.values[0])}"
+    values = ", ".join(render_value(v) for v in vs.values)
+    return f"{column} {'not in' if vs.negated else 'in'} {{{values}}}"
+
+
+def _column_of(cond) -> str:
+    """The column a condition is on: its spec's, a value set's, else its feature (no encoding known)."""
+    if cond.spec is not None:
+        return cond.spec.column
+    return getattr(cond, "column", cond.feature)
+
+
+def phrase_plan(rule) -> list[tuple]:
+    """What each phrase of the rule says, without writing it: ``(kind, column, payload)``.
+
+    Conditions on one column are kept together, in the order columns first appear; per
+    column: ``= v`` and ``in {...}`` first, then the excluded values (``!= v``, several as
+    ``not in {v, w}``), then the numeric bounds (two bounds as one interval ``32 < Age <= 54``),
+    then ``is missing`` / ``is not missing``.  Counting phrases needs only this plan.
+    """
+    groups: dict[str, list] = {}
+    for c in rule.conditions:
+        groups.setdefault(_column_of(c), []).append(c)
+    plan: list[tuple] = []
+    for column, conds in groups.items():
+        positive, excluded, bounds, missing, sets_out = [], [], [], [], []
+        for c in conds:
+            if hasattr(c, "values"):
+                (sets_out if c.negated else positive).append(("set", column, c))
+                continue
+            reading = _reading(c)
+            if reading == "=":
+                positive.append(("condition", column, c))
+            elif reading == "!=":
+                excluded.append(c.spec.value)
+            elif reading is not None or _always_present(c):
+                missing.append(("condition", column, c))
+            else:
+                bounds.append(c)
+        plan += positive
+        if excluded:
+            plan.append(("excluded", column, excluded))
+        plan += sets_out
+        plan += _bound_plan(column, bounds)
+        plan += missing
+    return plan
+
+
+def _bound_plan(column: str, bounds: list) -> list[tuple]:
+    """Numeric bounds on one column: one lower and one upper finite bound read as an interval."""
+    finite = [c for c in bounds if math.isfinite(c.threshold)]
+    lower = [c for c in finite if c.op in _LOWER_OPS]
+    upper = [c for c in finite if c.op in _UPPER_OPS]
+    if len(finite) == len(bounds) == 2 and len(lower) == 1 and len(upper) == 1 and lower[0].feature == upper[0].feature:
+        return [("interval", column, (lower[0], upper[0]))]
+    return [("condition", column, c) for c in bounds]
+
+
+def _write_phrase(kind: str, column: str, payload) -> str:
+    if kind == "condition":
+        return render_condition(payload)
+    if kind == "set":
+        return render_value_set(payload)
+    if kind == "excluded":
+        if len(payload) == 1:
+            return f"{render_name(column)} != {render_value(payload[0])}"
+        return f"{render_name(column)} not in {{{', '.join(render_value(v) for v in payload)}}}"
+    lo, hi = payload
+    lo_op = "<" if lo.op == ">" else "<="
+    return f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}"
+
+
+def render_phrases(rule) -> list[str]:
+    """The rule's phrases as text (see :func:`phrase_plan` for their order)."""
+    return [_write_phrase(*step) for step in phrase_plan(rule)]
 
 
 def render_rule(rule) -> str:
-    conds = rule.conditions
-    pairs = _interval_partner(conds)
-    parts = []
-    for i, c in enumerate(conds):
-        if i in pairs:
-            pair = pairs[i]
-            if pair is None:
-                continue
-            lo, hi = conds[pair[0]], conds[pair[1]]
-            lo_op = "<" if lo.op == ">" else "<="
-            parts.append(f"{_numeric_bound(lo)} {lo_op} {_numeric_name(hi)} {hi.op} {_numeric_bound(hi)}")
-        else:
-            parts.append(render_condition(c))
+    parts = render_phrases(rule)
     body = " AND ".join(parts) if parts else "TRUE"
     return f"IF {body} THEN CLASS={render_label(rule.label)}"

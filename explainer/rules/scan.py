@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 _RESERVED_WORDS = frozenset({"and", "then"})
-_SPECIAL = frozenset('<>=!"\\')
+_SPECIAL = frozenset('<>=!"\\{},')
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
@@ -18,7 +18,7 @@ _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
 # Each pattern is one character class under one quantifier, matched at a given
 # position: it can only consume, never backtrack, so scanning stays linear.
 _SPACE_RUN = re.compile(r"\s+")
-_WORD_RUN = re.compile(r'[^\s"<>=!]+')
+_WORD_RUN = re.compile(r'[^\s"<>=!{},]+')
 #: Every pattern the scanner uses (a test checks each is a single character class).
 SCANNER_PATTERNS = (_SPACE_RUN, _WORD_RUN)
 _NUMBER_CHARS = "0123456789.eE+-"
@@ -53,6 +53,8 @@ def is_plain(text: str, *, number_ok: bool = False) -> bool:
     words = text.lower().split(" ")
     if any(w in _RESERVED_WORDS for w in words) or text.lower() == "true":
         return False
+    if words[-1] == "not":
+        return False  # "x not" before "in {...}" would read as "x" and "not in"
     if number_ok:
         return True
     try:
@@ -62,10 +64,11 @@ def is_plain(text: str, *, number_ok: bool = False) -> bool:
     return False
 
 
-# A token is one string: its kind, "w" (word), "q" (quoted) or "o" (operator), then its text.
+# A token is one string: its kind, "w" (word), "q" (quoted), "o" (operator) or "p" (one of the
+# set punctuation marks ``{ , }``), then its text.
 # (Strings, unlike tuples, are not tracked by the garbage collector, which would otherwise
 # dominate the time of a long line.)
-WORD, QUOTED, OP = "w", "q", "o"
+WORD, QUOTED, OP, PUNCT = "w", "q", "o", "p"
 
 
 def scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[str]], int]:
@@ -89,6 +92,9 @@ def scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[str]], int]
         if ch == '"':
             text, end = read_quoted(line, pos)
             current.append(QUOTED + text)
+        elif ch in "{},":
+            end = pos + 1
+            current.append(PUNCT + ch)
         elif ch in "<>=!":
             two = line[pos : pos + 2]
             if two in ("<=", ">=", "==", "!="):

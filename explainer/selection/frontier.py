@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from explainer.selection.callbacks import Callback
 from explainer.selection.problem import Evaluation, SelectionProblem
 from explainer.selection.result import ReadsEvaluation
 from explainer.selection.solvers import solve
-from explainer.selection.solvers.local_search import LocalSearch, usable_rules
+from explainer.selection.solvers.base import StopRelay, stop_flag_set
+from explainer.selection.solvers.local_search import LocalSearch, repair, usable_rules
 from explainer.selection.solvers.moves import MoveScorer
 
 AXES = ("complexity", "errors")
@@ -214,23 +214,6 @@ def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None
     return state.r.copy()
 
 
-def _stop_set(callback) -> bool:
-    """Has a stop flag inside ``callback`` (a StopFlag, or a list holding one) been set?"""
-    if bool(getattr(callback, "is_set", False)):
-        return True
-    return any(_stop_set(c) for c in getattr(callback, "callbacks", ()))
-
-
-class _Relay(Callback):
-    """Passes a stop request (e.g. the dashboard's Stop button) on to the solver running one point."""
-
-    def __init__(self, callback):
-        self.callback = callback
-
-    def on_generation(self, record):
-        return _stop_set(self.callback)
-
-
 def _problem_of(source, eps: float) -> SelectionProblem:
     if isinstance(source, SelectionProblem):
         return source
@@ -275,6 +258,7 @@ def frontier(
     time_limit: float | None = None,
     seeds=None,
     qga_params: dict | None = None,
+    backward: bool = False,
 ) -> Frontier:
     """The best coverage at every budget of a range, the other budget fixed.
 
@@ -299,6 +283,8 @@ def frontier(
     qga_params : parameters of the QGA runs instead of ``time_limit=qga_time_limit`` (e.g. a
         fixed number of generations, which makes the sweep independent of the machine's speed
         when the exact solver is off too).
+    backward : after the sweep, let larger budgets warm-start smaller ones too (see
+        :func:`_backward_pass`); off by default, so the engine's default budgets stay as they were.
     """
     if axis not in AXES:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
@@ -321,7 +307,8 @@ def frontier(
     carried = np.zeros(base.n_rules, dtype=bool)
     skip, backoff = 0, 1  # exact: points left to skip, and the next skip length
     stopped = False
-    relay = _Relay(callback) if callback is not None else None
+    # a stop request (e.g. the dashboard's Stop button) reaches the solver running the current point
+    relay = StopRelay(lambda: stop_flag_set(callback)) if callback is not None else None
     if callback is not None:
         callback.on_start("frontier", base)
     last_usable, row_bound = -1, 0.0
@@ -390,6 +377,8 @@ def frontier(
         if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
             stopped = b < hi
             break
+    if backward and not stopped:
+        _backward_pass(base, points, callback)
     _propagate_bounds(points)
     result = Frontier(
         points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
@@ -411,6 +400,69 @@ def _carried_point(previous: FrontierPoint, bc: int, be: int, bound: float, elap
     )
 
 
+def lifted(result: Frontier, known) -> Frontier:
+    """``result`` with each point raised to the best known selection that keeps its budgets.
+
+    ``known``: selections measured on the same pool with the same eps, e.g. the points of the
+    frontier at a smaller error budget or a finished run's :class:`~explainer.selection.result.SelectionResult`
+    (anything with ``selection`` and its ``evaluation``, read through ``coverage``, ``complexity``
+    and ``errors``).  f* does not depend on the
+    budgets, so no selection is evaluated again.  A selection that fits at some budgets fits at
+    every larger one, so the curve stays monotone; no point is lowered; a raised point is proven
+    once it reaches its bound.  So a frontier is never below a selection already known.
+    """
+    known = sorted(known, key=lambda k: -float(k.coverage))
+    points = []
+    for p in result.points:
+        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget), None)
+        if better is not None and float(better.coverage) > p.coverage + _TOL:
+            p = FrontierPoint(
+                complexity_budget=p.complexity_budget, error_budget=p.error_budget, evaluation=better.evaluation,
+                selection=np.asarray(better.selection, dtype=bool).copy(), bound=p.bound,
+                proven_optimal=p.proven_optimal or float(better.coverage) >= p.bound - _TOL, algorithm="known",
+                time_s=p.time_s,
+            )
+        points.append(p)
+    return Frontier(points=points, axis=result.axis, fixed_budget=result.fixed_budget, n_rows=result.n_rows,
+                    eps=result.eps, time_s=result.time_s, stopped=result.stopped, settings=dict(result.settings))
+
+
+def _backward_pass(base: SelectionProblem, points: list[FrontierPoint], callback) -> None:
+    """Points warm-start each other downwards as well: each point's selection, cut to the next smaller
+    budgets (:func:`~explainer.selection.solvers.local_search.repair`) and improved by the local
+    search, replaces that point when it covers more; then the selections are carried forward again,
+    so the curve stays monotone.  A point is never lowered; a stop request ends the pass.
+
+    Why: on a large table the short exact and QGA runs of the sweep prove little, and a selection
+    found at a larger budget, trimmed, often beats what the carry-forward reached from below.
+    """
+    for k in range(len(points) - 2, -1, -1):
+        if callback is not None and stop_flag_set(callback):
+            break
+        p, above = points[k], points[k + 1]
+        problem = base.with_budgets(p.complexity_budget, p.error_budget)
+        usable = usable_rules(problem)
+        state = problem.state(above.selection)
+        repair(state, MoveScorer(problem, usable))
+        selection = local_search(problem, state.r, usable)
+        if problem.evaluate(selection).coverage > p.coverage + _TOL:
+            points[k] = _point_of(problem, selection, p, "backward")
+    for k in range(1, len(points)):
+        if points[k - 1].coverage > points[k].coverage + _TOL:
+            problem = base.with_budgets(points[k].complexity_budget, points[k].error_budget)
+            points[k] = _point_of(problem, points[k - 1].selection, points[k], "carried")
+
+
+def _point_of(problem: SelectionProblem, selection, old: FrontierPoint, how: str) -> FrontierPoint:
+    """``old``'s budgets and bound with another (feasible, better) selection."""
+    ev = problem.evaluate(selection)
+    return FrontierPoint(
+        complexity_budget=old.complexity_budget, error_budget=old.error_budget, evaluation=ev,
+        selection=np.asarray(selection, dtype=bool).copy(), bound=old.bound,
+        proven_optimal=old.proven_optimal or ev.coverage >= old.bound - _TOL, algorithm=how, time_s=old.time_s,
+    )
+
+
 def _propagate_bounds(points: list[FrontierPoint]) -> None:
     """A bound at a larger budget bounds every smaller one: proofs spread back along plateaus."""
     running = np.inf
@@ -420,5 +472,5 @@ def _propagate_bounds(points: list[FrontierPoint]) -> None:
         p.proven_optimal = p.proven_optimal or p.coverage >= running - _TOL
 
 
-__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "local_search",
-           "usable_rules"]
+__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "lifted",
+           "local_search", "usable_rules"]

@@ -18,11 +18,37 @@ import numpy as np
 
 from explainer.selection.callbacks import Callback, CallbackList, GenerationRecord
 from explainer.selection.problem import UNBOUNDED, SelectionProblem
-from explainer.selection.result import OK, OVER_BUDGET, STOPPED, SelectionResult
+from explainer.selection.result import FEASIBLE, OK, OVER_BUDGET, STOPPED, SelectionResult
 from explainer.selection.solvers.local_search import clean_up
 from explainer.selection.solvers.termination import FULL_COVERAGE, TIME_LIMIT, Termination
 
 STOP_REQUEST = "stopped on request"
+
+
+def stop_flag_set(callback) -> bool:
+    """Has a stop flag inside ``callback`` been set?
+
+    A flag is any callback with a true ``is_set`` (a
+    :class:`~explainer.selection.callbacks.StopFlag`, :class:`StopRelay`, the dashboard worker's
+    reporter), alone or inside a :class:`~explainer.selection.callbacks.CallbackList`.
+    """
+    if bool(getattr(callback, "is_set", False)):
+        return True
+    return any(stop_flag_set(c) for c in getattr(callback, "callbacks", ()))
+
+
+class StopRelay(Callback):
+    """A stop flag that reads another run's stop request (``stop()``): for a solver run inside a run."""
+
+    def __init__(self, stop):
+        self._stop = stop
+
+    @property
+    def is_set(self) -> bool:
+        return bool(self._stop())
+
+    def on_generation(self, record):
+        return self.is_set
 
 
 def _finite(budget: int) -> int | None:
@@ -62,6 +88,18 @@ class Monitor:
 
     def out_of_time(self) -> bool:
         return self.termination.out_of_time()
+
+    def interrupted(self) -> bool:
+        """Should a long step end now: a stop flag in the callback is set, or the time limit has passed?
+
+        Solvers ask this inside a generation (every climb step, before a merge, while a MILP
+        solves), so a Stop takes effect at once rather than when the generation ends; a set flag
+        counts as a stop request, as if ``on_generation`` had returned True.
+        """
+        if not self.stop_requested and stop_flag_set(self.callback):
+            self.stop_requested = True
+            self.stop_reason = STOP_REQUEST
+        return self.stop_requested or self.out_of_time()
 
     def offer(self, selection: np.ndarray, coverage: float) -> None:
         """Keep ``selection`` if it is feasible and strictly better than the best so far."""
@@ -143,7 +181,7 @@ class Solver:
         monitor = Monitor(problem, callback, self.name, self._max_generations(), self.termination())
         monitor.callback.on_start(self.name, problem)
         outcome = self._run(problem, rng, monitor)
-        if monitor.stop_requested and outcome.status == OK:
+        if monitor.stop_requested and outcome.status in (OK, FEASIBLE):
             outcome.status = STOPPED
             outcome.message = outcome.message or "stopped on request; best selection so far"
         elif monitor.stop_reason == TIME_LIMIT and outcome.status == OK:

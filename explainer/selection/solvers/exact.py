@@ -43,13 +43,14 @@ is the fallback incumbent and seeds the lazy pair set.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
 
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import FEASIBLE, OPTIMAL
-from explainer.selection.solvers.base import Monitor, RunOutcome, Solver
+from explainer.selection.solvers.base import STOP_REQUEST, Monitor, RunOutcome, Solver, StopRelay
 from explainer.selection.solvers.local_search import greedy_fill, usable_rules
 from explainer.selection.solvers.milp import (
     _TOL,
@@ -60,6 +61,7 @@ from explainer.selection.solvers.milp import (
     _round_bound,
     _solve_cpsat,
     _solve_highs,
+    _SubResult,
     _TooLarge,
     model_memory_mb,
 )
@@ -85,6 +87,30 @@ def greedy_incumbent(problem: SelectionProblem) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ solver
+#: How often a HiGHS solve running in its thread is asked whether the run was stopped (seconds).
+STOP_POLL_S = 0.05
+
+
+def _until_stopped(solve_model, stop) -> _SubResult:
+    """``solve_model()``, ended early (no selection, nothing proven) once ``stop()`` returns True.
+
+    scipy's HiGHS takes no callback, so it runs in a daemon thread (HiGHS releases the
+    interpreter lock while it solves) and this thread polls ``stop``.  A solve given up this
+    way finishes in the background within its own time and node limits and is discarded; in
+    the dashboard's worker process it ends with the process.
+    """
+    box: list = []
+    thread = threading.Thread(target=lambda: box.append(solve_model()), name="explainer-highs", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(STOP_POLL_S)
+        if thread.is_alive() and stop():
+            return _SubResult(None, None, np.inf, False, STOP_REQUEST)
+    if not box:  # pragma: no cover - _solve_highs catches HiGHS's own failures
+        raise RuntimeError("the MILP solve ended without a result")
+    return box[0]
+
+
 class Exact(Solver):
     """Optimal rule selection by mixed-integer programming (HiGHS, or OR-Tools CP-SAT).
 
@@ -150,7 +176,7 @@ class Exact(Solver):
         self.primal_heuristics = primal_heuristics
 
     # ------------------------------------------------------------ incumbent
-    def _warm_start(self, problem: SelectionProblem, seed: int = 0) -> np.ndarray:
+    def _warm_start(self, problem: SelectionProblem, seed: int = 0, stop=None) -> np.ndarray:
         ws = self.warm_start
         if ws is None or ws is False:
             return np.zeros(problem.n_rules, dtype=bool)
@@ -164,7 +190,8 @@ class Exact(Solver):
                 )
             # the warm start gets at most half of the run's time; the model gets the rest
             budget = None if self.time_limit is None else 0.5 * float(self.time_limit)
-            heuristic = get_solver(ws, time_limit=budget).solve(problem, random_state=seed)
+            relay = StopRelay(stop) if stop is not None else None  # a Stop also ends the warm start's run
+            heuristic = get_solver(ws, time_limit=budget).solve(problem, random_state=seed, callback=relay)
             greedy = greedy_incumbent(problem)
             better = heuristic.coverage >= problem.evaluate(greedy).coverage
             return heuristic.selection if better else greedy
@@ -197,12 +224,15 @@ class Exact(Solver):
         grid = _eps_grid(eps)
         seed = int(rng.integers(0, 2**31 - 1))
 
-        incumbent = self._warm_start(problem, seed)
+        incumbent = self._warm_start(problem, seed, monitor.interrupted)
         inc_value = warm_value = problem.evaluate(incumbent).coverage
         stats: dict = {}
         K = 0
         pa = np.zeros(0, dtype=np.int64)
         bound = np.inf
+        if monitor.interrupted():  # stopped during the warm start: building the model would only delay the answer
+            monitor.generation(np.array([inc_value]), incumbent[None, :])
+            return self._outcome(incumbent, inc_value, bound, False, STOP_REQUEST, 0, 0, pa, K, 0, None, stats)
         try:
             red, stats = _reduce(problem, deadline)
             K = red.n_kept
@@ -260,8 +290,11 @@ class Exact(Solver):
                 self._check_size(red, pa.size)
                 if self.backend == "highs":
                     cut = inc_value + step if self.cutoff else None
-                    sub = _solve_highs(red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, node_limit=self.node_limit,
-                                       cutoff=cut, primal_heuristics=self.primal_heuristics)
+                    sub = _until_stopped(
+                        lambda cut=cut, pa=pa, pb=pb, pq=pq, hint=hint, left=left: _solve_highs(
+                            red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, node_limit=self.node_limit,
+                            cutoff=cut, primal_heuristics=self.primal_heuristics),
+                        monitor.interrupted)
                     if cut is not None and sub.proven and sub.selection is None:
                         sub.bound = inc_value  # nothing reaches incumbent + one step
                 else:

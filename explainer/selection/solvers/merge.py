@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.base import StopRelay
 from explainer.selection.solvers.exact import Exact
 
 
@@ -76,8 +77,11 @@ class PopulationMerge:
         return np.flatnonzero(used)
 
     def __call__(self, problem: SelectionProblem, pop: np.ndarray, fit: np.ndarray,
-                 time_left: float | None = None) -> np.ndarray | None:
-        """A selection at least as fit as the fittest individual (full length), or None when nothing to merge."""
+                 time_left: float | None = None, stop=None) -> np.ndarray | None:
+        """A selection at least as fit as the fittest individual (full length), or None when nothing to merge.
+
+        ``stop()`` returning True (the run's stop request) ends the solve with its warm start.
+        """
         rules = self.rules(pop, fit)
         if rules.size < 2:
             return None
@@ -95,7 +99,7 @@ class PopulationMerge:
         # all conflict pairs up front: on a model this small one solve beats the lazy rounds (2-3x on tic-tac-toe)
         solver = Exact(time_limit=limit, warm_start=pop[best][rules], node_limit=int(self.node_limit),
                        lazy_conflicts=False, cutoff=True, primal_heuristics=False)
-        res = solver.solve(sub)
+        res = solver.solve(sub, callback=StopRelay(stop) if stop is not None else None)
         self.calls += 1
         self.proven += res.status == "optimal"
         self.timed_out += "time limit" in (res.message or "")

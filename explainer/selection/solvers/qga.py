@@ -292,7 +292,7 @@ class QGA(Solver):
         return LocalSearch(
             problem, scorer, kernel, structured=self.structured_moves, one_for_two=self.uses_one_for_two(n_pop),
             lazy=self.lazy_adds, lazy_swaps=self.lazy_swaps, max_ejections=self.max_ejections,
-            max_steps=int(self.max_super_mutation_steps), out_of_time=monitor.termination.out_of_time,
+            max_steps=int(self.max_super_mutation_steps), out_of_time=monitor.interrupted,
         )
 
     def _fallback(self, problem, children, ok, pop, fit, first, second, scorer) -> int:
@@ -311,7 +311,7 @@ class QGA(Solver):
 
         Returns (population, fitness, 1 if the merge raised the best else 0, super-mutation steps).
         """
-        merged = merger(problem, pop, fit, monitor.termination.remaining())
+        merged = merger(problem, pop, fit, monitor.termination.remaining(), stop=monitor.interrupted)
         if merged is None:
             return pop, fit, 0, 0
         st = problem.state(merged)
@@ -376,8 +376,8 @@ class QGA(Solver):
                     children.append(hit[0])
                     child_fit.append(hit[1])
                     children_total += 1
-                    if hit[1] >= N - TOL or monitor.termination.out_of_time():
-                        break  # 100 % coverage cannot be beaten; out of time: report and stop
+                    if hit[1] >= N - TOL or monitor.interrupted():
+                        break  # 100 % coverage cannot be beaten; out of time or stopped: report and stop
             if children:
                 pop = np.vstack([pop, np.array(children)])
                 fit = np.concatenate([fit, np.array(child_fit)])
@@ -386,7 +386,7 @@ class QGA(Solver):
             # merge only when the generation did not raise the best: a MILP costs more than a generation
             # that still climbs, and the merge is what gets a stalled population out of its basin
             stuck = float(fit[0]) <= best_before + TOL
-            if merger is not None and stuck and not monitor.termination.out_of_time():
+            if merger is not None and stuck and not monitor.interrupted():
                 pop, fit, better, merge_steps = self._merged(problem, merger, search, pop, fit, n_pop, monitor)
                 merges += better
                 steps += merge_steps

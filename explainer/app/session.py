@@ -1,0 +1,200 @@
+"""The dashboard's session state, typed: every value a page keeps between runs, named once.
+
+Streamlit keeps a session's values in ``st.session_state``, a dict by string keys.
+:class:`Session` reads and writes it through typed attributes (``state.dataset``,
+``state.bc``), so no module spells a key twice.  The keys stay plain strings: widgets
+are bound to them (``key=Session.bc.key``), and the tests and links set them by name.
+Widget values start with ``w_`` (:func:`persist_widgets` keeps them across pages).
+
+Streamlit 1.67 can bind a widget to a query parameter itself (``bind="query-params"``), but the
+parameter is then named after the widget's key, leaves the URL whenever the value equals the
+widget's default, and can no longer be written through ``st.query_params``.  The budgets are
+two widgets each, keyed by their value (see :mod:`.budgets`), and the data reference is no
+widget at all, so the URL is still written from this state (:mod:`.state`): one mechanism for
+every setting, and the links made so far keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, overload
+
+import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """One session value: ``Session.x`` is the slot (its ``key``), ``state.x`` the value (or ``default``)."""
+
+    def __init__(self, key: str, default: Any = None):
+        self.key = key
+        self.default = default
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Slot[T]: ...
+
+    @overload
+    def __get__(self, obj: Session, owner: type) -> T: ...
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj.store.get(self.key, self.default)
+
+    def __set__(self, obj: Session, value: T) -> None:
+        obj.store[self.key] = value
+
+    def __delete__(self, obj: Session) -> None:
+        obj.store.pop(self.key, None)
+
+
+@dataclass
+class FrontierEntry:
+    """The frontier beside the budgets: for which (pool key, Be, eps, range), its job, its result."""
+
+    key: tuple
+    range: tuple[int, int]
+    job: Any  # FrontierJob while it is computed (None when it came from the server's store)
+    result: Any  # the finished Frontier, or None
+
+
+class Session:
+    """Typed access to ``st.session_state`` (or to any dict, e.g. in a test)."""
+
+    # ---------------------------------------------------------------- the data
+    dataset: Slot[Any] = Slot("dataset")  # the Dataset now loaded
+    data_label = Slot[str]("data_label")  # where it came from, for display
+    data_ref = Slot[dict]("data_ref")  # {"ref", "ident", "file", "target", "categorical", "exclude", "keep"}
+    upload = Slot[Any]("upload")  # Source of the last uploaded data file
+    data_toast = Slot[bool]("data_toast", False)  # say "Data loaded" once after a load
+    data_error = Slot[str]("data_error")  # why the last load failed, shown once
+
+    # ---------------------------------------------------------------- the pool (belongs to the data)
+    pool = Slot[Any]("pool")  # RulePool of the data and the pool settings
+    pool_key = Slot[tuple]("pool_key")  # (data fingerprint, PoolSettings) the pool was built for
+    pool_time = Slot[float]("pool_time", 0.0)
+    split = Slot[Any]("split")  # Split: training rows and held-out rows
+    budget_for = Slot[tuple]("budget_for")  # pool_key the budgets were set for
+
+    # ---------------------------------------------------------------- runs (belong to the pool)
+    job = Slot[Any]("job")  # RunJob of the Explain page (running or finished)
+    explanation = Slot[Any]("explanation")  # the last finished Explanation
+    explanation_data = Slot[Any]("explanation_data")  # the rows it was computed on
+    run_settings = Slot[dict]("run_settings")  # what it was computed with
+    run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
+    compare_job = Slot[Any]("compare_job")  # RunJob of the Compare page
+    frontier = Slot[FrontierEntry]("frontier")
+    frontier_chosen = Slot[bool]("_frontier_chosen", False)  # a frontier point was clicked
+    rules_upload = Slot[dict]("rules_upload")  # {"name", "data"} of an uploaded rule file (Export page)
+
+    # ---------------------------------------------------------------- the URL and the first run
+    notices = Slot[list]("url_notice")  # what a link asked for that could not be restored
+    url_restored = Slot[bool]("_url_restored", False)
+    budgets_from_url = Slot[bool]("_budgets_from_url", False)
+    default_sample_tried = Slot[bool]("_default_sample_tried", False)
+    kept_widgets = Slot[dict]("_kept_widgets")
+
+    # ---------------------------------------------------------------- widgets (kept across pages)
+    source_kind = Slot[str]("w_source_kind")
+    sample = Slot[str]("w_sample")
+    paper = Slot[str]("w_paper")
+    pool_depth = Slot[int]("w_pool_depth")
+    pool_source = Slot[str]("w_pool_source")
+    pool_repeats = Slot[int]("w_pool_repeats")
+    pool_seed = Slot[int]("w_pool_seed")
+    pool_holdout = Slot[float]("w_pool_holdout")
+    bc = Slot[int]("w_bc")
+    be = Slot[int]("w_be")
+    eps = Slot[float]("w_eps", 1.0)
+    algorithm = Slot[str]("w_algorithm")
+    seed = Slot[int]("w_seed", 0)
+    cmp_algorithms = Slot[list]("w_cmp_algorithms")
+    cmp_seeds = Slot[str]("w_cmp_seeds")
+    explain_row = Slot[int]("w_explain_row")
+    rule_pick = Slot[int]("w_rule_pick")
+    # file uploaders and the frontier chart (their values are read in callbacks)
+    data_upload_widget = Slot[Any]("data_upload_widget")
+    rules_upload_widget = Slot[Any]("rules_upload_widget")
+    frontier_chart = Slot[Any]("frontier_chart")
+
+    def __init__(self, store: MutableMapping | None = None):
+        self.store = st.session_state if store is None else store
+
+    # ---------------------------------------------------------------- keys made from names
+    @staticmethod
+    def param_key(algorithm: str, name: str) -> str:
+        """Widget key of an algorithm parameter."""
+        return f"w_param_{algorithm}_{name}"
+
+    @staticmethod
+    def column_key(kind: str, file_id: str) -> str:
+        """Widget key of a Data page column choice: ``kind`` is target, categorical, exclude or keep."""
+        return f"w_{kind}_{file_id}"
+
+    def has(self, slot: Slot) -> bool:
+        return slot.key in self.store
+
+    def get(self, slot: Slot[T]) -> T:
+        """The value of a slot chosen at run time (e.g. which page's job)."""
+        return slot.__get__(self, Session)
+
+    def put(self, slot: Slot[T], value: T) -> None:
+        slot.__set__(self, value)
+
+    def value(self, key: str, default=None):
+        """A value by a key made from names (:meth:`param_key`, :meth:`column_key`)."""
+        return self.store.get(key, default)
+
+    def set_value(self, key: str, value) -> None:
+        self.store[key] = value
+
+    def forget(self, *slots: Slot) -> None:
+        """Drop these values (and, for widgets, the copies kept across pages)."""
+        kept = self.kept_widgets or {}
+        for slot in slots:
+            self.store.pop(slot.key, None)
+            kept.pop(slot.key, None)
+
+    def alive(self) -> Callable[[], bool] | None:
+        """Whether this session's page is still connected, as a function a job can ask later.
+
+        None outside a Streamlit server (e.g. in AppTest), where a session cannot go away.
+        """
+        ctx = get_script_run_ctx(suppress_warning=True)
+        if ctx is None or not runtime.exists():
+            return None
+        server, session_id = runtime.get_instance(), ctx.session_id
+        return lambda: bool(server.is_active_session(session_id))
+
+
+#: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').
+DATA_BOUND = (Session.pool, Session.pool_key, Session.pool_time, Session.split, Session.budget_for,
+              Session.pool_holdout)
+#: Values computed from the pool (besides the last run's result); dropped when the pool changes.
+POOL_BOUND = (Session.frontier, Session.frontier_chosen)
+
+
+def persist_widgets(state: Session) -> None:
+    """Keep widget values alive across page switches.
+
+    Streamlit forgets the value of a widget that is not drawn in a run.  At the
+    start of every run the values of the ``w_`` widgets are copied aside, and
+    any that Streamlit dropped are put back, so a page finds its settings as
+    it left them.  Pages also pass the remembered value as the widget's default
+    (``value=`` / ``index=``): the browser re-creates a widget from its default,
+    and without it a number field would come back at its minimum.
+    """
+    if state.kept_widgets is None:
+        state.kept_widgets = {}
+    kept = state.kept_widgets
+    store = state.store
+    for key in list(store.keys()):
+        if isinstance(key, str) and key.startswith("w_"):
+            kept[key] = store[key]
+    for key, value in kept.items():
+        if key not in store:
+            store[key] = value

@@ -1,0 +1,205 @@
+"""Rule sets to take away: a SQL ``CASE WHEN`` expression and a dependency-free Python function.
+
+Both give exactly the vote of :func:`explainer.report.evaluation.vote` with the
+fallback of the estimator's ``predict``: the class of most of the rules that
+fire on a row; a row no rule covers, or where classes tie, gets the fallback
+class.  They read the table's *original* columns and values, under the one
+semantics for missing values (:mod:`explainer.rules.model`): a comparison,
+``=`` and ``in`` are false on a missing value (SQL ``NULL``; ``None`` or NaN in
+Python), ``!=`` and ``not in`` true.
+
+Conditions are translated from what the engine evaluates (feature, operator,
+threshold, and the feature's :class:`~explainer.data.features.FeatureSpec`), so
+an export can never drift from ``predict``.  Names, values and labels are
+written as quoted literals (SQL ``"name"`` and ``'text'`` with doubled quotes,
+Python ``repr``), so nothing a table holds can become code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.numbers import format_number
+
+__all__ = ["EXPORT_FORMATS", "export_text", "rules_to_python", "rules_to_sql"]
+
+#: the exports of a report: kind -> (file suffix, MIME type)
+EXPORT_FORMATS = {
+    "text": (".txt", "text/plain"),
+    "json": (".json", "application/json"),
+    "csv": (".csv", "text/csv"),
+    "sql": (".sql", "application/sql"),
+    "python": (".py", "text/x-python"),
+}
+
+
+# ---------------------------------------------------------------- what a condition tests
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _test(cond) -> tuple:
+    """The test on the original column: ``(kind, column, detail)``.
+
+    kinds: ``cmp`` (op, threshold), ``eq`` / ``ne`` (value), ``in`` / ``not in`` (values),
+    ``missing`` / ``present``, ``true`` / ``false``.
+    """
+    if isinstance(cond, ValueSet):
+        values = tuple(_plain(v) for v in cond.values)
+        return ("not in" if cond.negated else "in", cond.column, values)
+    spec = cond.spec
+    column = spec.column if spec is not None else cond.feature
+    if spec is not None and spec.kind in ("onehot", "missing"):
+        # a 0/1 feature: the condition holds on 1, on 0, on both or on neither
+        on_one, on_zero = (bool(cond.holds(np.array([v]))[0]) for v in (1.0, 0.0))
+        if on_one and on_zero:
+            return ("true", column, None)
+        if not on_one and not on_zero:
+            return ("false", column, None)
+        if spec.kind == "missing":
+            return ("missing" if on_one else "present", column, None)
+        return ("eq" if on_one else "ne", column, _plain(spec.value))
+    t = cond.threshold
+    if math.isinf(t):
+        # NaN fails every comparison: "<= inf" holds exactly on the present values
+        holds_everywhere = bool(cond.holds(np.array([0.0]))[0])
+        return ("present" if holds_everywhere else "false", column, None)
+    return ("cmp", column, (cond.op, t))
+
+
+def _label_groups(rules: RuleSet) -> list[tuple[object, list]]:
+    """Rules grouped by class (compared as strings, as the vote does), classes in order of first rule."""
+    groups: dict[str, tuple[object, list]] = {}
+    for rule in rules:
+        groups.setdefault(str(rule.label), (_plain(rule.label), []))[1].append(rule)
+    return list(groups.values())
+
+
+# ---------------------------------------------------------------- SQL
+
+
+def _sql_name(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _sql_literal(value) -> str:
+    value = _plain(value)
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _sql_condition(cond) -> str:
+    kind, column, detail = _test(cond)
+    c = _sql_name(column)
+    if kind == "cmp":
+        op, t = detail
+        return f"{c} {op} {format_number(t)}"
+    if kind == "eq":
+        return f"{c} = {_sql_literal(detail)}"
+    if kind == "ne":
+        return f"({c} IS NULL OR {c} <> {_sql_literal(detail)})"
+    if kind in ("in", "not in"):
+        values = ", ".join(_sql_literal(v) for v in detail)
+        return f"{c} IN ({values})" if kind == "in" else f"({c} IS NULL OR {c} NOT IN ({values}))"
+    return {"missing": f"{c} IS NULL", "present": f"{c} IS NOT NULL", "true": "1 = 1", "false": "1 = 0"}[kind]
+
+
+def rules_to_sql(rules: RuleSet, fallback) -> str:
+    """A SQL ``CASE WHEN`` expression giving each row's class (use it as ``SELECT <expr> FROM t``).
+
+    Each class's votes are a sum of ``CASE WHEN <rule> THEN 1 ELSE 0 END``; the class
+    with strictly more votes than every other wins, else ``fallback``.  Standard SQL;
+    checked with SQLite.
+    """
+    groups = _label_groups(rules)
+    counts = []
+    for _label, members in groups:
+        terms = []
+        for rule in members:
+            body = " AND ".join(_sql_condition(c) for c in rule.conditions) or "1 = 1"
+            terms.append(f"(CASE WHEN {body} THEN 1 ELSE 0 END)")
+        counts.append("(" + " + ".join(terms) + ")")
+    lines = ["CASE"]
+    for k, (label, _members) in enumerate(groups):
+        others = [f"{counts[k]} > {counts[j]}" for j in range(len(groups)) if j != k] or [f"{counts[k]} > 0"]
+        lines.append(f"  WHEN {' AND '.join(others)} THEN {_sql_literal(label)}")
+    lines.append(f"  ELSE {_sql_literal(fallback)}")
+    lines.append("END")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- Python
+
+
+def _py_condition(cond) -> str:
+    kind, column, detail = _test(cond)
+    v = f"row.get({column!r})"
+    if kind == "cmp":
+        op, t = detail
+        return f"(not _missing({v}) and {v} {op} {format_number(t)})"
+    if kind == "eq":
+        return f"{v} == {detail!r}"
+    if kind == "ne":
+        return f"{v} != {detail!r}"
+    if kind in ("in", "not in"):
+        return f"{v} {kind} {tuple(detail)!r}"
+    return {"missing": f"_missing({v})", "present": f"not _missing({v})", "true": "True", "false": "False"}[kind]
+
+
+def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
+    """Source text of a function ``name(row)`` (``row`` maps column names to values; a value
+    that is ``None`` or NaN, or a column that is absent, is missing) returning the row's class.
+    It imports nothing."""
+    if not name.isidentifier():
+        raise ValueError(f"{name!r} is not a Python function name")
+    lines = [
+        f"def {name}(row):",
+        '    """The class the rule set gives a row: the vote of the rules that fire, else the fallback."""',
+        "",
+        "    def _missing(value):",
+        "        return value is None or value != value  # NaN is the one value unequal to itself",
+        "",
+        "    votes = {}",
+    ]
+    for label, members in _label_groups(rules):
+        for rule in members:
+            lines.append(f"    # {rule.text}")
+            body = " and ".join(_py_condition(c) for c in rule.conditions) or "True"
+            lines.append(f"    if {body}:")
+            lines.append(f"        votes[{label!r}] = votes.get({label!r}, 0) + 1")
+    lines += [
+        "    if votes:",
+        "        top = max(votes.values())",
+        "        winners = [label for label, n in votes.items() if n == top]",
+        "        if len(winners) == 1:",
+        "            return winners[0]",
+        f"    return {_plain(fallback)!r}  # ELSE: no rule fires, or classes tie",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+
+def export_text(report, kind: str) -> str:
+    """A :class:`~explainer.report.evaluation.RuleSetReport`'s rule set as ``kind`` (one of
+    :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
+    expression or a Python function ``predict(row)``.  The command line and the dashboard call it."""
+    if kind == "text":
+        return report.rules_text()
+    if kind == "json":
+        return report.to_json() + "\n"
+    if kind == "csv":
+        return report.to_csv()
+    if kind == "sql":
+        return rules_to_sql(report.rules, report.fallback) + "\n"
+    if kind == "python":
+        return rules_to_python(report.rules, report.fallback)
+    raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")

@@ -1,0 +1,77 @@
+"""How soon does Stop end a run in the dashboard's worker process, and does the run keep its selection?
+
+Generates a census-like table (:func:`explainer.bench.census.census_like`: numeric columns with
+skew and ties, categorical columns of 2 to 40 values, missing values, a 24 % minority class),
+builds its rule pool, then starts the
+same run as the dashboard's Run (a :class:`~explainer.app.jobs.RunJob` in a worker process)
+several times and presses Stop at a random moment of each.  For every try it prints when Stop
+was pressed, how long the run took to end after it, and what the run returned.
+
+    python scripts/stop_latency.py                           # 32,561 rows, QGA, Bc 48, Be 2000, 10 tries
+    python scripts/stop_latency.py --rows 8000 --algorithm exact --tries 5
+
+The exit status is 1 when a try took more than ``--limit`` seconds (default 1) or lost its selection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from explainer.app.jobs import RunJob, Task, warm_up
+from explainer.bench.census import census_like
+from explainer.data import load_dataset
+from explainer.rules.pool import build_pool
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=32561)
+    parser.add_argument("--algorithm", default="qga")
+    parser.add_argument("--complexity", type=int, default=48)
+    parser.add_argument("--errors", type=int, default=2000)
+    parser.add_argument("--depth", type=int, default=6)
+    parser.add_argument("--tries", type=int, default=10)
+    parser.add_argument("--latest", type=float, default=10.0, help="press Stop at most this many s after the start")
+    parser.add_argument("--limit", type=float, default=1.0, help="seconds a Stop may take")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    warm_up()
+    t0 = time.perf_counter()
+    dataset = load_dataset(census_like(args.rows, args.seed), "income", name="census-like")
+    pool = build_pool(dataset.X, dataset.y, args.depth, random_state=0, classes=dataset.classes,
+                      feature_specs=dataset.feature_specs)
+    print(f"{dataset.n_rows} rows, {dataset.n_features} features, {pool.n_rules} rules in the pool "
+          f"({time.perf_counter() - t0:.1f} s)")
+    rng = random.Random(args.seed)
+    worst, failures = 0.0, 0
+    for k in range(args.tries):
+        job = RunJob(pool, dataset, [Task(args.algorithm, k)], complexity_budget=args.complexity,
+                     error_budget=args.errors, eps=1.0,
+                     algorithm_params={args.algorithm: {"time_limit": 600}} if args.algorithm == "exact" else {})
+        job.start()
+        wait = rng.uniform(0.2, args.latest)
+        ended_first = job.wait_for_end(wait)
+        if ended_first:
+            print(f"try {k + 1}: the run ended on its own before Stop ({job.elapsed:.1f} s); not counted")
+            continue
+        pressed = time.perf_counter()
+        job.stop()
+        job.join(60)
+        took = job.finished_at - pressed
+        explanation = job.explanations[0]
+        kept = explanation is not None and explanation.result.feasible
+        what = (f"{explanation.result.status}, {explanation.result.n_rules} rules, "
+                f"{100 * explanation.result.coverage_score:.2f} %" if explanation is not None else job.errors[0])
+        print(f"try {k + 1}: Stop at {wait:.1f} s, ended {took:.2f} s later: {what}")
+        worst = max(worst, took)
+        failures += (not kept) or took > args.limit
+    print(f"worst: {worst:.2f} s after Stop; {failures} of {args.tries} tries over {args.limit:g} s or without a selection")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
