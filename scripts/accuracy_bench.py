@@ -39,7 +39,13 @@ from sklearn.tree import DecisionTreeClassifier
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explainer.data import PAPER_DATASETS, load_dataset, load_paper_dataset, sample_datasets  # noqa: E402
+from explainer.data import (  # noqa: E402
+    PAPER_DATASETS,
+    load_dataset,
+    load_paper_dataset,
+    paper_data_dir,
+    sample_datasets,
+)
 from explainer.data.encoder import TableEncoder  # noqa: E402
 from explainer.estimator import RuleSetExplainer  # noqa: E402
 
@@ -68,10 +74,8 @@ def datasets(names):
 
 
 def ds_frame(name):
-    # the raw table as the loader read it: the estimator and RIPPER see the original values
-    from explainer.data.datasets import shared_data_dir  # noqa: PLC0415 - the directory moves with the data
-
-    return pd.read_csv(shared_data_dir() / PAPER_DATASETS[name]["file"])
+    # the raw table: the estimator and RIPPER see the original values
+    return pd.read_csv(paper_data_dir() / PAPER_DATASETS[name]["file"])
 
 
 def brier(proba, y, classes):
