@@ -7,6 +7,8 @@ process), each the mean over the folds.
 
 Models:
 - ``explainer``: ``RuleSetExplainer(random_state=0)`` as it comes (default pool and budgets);
+  conditions: the size its budgets count, one per phrase (``buying in {low, med}`` and
+  ``32 < Age <= 54`` are one each, as RIPPER's ``buying=low`` and ``Age=32-54`` are);
 - ``ripper``: wittgenstein's RIPPER (``pip install wittgenstein``), binary problems with the
   minority class as the positive class, more classes one against the rest (the class whose
   ruleset gives the highest probability wins); conditions summed over the rulesets;
@@ -94,7 +96,8 @@ class Explainer:
         return self.model.predict_proba(X), list(self.model.classes_)
 
     def conditions(self):
-        return int(sum(r.length for r in self.model.rules_)) if self.model.rules_ is not None else 0
+        # the size the budgets count: one per phrase (a column's conditions in a rule read as one)
+        return int(self.model.rules_.complexity)
 
 
 class Ripper:
