@@ -62,6 +62,8 @@ class DefaultBudgets:
     searched: dict  # Bc -> f* found, for every Bc the search looked at
     tolerance: float = KNEE_TOLERANCE
     selection: np.ndarray | None = None  # what the search found at the default budgets
+    #: Bc -> the selection found there, for every Bc the search looked at (up to the knee)
+    selections: dict = field(default_factory=dict, repr=False)
     #: the error budgets the policy weighed (see :func:`default_budgets`), one dict each
     candidates: list = field(default_factory=list)
 
@@ -98,8 +100,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
     (:func:`knee_budgets`).  Without it, the policy weighs the error budgets Be = s e*
     for s in :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree, what a
-    compact tree gets wrong on this data): at each, the knee Bc and the selection
-    found there, scored by its accuracy on the training rows (the rules' vote, the
+    compact tree gets wrong on this data): at each, the selections the frontier sweep
+    found from Bc = 1 up to the knee Bc, each scored by its accuracy on the training rows (the rules' vote, the
     most frequent class where none fires or classes tie) less
     :data:`CONDITION_PRICE` rows per condition.  The best score wins (the smaller
     size on a tie).  A data set that small exact rules explain gets them (Be = 0),
@@ -116,15 +118,21 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     chosen, candidates = None, []
     for be in sorted({int(share * best.errors) for share in ERROR_SHARES}):
         d = knee_budgets(pool, error_budget=be, eps=eps, tolerance=tolerance)
-        right = _training_right(pool, d.selection, fallback)
-        conditions = int(pool.lengths[d.selection].sum())
-        score = right - CONDITION_PRICE * conditions
-        candidates.append({"complexity_budget": d.complexity_budget, "error_budget": be,
-                           "training_accuracy": right / max(pool.n_rows, 1), "conditions": conditions,
-                           "score": score})
-        if chosen is None or (score, -conditions) > (chosen[0], -chosen[1]):
-            chosen = (score, conditions, d)
-    out = chosen[2]
+        # every point the sweep found up to the knee is a candidate: a smaller Bc may vote as well
+        for bc, selection in sorted(d.selections.items()):
+            if bc > d.complexity_budget:
+                continue
+            right = _training_right(pool, selection, fallback)
+            conditions = int(pool.lengths[selection].sum())
+            score = right - CONDITION_PRICE * conditions
+            candidates.append({"complexity_budget": int(bc), "error_budget": be,
+                               "training_accuracy": right / max(pool.n_rows, 1), "conditions": conditions,
+                               "score": score})
+            if chosen is None or (score, -conditions) > (chosen[0], -chosen[1]):
+                chosen = (score, conditions, d, int(bc), selection)
+    _, _, out, bc, selection = chosen
+    out.complexity_budget, out.selection = bc, selection
+    out.coverage = float(SelectionProblem.from_pool(pool, eps=eps).evaluate(selection).coverage)
     out.candidates = candidates
     return out
 
@@ -184,7 +192,8 @@ def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
                           reference=float(reference), n_rows=base.n_rows,
                           searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance,
-                          selection=np.asarray(knee.selection, dtype=bool))
+                          selection=np.asarray(knee.selection, dtype=bool),
+                          selections={p.complexity_budget: np.asarray(p.selection, dtype=bool) for p in fr})
 
 
 def _best_known(problem) -> np.ndarray:
