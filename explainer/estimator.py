@@ -32,6 +32,10 @@ from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
 from explainer.selection.solvers.registry import check_params, get_solver_class
 
+#: m of the m-estimate that smooths a rule's class distribution towards the training class
+#: frequencies: a rule covering n rows, k of them right, gives its class (k + m p) / (n + m)
+PROBA_SMOOTHING = 2.0
+
 
 class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     """Select a short rule set that explains (X, y); predict by the vote of the rules that fire.
@@ -71,14 +75,18 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     report_ : its :class:`~explainer.report.RuleSetReport` on the training rows.
     result_, pool_ : the :class:`~explainer.selection.result.SelectionResult` and the rule pool
         (``None`` for one class: nothing is selected).
-    default_class_, fallback_proba_ : the fallback class and distribution (below).
+    default_class_, fallback_proba_, rule_proba_, class_prior_ : the fallback class and the
+        probabilities (below).
 
-    ``predict_proba`` gives, for a row, the share of each class among the rules
-    that fire on it (two rules for A and one for B: 2/3 and 1/3).  A row no
-    rule covers gets the fallback distribution ``fallback_proba_``: the training
-    class frequencies, or all weight on ``default_class`` when one is given.
-    ``predict`` is the class with the largest share; rows no rule covers, and
-    rows where classes tie, get ``default_class_``.
+    ``predict`` is the vote of the rules that fire on a row (the class most of
+    them give); rows no rule covers, and rows where classes tie, get
+    ``default_class_``.  ``predict_proba`` says how far to trust it: each rule
+    carries its class distribution on the training rows it covers, smoothed
+    towards the class frequencies (``rule_proba_``; a rule right on 18 of 20
+    rows gives its class about 0.9), and a row gets the mean over the rules
+    that fire on it.  A row no rule covers gets ``fallback_proba_``: the
+    smoothed class distribution of the training rows no rule covers, or all
+    weight on ``default_class`` when one is given.
     """
 
     _parameter_constraints: dict = {
@@ -171,7 +179,6 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         self.default_class_ = self._default_class(y)
-        self.fallback_proba_ = self._fallback(y)
         frame = self._fit_frame(X, checked)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
@@ -183,6 +190,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps)
             self.report_.fallback = self.default_class_
             self.report_.target = getattr(y_named, "name", None)
+            self.class_prior_ = self.fallback_proba_ = np.ones(1)
+            self.rule_proba_ = np.zeros((0, 1))
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
@@ -203,6 +212,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         # the report says what predict does: uncovered and tied rows get default_class_
         self.report_.fallback = self.default_class_
         self.report_.target = getattr(y_named, "name", None)
+        covered = self._fit_probabilities(frame, y)
+        self.fallback_proba_ = self._fallback(y, covered)
         return self
 
     def _default_class(self, y):
@@ -219,12 +230,33 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             )
         return self.classes_[match[0]]
 
-    def _fallback(self, y) -> np.ndarray:
-        """The class distribution given to rows no rule covers."""
+    def _class_counts(self, y, rows) -> np.ndarray:
+        codes = np.searchsorted(self.classes_, np.asarray(y)[rows])
+        return np.bincount(codes, minlength=len(self.classes_)).astype(float)
+
+    def _fit_probabilities(self, frame, y) -> np.ndarray:
+        """Each selected rule's class distribution on the training rows it covers, smoothed
+        towards the training class frequencies (an m-estimate with m = :data:`PROBA_SMOOTHING`),
+        so a rule's probability is its precision, not 1; returns the covered-row mask."""
+        all_rows = np.ones(len(y), dtype=bool)
+        self.class_prior_ = self._class_counts(y, all_rows) / len(y)
+        rules = self.rules_ if self.rules_ is not None else []
+        self.rule_proba_ = np.zeros((len(rules), len(self.classes_)))
+        if not len(rules):
+            return np.zeros(len(y), dtype=bool)
+        cov = self.rules_.coverage_matrix(frame)
+        for i in range(len(rules)):
+            counts = self._class_counts(y, cov[:, i])
+            self.rule_proba_[i] = (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
+        return cov.any(axis=1)
+
+    def _fallback(self, y, covered) -> np.ndarray:
+        """The class distribution given to rows no rule covers: that of the training rows no rule
+        covers (smoothed like a rule's), or all weight on ``default_class`` when one is given."""
         if self.default_class is not None:
             return (self.classes_ == self.default_class_).astype(float)
-        _, counts = np.unique(np.asarray(y), return_counts=True)
-        return counts / counts.sum()
+        counts = self._class_counts(y, ~covered)
+        return (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
 
     def predict(self, X):
         check_is_fitted(self, "default_class_")
@@ -250,12 +282,16 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         return counts
 
     def predict_proba(self, X) -> np.ndarray:
-        """Share of each class among the rules that fire on each row; ``fallback_proba_`` where none fires."""
-        counts = self.rule_class_counts(X).astype(float)
-        total = counts.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.where(total > 0, counts / np.maximum(total, 1.0), self.fallback_proba_[None, :])
-        return proba
+        """The mean of the class distributions (``rule_proba_``) of the rules that fire on each row;
+        ``fallback_proba_`` where none fires."""
+        check_is_fitted(self, "default_class_")
+        frame = self._frame(X)
+        if self.rules_ is None or len(self.rules_) == 0:
+            return np.tile(self.fallback_proba_, (len(frame), 1))
+        cov = self.rules_.coverage_matrix(frame).astype(float)
+        fired = cov.sum(axis=1, keepdims=True)
+        mixed = (cov @ self.rule_proba_) / np.maximum(fired, 1.0)
+        return np.where(fired > 0, mixed, self.fallback_proba_[None, :])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

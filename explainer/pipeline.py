@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -61,16 +61,24 @@ class DefaultBudgets:
     n_rows: int
     searched: dict  # Bc -> f* found, for every Bc the search looked at
     tolerance: float = KNEE_TOLERANCE
+    selection: np.ndarray | None = None  # what the search found at the default budgets
+    #: Bc -> the selection found there, for every Bc the search looked at (up to the knee)
+    selections: dict = field(default_factory=dict, repr=False)
+    #: the error budgets the policy weighed (see :func:`default_budgets`), one dict each
+    candidates: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         n = self.n_rows or 1
-        return {
+        out = {
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
             "coverage_score": self.coverage / n,
             "reference_coverage_score": self.reference / n,
             "tolerance_points": self.tolerance,
         }
+        if self.candidates:
+            out["candidates"] = self.candidates
+        return out
 
 
 #: the QGA run that estimates the frontier's maximum for the default budgets: small, for a first page load,
@@ -79,12 +87,75 @@ class DefaultBudgets:
 DEFAULTS_QGA = {"n_population": 20, "n_generations": 5, "merge": False}
 
 
+#: the error budgets the default policy weighs, as shares of e*, the errors of the pool's reference tree
+ERROR_SHARES = (0.0, 0.25, 0.5)
+#: the share of the training rows one condition must win to be worth its place in the default
+#: explanation (0.5 %: one row in 200)
+CONDITION_PRICE = 0.005
+
+
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                     tolerance: float = KNEE_TOLERANCE) -> DefaultBudgets:
-    """Default budgets from the selection problem's own trade-off frontier.
+    """Default budgets, chosen for accuracy and size together.
 
-    Be: the errors e* of the pool's reference tree (what a compact tree gets
-    wrong on this data, i.e. its noise level), unless given.  Bc: the knee of
+    With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
+    (:func:`knee_budgets`).  Without it, the policy weighs the error budgets Be = s e*
+    for s in :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree, what a
+    compact tree gets wrong on this data): at each, the selections the frontier sweep
+    found from Bc = 1 up to the knee Bc, each scored by its accuracy on the training rows (the rules' vote, the
+    most frequent class where none fires or classes tie) less :data:`CONDITION_PRICE`
+    of the rows per condition.  The best score wins (the smaller
+    size on a tie).  A data set that small exact rules explain gets them (Be = 0),
+    and an error budget is spent only where it buys accuracy: the solver uses all
+    of the error budget it is given, and rules with errors vote rows wrong.  The
+    steps are deterministic, so the same pool gives the same defaults everywhere.
+    """
+    if error_budget is not None:
+        return knee_budgets(pool, error_budget=error_budget, eps=eps, tolerance=tolerance)
+    best = pool.best_tree()
+    if best is None:
+        raise ValueError("no budgets given and no tree to size them; pass both budgets")
+    fallback = int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))
+    chosen, candidates = None, []
+    for be in sorted({int(share * best.errors) for share in ERROR_SHARES}):
+        d = knee_budgets(pool, error_budget=be, eps=eps, tolerance=tolerance)
+        # every point the sweep found up to the knee is a candidate: a smaller Bc may vote as well
+        for bc, selection in sorted(d.selections.items()):
+            if bc > d.complexity_budget:
+                continue
+            right = _training_right(pool, selection, fallback)
+            conditions = int(pool.lengths[selection].sum())
+            score = right - CONDITION_PRICE * pool.n_rows * conditions
+            candidates.append({"complexity_budget": int(bc), "error_budget": be,
+                               "training_accuracy": right / max(pool.n_rows, 1), "conditions": conditions,
+                               "score": score})
+            if chosen is None or (score, -conditions) > (chosen[0], -chosen[1]):
+                chosen = (score, conditions, d, int(bc), selection)
+    _, _, out, bc, selection = chosen
+    out.complexity_budget, out.selection = bc, selection
+    out.coverage = float(SelectionProblem.from_pool(pool, eps=eps).evaluate(selection).coverage)
+    out.candidates = candidates
+    return out
+
+
+def _training_right(pool: RulePool, selection: np.ndarray, fallback: int) -> int:
+    """Training rows the selected rules' vote gets right (the fallback class where none fires or classes tie)."""
+    idx = np.flatnonzero(selection)
+    counts = np.zeros((pool.n_rows, len(pool.classes)))
+    if idx.size:
+        onehot = np.eye(len(pool.classes))[pool.rule_class[idx]]
+        counts = np.asarray(pool.coverage[:, idx] @ onehot)
+    top = counts.max(axis=1)
+    winners = (counts == top[:, None]).sum(axis=1)
+    voted = np.where((top > 0) & (winners == 1), counts.argmax(axis=1), fallback)
+    return int(np.count_nonzero(voted == pool.y))
+
+
+def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
+                 tolerance: float = KNEE_TOLERANCE) -> DefaultBudgets:
+    """Bc at the knee of the coverage frontier at one error budget.
+
+    Be: ``error_budget``, or the errors e* of the pool's reference tree.  Bc: the knee of
     the frontier over Bc = 1 .. 2 c* at that Be (the frontier's default range),
     the smallest Bc whose coverage is within ``tolerance`` percentage points
     of the frontier's maximum.  That maximum is estimated at Bc = 2 c* by the
@@ -121,7 +192,9 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     knee = fr.knee(tolerance, reference=reference)
     return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
                           reference=float(reference), n_rows=base.n_rows,
-                          searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance)
+                          searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance,
+                          selection=np.asarray(knee.selection, dtype=bool),
+                          selections={p.complexity_budget: np.asarray(p.selection, dtype=bool) for p in fr})
 
 
 def _best_known(problem) -> np.ndarray:
@@ -141,10 +214,9 @@ def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, e
         d = default_budgets(pool, error_budget=error_budget, eps=eps)
         complexity_budget, error_budget = d.complexity_budget, d.error_budget
     elif error_budget is None:
-        best = pool.best_tree()
-        if best is None:
+        if pool.best_tree() is None:
             raise ValueError("no error budget given and no tree to size it; pass --errors")
-        error_budget = best.errors
+        error_budget = default_budgets(pool, eps=eps).error_budget
     return int(complexity_budget), int(error_budget)
 
 

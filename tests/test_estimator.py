@@ -161,26 +161,45 @@ def test_dataframe_with_other_columns_at_predict_is_refused():
     with pytest.raises(ValueError):
         est.predict(pd.DataFrame({"colour": ["red"], "shape": ["round"]}))
 
-def test_predict_proba_is_the_share_of_firing_rules():
+def test_predict_proba_is_the_mean_smoothed_precision_of_the_firing_rules():
     X, y = load_iris(return_X_y=True, as_frame=True)
     est = RuleSetExplainer(max_depth=3, complexity_budget=3, error_budget=5, algorithm="exact", random_state=0)
     est.fit(X, y)
     proba = est.predict_proba(X)
     assert proba.shape == (len(X), 3) and np.allclose(proba.sum(axis=1), 1.0)
     cov = est.rules_.coverage_matrix(X)
-    labels = np.array([r.label for r in est.rules_])
+    y = np.asarray(y)
     prior = np.bincount(y) / len(y)
+    m = 2.0  # the m-estimate: (count + m * prior) / (rows + m)
+
+    def smoothed(rows):
+        return (np.bincount(y[rows], minlength=3) + m * prior) / (rows.sum() + m)
+
+    per_rule = [smoothed(cov[:, i]) for i in range(len(est.rules_))]
+    uncovered = ~cov.any(axis=1)
     for j in range(len(X)):
-        fired = labels[cov[j]]
-        if fired.size == 0:
-            assert np.allclose(proba[j], prior)  # documented fallback: the training class frequencies
-        else:
-            expected = [np.mean(fired == c) for c in est.classes_]
-            assert np.allclose(proba[j], expected)
-    assert (~cov.any(axis=1)).any()  # Bc = 3 leaves rows uncovered: the fallback is exercised
-    top = proba.max(axis=1)
-    clear = (proba == top[:, None]).sum(axis=1) == 1
-    assert (est.classes_[proba.argmax(axis=1)][clear] == est.predict(X)[clear]).all()
+        fired = np.flatnonzero(cov[j])
+        expected = smoothed(uncovered) if fired.size == 0 else np.mean([per_rule[i] for i in fired], axis=0)
+        assert np.allclose(proba[j], expected)
+    assert uncovered.any()  # Bc = 3 leaves rows uncovered: the fallback is exercised
+    # a rule right on all of its rows still leaves room for doubt
+    assert proba.max() < 1.0
+
+
+def test_brier_score_beats_the_shares_of_firing_rules_on_held_out_rows():
+    # the smoothed precisions are better calibrated than counting the firing rules' classes
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_iris(return_X_y=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
+    est = RuleSetExplainer(max_depth=3, complexity_budget=2, error_budget=5, algorithm="exact",
+                           random_state=0).fit(X_tr, y_tr)
+    onehot = np.eye(3)[y_te]
+    counts = est.rule_class_counts(X_te).astype(float)
+    fired = counts.sum(axis=1, keepdims=True)
+    shares = np.where(fired > 0, counts / np.maximum(fired, 1), np.bincount(y_tr) / len(y_tr))
+    brier = lambda p: float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # noqa: E731
+    assert brier(est.predict_proba(X_te)) < brier(shares)
 
 
 def test_predict_proba_with_a_default_class_and_one_class():

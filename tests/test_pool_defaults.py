@@ -22,12 +22,12 @@ def _table(n_rows):
 
 def test_defaults_are_the_readme_values_and_take_overrides():
     # README, "Default pool": depth 8, the grid trained once
-    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True}
+    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True, "grow": True}
     assert default_pool_settings(max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid",
-                                                                 "phrase_length": True}
+                                                                 "phrase_length": True, "grow": True}
     # a forest's repeats multiply its trees: trained once unless asked
     assert default_pool_settings(source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest",
-                                                      "phrase_length": True}
+                                                      "phrase_length": True, "grow": True}
     assert default_pool_settings(source="forest", n_repeats=2)["n_repeats"] == 2
 
 

@@ -21,12 +21,15 @@ DEFAULT_REPEATS = 1
 
 def default_pool_settings(*, max_depth=None, n_repeats=None, source=None) -> dict:
     """``build_pool`` keyword arguments of the default pool: ``{"max_depth": 8, "n_repeats": 1,
-    "source": "grid", "phrase_length": True}``, with each argument that is not ``None`` in place
-    of its default.  Rules are in their simplest form and budgets count phrases (one per column
-    of a rule); the paper's benchmark counts conditions."""
+    "source": "grid", "phrase_length": True, "grow": True}``, with each argument that is not
+    ``None`` in place of its default.  Rules are in their simplest form and budgets count phrases
+    (one per column of a rule); the paper's benchmark counts conditions.  ``grow`` adds the rules
+    grown one condition at a time beside the tree paths (:mod:`explainer.rules.grower`;
+    ``scripts/accuracy_bench.py`` measures what they add)."""
     return {
         "max_depth": DEFAULT_DEPTH if max_depth is None else int(max_depth),
         "n_repeats": DEFAULT_REPEATS if n_repeats is None else int(n_repeats),
         "source": "grid" if source is None else source,
         "phrase_length": True,
+        "grow": True,
     }

@@ -25,6 +25,7 @@ from explainer.data.encoder import Float32View
 from explainer.data.features import FeatureSpec, numeric_specs
 from explainer.data.target import encode_labels
 from explainer.rules.binding import rules_for_data
+from explainer.rules.grower import grow_rules
 from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
 from explainer.rules.numbers import shorten_threshold
 from explainer.rules.simplify import Simplifier
@@ -276,6 +277,7 @@ def build_pool(
     source: str = "grid",
     n_estimators: int = 100,
     extra_rules=None,
+    grow: bool = False,
     classes=None,
     feature_names=None,
     feature_specs=None,
@@ -292,6 +294,8 @@ def build_pool(
     n_repeats : how many times the grid is trained (pool richness).
     source : ``"grid"`` (the paper) or ``"forest"`` (a random forest of depth D-1).
     extra_rules : rules from elsewhere (another learner, an expert), added to the pool.
+    grow : also add rules grown one condition at a time (:mod:`explainer.rules.grower`), the
+        conjunctions tree paths reach only as long, impure paths; the paper's pool has none.
     feature_specs : what each column of ``X`` means (``Dataset.feature_specs``), so
         rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
     phrase_length : rewrite each path in its simplest form (one phrase per column:
@@ -407,6 +411,13 @@ def build_pool(
         )
 
     index = {n: i for i, n in enumerate(names)}
+    if grow:
+        for rule, label in grow_rules(Xv, codes, names, random_state=int(seeds[-1])):
+            n_candidates += 1
+            conds = [Condition(c.feature, c.op, c.threshold, spec=specs[index[c.feature]]) for c in rule.conditions]
+            grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
+            rows = np.flatnonzero(grown.covers(Xv, index))
+            add(grown if simplify is None else simplify(grown), label, rows)
     code_of = {str(c): i for i, c in enumerate(classes)}
     for rule in rules_for_data(extra_rules or [], specs, classes):
         n_candidates += 1
@@ -421,6 +432,7 @@ def build_pool(
         "n_estimators": n_estimators if source == "forest" else None,
         "n_extra_rules": len(extra_rules or []),
         "phrase_length": bool(phrase_length),
+        "grow": bool(grow),
     }
     return RulePool(
         rules=rules,
