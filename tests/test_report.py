@@ -213,3 +213,24 @@ def test_per_rule_conflicts_and_totals_against_brute_force():
             ev = problem.evaluate(np.ones(R, dtype=bool))
             assert (ev.covered, ev.conflicting_pairs, ev.errors, ev.complexity) == (
                 rep.covered, rep.conflicting_pairs, rep.errors, rep.complexity)
+
+
+def test_rules_with_value_sets_are_evaluated_on_the_features_they_read():
+    # `late_payments in {3, 4}` reads two one-hot features, neither of them the condition's first
+    from explainer.data import load_dataset, sample_datasets
+    from explainer.data.defaults import default_load_settings
+    from explainer.report import evaluate_rules
+    from explainer.rules.defaults import default_pool_settings
+    from explainer.rules.model import ValueSet
+    from explainer.rules.pool import build_pool
+
+    ds = load_dataset(sample_datasets()["loans"], **default_load_settings())
+    pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
+                      **default_pool_settings())
+    picked = [i for i, r in enumerate(pool.rules) if any(isinstance(c, ValueSet) and len(c.features) > 1
+                                                         for c in r.conditions)][:40]
+    assert picked
+    report = evaluate_rules(pool.rule_set(picked), ds.X, ds.y)
+    dense = pool.coverage[:, picked].toarray().astype(bool)
+    for k, i in enumerate(picked):
+        assert np.array_equal(np.sort(report.rows_covered_by(k)), np.flatnonzero(dense[:, k])), pool.rules[i].text

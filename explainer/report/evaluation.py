@@ -22,7 +22,7 @@ import pandas as pd
 
 from explainer.data.target import encode_labels
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage, vote_labels
-from explainer.rules.model import RuleSet
+from explainer.rules.model import RuleSet, ValueSet
 from explainer.rules.render import render_label
 
 
@@ -467,9 +467,16 @@ def majority_class(y):
     return values[np.argmax(counts)]
 
 
+def _reads(cond) -> tuple[str, ...]:
+    """The encoded features a condition reads: its one feature, or a value set's features."""
+    if isinstance(cond, ValueSet):
+        return (cond.numeric,) if cond.numeric is not None else cond.features
+    return (cond.feature,)
+
+
 def _masks(rule_set: RuleSet, X: pd.DataFrame):
     """Each rule's rows, read from the columns the rules name (taken from ``X`` once, not once per rule)."""
-    names = list(dict.fromkeys(c.feature for rule in rule_set for c in rule.conditions))
+    names = list(dict.fromkeys(f for rule in rule_set for c in rule.conditions for f in _reads(c)))
     for name in names:
         if name not in X.columns:
             raise KeyError(f"the data has no feature {name!r}")
