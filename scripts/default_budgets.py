@@ -3,7 +3,8 @@
     python scripts/default_budgets.py [--data-dir DIR] [NAME ...]
 
 For each data set, read and pooled as the command line does (``explainer.rules.defaults``):
-the default budgets, the time to find them, the coverage QGA reaches at them (seed 0),
+the default budgets, the time to find them, the accuracy (on the training rows) and the
+coverage QGA reaches at them (seed 0),
 the maximum of the full frontier (``explainer.selection.frontier.frontier`` with its default
 settings, Bc = 1 .. 2 c*) at the default error budget and the gap to it in percentage
 points, and the best coverage at that error budget with no complexity budget at all.
@@ -38,9 +39,9 @@ def main() -> None:
     args = ap.parse_args()
     samples = sample_datasets()
     names = args.names or [*samples, *PAPER_DATASETS]
-    print("| data set | rows | Bc | Be | time s | coverage % (QGA) | frontier max % (Bc <= 2c*) | gap (pp) "
-          "| best at Be, any Bc % |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| data set | rows | Bc | Be | time s | accuracy % (QGA, training rows) | coverage % (QGA) "
+          "| frontier max % (Bc <= 2c*) | gap (pp) | best at Be, any Bc % |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         if name in samples:
             ds = load_dataset(samples[name], **default_load_settings())
@@ -57,7 +58,8 @@ def main() -> None:
         top, proven = best_at(pool, d.error_budget)
         cov = 100 * exp.report.coverage_score
         best = 100 * top / ds.n_rows
-        print(f"| {name} | {ds.n_rows} | {d.complexity_budget} | {d.error_budget} | {t_d:.2f} | {cov:.2f} | "
+        acc = 100 * exp.report.accuracy
+        print(f"| {name} | {ds.n_rows} | {d.complexity_budget} | {d.error_budget} | {t_d:.2f} | {acc:.2f} | {cov:.2f} | "
               f"{fr_max:.2f} | {fr_max - cov:.2f} | {best:.2f}{'' if proven else ' (not proven)'} |", flush=True)
 
 

@@ -204,10 +204,12 @@ class _Extractor:
         self._short: dict[tuple[int, float], float] = {}
         self._indicator = {s.column: i for i, s in enumerate(feature_specs) if s.kind == "missing"}
 
-    def _short_threshold(self, f: int, t: float) -> float:
-        key = (f, t)
+    def _short_threshold(self, f: int, t: float, original: bool = False) -> float:
+        """The threshold as printed and kept; ``original``: ``t`` is already in the data's units
+        (a grown rule's), not a tree's threshold on the ranked view."""
+        key = (f, t, original)
         if key not in self._short:
-            if self.view is not None:
+            if self.view is not None and not original:
                 t = self.view.original_threshold(f, t)
             spec = self.specs[f]
             if spec.kind in ("onehot", "missing") and 0 <= t < 1:
@@ -414,7 +416,10 @@ def build_pool(
     if grow:
         for rule, label in grow_rules(Xv, codes, names, random_state=int(seeds[-1])):
             n_candidates += 1
-            conds = [Condition(c.feature, c.op, c.threshold, spec=specs[index[c.feature]]) for c in rule.conditions]
+            # the thresholds a tree path would get (shortest exact decimal, whole numbers on integer columns)
+            conds = [extractor._condition(index[c.feature], c.op,
+                                          extractor._short_threshold(index[c.feature], c.threshold, original=True))
+                     for c in rule.conditions]
             grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
             rows = np.flatnonzero(grown.covers(Xv, index))
             add(grown if simplify is None else simplify(grown), label, rows)
