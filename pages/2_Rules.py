@@ -44,6 +44,7 @@ if table.empty:
     st.stop()
 picked = st.dataframe(exports.rules_view(table), hide_index=True, width="stretch", column_config=rule_columns,
                       on_select="rerun", selection_mode="single-row", key="rules_table")
+st.text(f"{report.else_text}   (rows no rule covers, or where classes tie)")
 st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows. "
            "Click a rule to inspect it below.")
 

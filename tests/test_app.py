@@ -195,6 +195,8 @@ def test_rules_page_table_conflicts_and_uncovered(explained):
     table = at.dataframe[0].value
     assert list(table["IF-THEN"]) == [r.text for r in report.rules]
     assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
+    assert any(x.value.startswith(f"ELSE CLASS={report.fallback}") for x in at.text)  # the fallback beside the rules
+    assert any(m.label == "Accuracy" for m in at.metric)
     headers = [h.value for h in at.subheader]
     assert {"Selected rules", "Inspect a rule", "Coverage per class", "Rows no rule covers"} <= set(headers)
 
