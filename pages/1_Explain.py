@@ -112,8 +112,9 @@ with st.container(border=True):
         st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
                    + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
         default_bc, default_be = budgets.default_budgets(state, pool)
-        st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: Be the best "
-                   "tree's errors, Bc where the frontier at that Be comes within 3 points of its best coverage).")
+        st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: of the "
+                   "selections found with Be = 0, e*/4 and e*/2, the one whose training accuracy, less one row "
+                   "per condition, is best).")
     with b2:
         eps_now = float(state.eps)
         tree = pools.best_tree_report(state, bc, be, eps_now)
@@ -243,7 +244,8 @@ if explanation is not None and not running:
         if bt_report is not None and best is not None:
             st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
                         f"{best.tree.splitter} splitter) for comparison")
-            t1, t2, t3, t4, t5 = st.columns(5)
+            t0, t1, t2, t3, t4, t5 = st.columns(6)
+            t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
             t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
             t2.metric("Complexity c*", best.complexity)
             t3.metric("Errors e*", best.errors)

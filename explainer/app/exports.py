@@ -38,7 +38,7 @@ def accuracy_text(report: RuleSetReport) -> str:
     n = report.n_rows
     voted = int(round(report.vote_accuracy * n))
     left = report.n_uncovered + report.n_ties
-    target = f"Class column {report.target}: " if report.target is not None else ""
+    target = f"Class column '{report.target}': " if report.target is not None else ""
     return (f"{target}{voted} of {n} rows are voted right by the rules that fire; {report.n_uncovered} "
             f"uncovered and {report.n_ties} tied rows get the fallback class (ELSE CLASS={report.fallback}), "
             f"{report.fallback_right} of those {left} rightly. Coverage counts the rows a rule fires on, "

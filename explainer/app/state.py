@@ -301,7 +301,8 @@ def sidebar(state: Session, page: str) -> None:
         if explanation is not None:
             st.caption("Last explanation")
             r = explanation.result
-            st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * r.coverage_score:.1f}% coverage")
+            st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * explanation.report.accuracy:.1f}% accuracy · "
+                    f"{100 * r.coverage_score:.1f}% coverage")
         running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]
