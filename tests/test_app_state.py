@@ -101,6 +101,7 @@ def test_a_failed_run_leaves_no_old_result_and_its_error_goes_with_the_next_run(
     assert at.session_state["explanation"] is not None and not at.error  # the stale error is gone
 
 
+@pytest.mark.slow
 def test_the_held_out_share_and_results_reset_with_the_data_set(explain_page):
     at = explain_page
     at.session_state["w_pool_holdout"] = 0.3
@@ -120,6 +121,7 @@ def test_the_held_out_share_and_results_reset_with_the_data_set(explain_page):
     assert "explanation" not in at.session_state
 
 
+@pytest.mark.slow
 def test_a_new_pool_drops_the_old_pools_result(explain_page):
     at = explain_page
     at.session_state["w_algorithm"] = "ga"

@@ -163,6 +163,7 @@ def test_frontier_takes_the_default_error_budget_of_explain(iris_csv, capsys):
     assert d["fixed_budget"] == be and all(p["error_budget"] == be and p["errors"] <= be for p in d["points"])
 
 
+@pytest.mark.slow
 def test_explain_holdout_json(iris_csv, capsys):
     argv = ["explain", iris_csv, "--depth", "3", "--holdout", "0.2", "--seed", "1", "--quiet", "--json"]
     assert main(argv) == 0
@@ -188,6 +189,7 @@ def test_split_holdout_is_stratified():
     assert sorted(np.unique(y_te, return_counts=True)[1].tolist()) == [10, 10, 10]
 
 
+@pytest.mark.slow
 def test_explain_exports_sql_and_python_and_shows_accuracy_first(tmp_path, capsys):
     import sqlite3
 

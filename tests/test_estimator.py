@@ -47,6 +47,7 @@ def test_same_seed_same_rules():
     assert a.rules_.to_text() == b.rules_.to_text()
 
 
+@pytest.mark.slow
 def test_get_params_clone_and_pipeline():
     est = RuleSetExplainer(max_depth=4, algorithm="greedy", algorithm_params={"x": 1})
     assert est.get_params()["algorithm_params"] == {"x": 1}
@@ -102,6 +103,7 @@ def test_parameters_are_keyword_only():
         RuleSetExplainer(3)
 
 
+@pytest.mark.slow
 def test_random_state_instance_and_int_give_the_same_rules():
     X, y = load_iris(return_X_y=True)
     by_int = RuleSetExplainer(max_depth=3, algorithm="greedy", random_state=5).fit(X, y)

@@ -243,6 +243,7 @@ def test_the_backward_pass_never_lowers_a_point_and_keeps_every_invariant(seed):
         assert p.coverage >= q.coverage - 1e-9
 
 
+@pytest.mark.slow
 def test_the_backward_pass_raises_points_the_sweep_left_low():
     # on some small instances the local search from below stops short of what a larger budget's
     # selection, trimmed, reaches: the pass must find such a point, and raise it

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lanes import quick_first
 
 from explainer.data import load_dataset, load_paper_dataset
 from explainer.data.defaults import default_load_settings
@@ -92,7 +93,7 @@ def _columns(rule):
     return {c.spec.column if c.spec is not None else getattr(c, "column", c.feature) for c in rule.conditions}
 
 
-@pytest.mark.parametrize("source", ["table", "tic_tac_toe", "mammographic_masses", "breast_cancer_wisconsin"])
+@pytest.mark.parametrize("source", quick_first(["table", "tic_tac_toe", "mammographic_masses", "breast_cancer_wisconsin"]))
 def test_default_pool_rules_have_one_phrase_per_column(source, paper_datasets_dir):
     if source == "table":
         ds = load_dataset(_table(gaps=True), target="y", **default_load_settings())
