@@ -134,7 +134,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                 chosen = (score, conditions, d, int(bc), selection)
     _, _, out, bc, selection = chosen
     out.complexity_budget, out.selection = bc, selection
-    out.coverage = float(SelectionProblem.from_pool(pool, eps=eps).evaluate(selection).coverage)
+    out.coverage = float(out.searched[bc])  # the sweep's f* at that Bc: no second problem to build
     out.candidates = candidates
     return out
 
