@@ -154,11 +154,6 @@ class Tree4(Encoded):
     def make(self):
         return DecisionTreeClassifier(max_depth=4, random_state=SEED)
 
-    def fit(self, X, y):
-        super().fit(X, y)
-        self.model.tree_.value  # noqa: B018 - fitted
-        return self
-
     def conditions(self):
         t = self.model.tree_
         total, stack = 0, [(0, 0)]
