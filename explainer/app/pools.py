@@ -28,6 +28,7 @@ class PoolSettings:
     random_state: int = 0
     holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
+    grow: bool = True  # rules grown beside the tree paths: the default pool's
 
 
 @dataclass
@@ -70,6 +71,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         classes=dataset.classes,
         feature_specs=dataset.feature_specs,
         phrase_length=settings.phrase_length,
+        grow=settings.grow,
     )
     return pool, time.perf_counter() - t0
 
