@@ -889,7 +889,7 @@ def test_encoder_invariants_on_random_tables(rows):
 
 
 def test_float32_view_ranks_only_columns_float32_cannot_resolve():
-    from explainer.data.encoder import Float32View
+    from explainer.data.precision import Float32View
 
     base = 1e15
     X = np.array([[base + 0.375, 0.5], [base, 1.5], [np.nan, 2.5], [base + 0.125, 0.5], [base + 0.375, 9.0]])

@@ -21,8 +21,8 @@ import scipy.sparse as sp
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from explainer.data.encoder import Float32View
 from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.data.precision import Float32View
 from explainer.data.target import encode_labels
 from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
