@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from itertools import product
 
@@ -35,6 +37,9 @@ SPLITTERS = ("best", "random")
 MAX_FEATURES = ("sqrt", "log2", None)
 #: where the pool's trees come from: the paper's CART grid, or a random forest
 SOURCES = ("grid", "forest")
+#: grids on at least this many rows fit their trees in threads (scikit-learn's tree fit releases
+#: the GIL); each tree keeps its own seed, so the pool is the same as fitted one after another
+PARALLEL_FIT_ROWS = 5_000
 
 
 @dataclass
@@ -337,10 +342,10 @@ def build_pool(
     seeds = rng.integers(0, 2**31 - 1, size=max(len(models), 1) * max(1, n_repeats) + 1)
     fitted: list[tuple[dict, int, object]] = []
     if source == "grid":
-        for k, (p, model) in enumerate(zip(params, models, strict=True)):
+        for k, model in enumerate(models):
             model.set_params(random_state=int(seeds[k]))
-            model.fit(Xfit, codes)
-            fitted.append((p, int(seeds[k]), model))
+        _fit_all(models, Xfit, codes)
+        fitted = [(p, int(seeds[k]), model) for k, (p, model) in enumerate(zip(params, models, strict=True))]
     else:
         forest = RandomForestClassifier(
             n_estimators=n_estimators * max(1, n_repeats), max_depth=max_depth - 1, random_state=int(seeds[0])
@@ -451,6 +456,17 @@ def build_pool(
         settings=settings,
         feature_specs=specs,
     )
+
+
+def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
+    """Fit every tree on (X, codes): in threads on large tables, one after another on small ones."""
+    workers = min(len(models), os.cpu_count() or 1)
+    if X.shape[0] < PARALLEL_FIT_ROWS or workers < 2:
+        for model in models:
+            model.fit(X, codes)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        list(ex.map(lambda m: m.fit(X, codes), models))
 
 
 def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
