@@ -66,28 +66,24 @@ def zero_one_sums(total, r_ptr, r_idx, n_rules):
 
 
 @njit(cache=True, nogil=True)
-def count_sums(total, per_class, rule_class, indptr, indices):
+def count_sums(total, per_class, rule_class, r_ptr, r_idx, n_rules):
     """Per rule b: (rows covered 0 times, covered once, rules firing, rules of b's class firing),
-    summed over b's rows: the sums ``C' [z0 z1 n c_own]`` of the move scorer."""
-    M = indptr.size - 1
-    X0 = np.zeros(M)
-    X1 = np.zeros(M)
-    Xt = np.zeros(M)
-    Xo = np.zeros(M)
-    for b in range(M):
-        k = rule_class[b]
-        z0 = 0
-        z1 = 0
-        n = 0
-        own = 0
-        for p in range(indptr[b], indptr[b + 1]):
-            row = indices[p]
-            t = total[row]
-            z0 += t == 0
-            z1 += t == 1
-            n += t
-            own += per_class[row, k]
-        X0[b], X1[b], Xt[b], Xo[b] = z0, z1, n, own
+    summed over b's rows: the sums ``C' [z0 z1 n c_own]`` of the move scorer.  Row by row over
+    the coverage as CSR, like :func:`zero_one_sums`."""
+    X0 = np.zeros(n_rules)
+    X1 = np.zeros(n_rules)
+    Xt = np.zeros(n_rules)
+    Xo = np.zeros(n_rules)
+    for j in range(total.size):
+        t = total[j]
+        for p in range(r_ptr[j], r_ptr[j + 1]):
+            b = r_idx[p]
+            if t == 0:
+                X0[b] += 1.0
+            elif t == 1:
+                X1[b] += 1.0
+            Xt[b] += t
+            Xo[b] += per_class[j, rule_class[b]]
     return X0, X1, Xt, Xo
 
 

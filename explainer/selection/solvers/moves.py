@@ -63,7 +63,7 @@ class MoveScorer:
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
-        C = problem.coverage_sparse.tocsr()  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
+        C = problem.coverage_rows  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
         self.r_ptr = C.indptr
         self.r_idx = C.indices
         self.M = problem.n_rules
@@ -211,7 +211,7 @@ class MoveScorer:
     # ------------------------------------------------------------ add / drop
     def _full_sums(self, st):
         self.products += 1
-        return count_sums(st.total, st.per_class, self.k, self.p.indptr, self.p.indices)
+        return count_sums(st.total, st.per_class, self.k, self.r_ptr, self.r_idx, self.M)
 
     def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed.
