@@ -78,7 +78,7 @@ def test_incremental_sums_equal_recomputation_after_random_flips(seed):
     st = p.state(rng.random(p.n_rules) < 0.3)
     C = p.coverage_dense.astype(np.int64)
     routes = set()
-    for step in range(60):
+    for _ in range(60):
         before = (scorer.products, scorer.updates)
         kind = rng.integers(0, 6)
         if kind == 0:

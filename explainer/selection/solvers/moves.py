@@ -33,6 +33,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from explainer.selection.gathers import (
+    count_sums,
+    owners_per_column,
+    rules_per_row_set,
+    zero_one_sums,
+)
 from explainer.selection.loops import (
     best_add_drop,
     best_entries,
@@ -43,7 +49,6 @@ from explainer.selection.loops import (
     pair_bounds,
     swap_scores,
 )
-from explainer.selection.gathers import count_sums, owners_per_column, rules_per_row_set, zero_one_sums
 from explainer.selection.problem import UNBOUNDED, SelectionProblem
 
 TOL = 1e-9
