@@ -16,7 +16,7 @@ from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
 from explainer.pipeline import split_holdout
 from explainer.report import RuleSetReport, evaluate_rules
-from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_MAX_FIT_ROWS, DEFAULT_REPEATS
 from explainer.rules.pool import RulePool, build_pool
 
 
@@ -29,6 +29,7 @@ class PoolSettings:
     holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
     grow: bool = True  # rules grown beside the tree paths: the default pool's
+    max_fit_rows: int | None = DEFAULT_MAX_FIT_ROWS  # trees learn from a sample of larger tables: the default pool's
 
 
 @dataclass
@@ -72,6 +73,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         feature_specs=dataset.feature_specs,
         phrase_length=settings.phrase_length,
         grow=settings.grow,
+        max_fit_rows=settings.max_fit_rows,
     )
     return pool, time.perf_counter() - t0
 
