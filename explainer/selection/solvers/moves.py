@@ -26,6 +26,11 @@ swap scoring) are the compiled loops of :mod:`explainer.selection.loops`; the 1-
 search and the full swap matrix gather with numpy index arrays up to
 ``GATHER_LIMIT`` nonzeros, scipy sparse products above it (same integer
 counts).  Ties between equal gains go to the cheaper move (a tiny per-rule cost).
+
+Row weights: every per-row quantity above is a sum over rows; on a weighted problem each row adds
+its weight (``z0``, ``z1``, ``n`` and ``c_own`` are weighted by ``w``, so are the Gram overlaps,
+``D1`` and the 1-for-2 terms), which :meth:`MoveScorer._weigh` and the rows' weights passed to the
+gathers and compiled loops do in one place each; unweighted, every count is as before.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class MoveScorer:
         self.L = problem.lengths.astype(np.float64)
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
+        self.w = problem.row_weight  # None unweighted
         self.eps = problem.eps
         # tiny per-rule costs: ties between equal gains go to the cheaper move
         pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < UNBOUNDED else 0.0
@@ -114,9 +120,13 @@ class MoveScorer:
         return pos, p.indices[starts[pos] + offs]
 
     def _indicator(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> sp.csr_matrix:
-        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i])."""
-        ones = np.ones(rows.size, dtype=np.float32)
+        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i]) (the row's weight when weighted)."""
+        ones = np.ones(rows.size, dtype=np.float32) if self.w is None else self.w[rows]
         return sp.csr_matrix((ones, (row_sets, rows)), shape=(n_sets, self.p.n_rows))
+
+    def _weigh(self, Z: np.ndarray) -> np.ndarray:
+        """Per-row columns ``Z`` (N x k) as the sums over rows count them: each row times its weight."""
+        return Z if self.w is None else Z * self.w[:, None]
 
     def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
@@ -124,7 +134,7 @@ class MoveScorer:
             return np.zeros((n_sets, self.M))
         if self._row_nnz(rows) <= GATHER_LIMIT:
             pos, rules = self._rules_of_rows(rows)
-            flat = np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M)
+            flat = np.bincount(row_sets[pos] * self.M + rules, self.p.row_weights_of(rows[pos]), n_sets * self.M)
             return flat.reshape(n_sets, self.M).astype(np.float64)
         return (self._indicator(row_sets, rows, n_sets) @ self.C).toarray().astype(np.float64)
 
@@ -138,13 +148,13 @@ class MoveScorer:
             pos, rows = self._rows_of_rules(cols)
             o = owner[rows]
             keep = o >= 0
-            flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
+            flat = np.bincount(o[keep] * cols.size + pos[keep], p.row_weights_of(rows[keep]), n_sets * cols.size)
             return flat.reshape(n_sets, cols.size).astype(np.float64)
         sub = self.cov[:, cols]  # N x |cols| CSC: the rows of cols[j] are sub.indices[sub.indptr[j]:sub.indptr[j+1]]
         if sub.indices.size <= 20 * GATHER_LIMIT:  # owner of every nonzero, counted per (owner, column)
             o = owner[sub.indices]
             key = o * cols.size + np.repeat(np.arange(cols.size, dtype=np.int64), np.diff(sub.indptr))
-            flat = np.bincount(key[o >= 0], minlength=n_sets * cols.size)
+            flat = np.bincount(key[o >= 0], p.row_weights_of(sub.indices[o >= 0]), n_sets * cols.size)
             return flat.reshape(n_sets, cols.size).astype(np.float64)
         return (sub.T @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
 
@@ -252,7 +262,7 @@ class MoveScorer:
         Z = np.column_stack(
             [(total == 0).astype(np.float32), (total == 1).astype(np.float32), total.astype(np.float32), st.per_class.astype(np.float32)]
         )
-        X = np.asarray(self.CT @ Z, dtype=np.float64)
+        X = np.asarray(self.CT @ self._weigh(Z), dtype=np.float64)
         self.products += 1
         own = X[np.arange(X.shape[0]), 3 + self.k]
         return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
@@ -292,10 +302,10 @@ class MoveScorer:
             return X0, X1
         if 3 * rows.size >= t_new.shape[0]:
             Z = np.column_stack([(t_new == 0).astype(np.float32), (t_new == 1).astype(np.float32)])
-            X = np.asarray(self.CT @ Z, dtype=np.float64)
+            X = np.asarray(self.CT @ self._weigh(Z), dtype=np.float64)
             self.products += 1
             return X[:, 0].copy(), X[:, 1].copy()
-        return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx)
+        return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx, self.w)
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
@@ -310,7 +320,7 @@ class MoveScorer:
         p = self.p
         r = st.r
         slack_l = p.complexity_budget - st.complexity
-        slack_e = p.error_budget - st.errors
+        slack_e = p.error_limit - st.errors
         gadd, gdrop, _ = self.add_drop_gains(st)
         self.ctx = None
         cost = self.cost
@@ -338,7 +348,7 @@ class MoveScorer:
                                 gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e)
                 # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]): D1 is
                 # counted only for the columns with a pair that fits and may augment
-                live, G, score = swap_scores(*pair_args, owner, cost, p.indptr, p.indices, TOL)
+                live, G, score = swap_scores(*pair_args, owner, cost, p.indptr, p.indices, TOL, self.w)
                 if live.size:
                     flat = int(np.argmax(score))
                     ia, jb = divmod(flat, score.shape[1])
