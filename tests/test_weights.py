@@ -199,3 +199,76 @@ def test_weights_are_checked_and_budgets_typed():
     assert p.restrict([2, 0]).errors.tolist() == [0.5, 0.0]
     assert solve(p, "exact").coverage == pytest.approx(3.5)
     assert solve(p.with_budgets(3, 0.4), "exact").coverage == pytest.approx(3.0)
+
+
+# ------------------------------------------------------------------ estimator and pipeline
+def _iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True, as_frame=True)
+
+
+def test_balanced_class_weight_is_sample_weight_of_compute_sample_weight():
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    from explainer.estimator import RuleSetExplainer
+
+    X, y = _iris()
+    keep = np.r_[0:50, 50:70, 100:150]  # an imbalanced Iris: 50 / 20 / 50
+    X, y = X.iloc[keep].reset_index(drop=True), y.iloc[keep].reset_index(drop=True)
+    kw = dict(max_depth=3, complexity_budget=4, error_budget=3, algorithm="exact", random_state=0)
+    a = RuleSetExplainer(class_weight="balanced", **kw).fit(X, y)
+    b = RuleSetExplainer(**kw).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    assert a.rules_.to_text() == b.rules_.to_text()
+    w = compute_sample_weight("balanced", y)
+    np.testing.assert_allclose(a.result_.evaluation.total_weight, w.sum())
+    assert a.result_.errors <= 3 + 1e-9
+    # the report's weighted errors are the selection's
+    assert a.report_.weighted_errors == pytest.approx(a.result_.errors)
+    assert a.report_.weighted_coverage == pytest.approx(a.result_.coverage)
+    from sklearn.metrics import balanced_accuracy_score
+
+    assert a.report_.balanced_accuracy == pytest.approx(balanced_accuracy_score(y, a.predict(X)))
+
+
+def test_weights_all_one_fit_as_unweighted_with_default_budgets():
+    from explainer.estimator import RuleSetExplainer
+
+    X, y = _iris()
+    kw = dict(max_depth=3, algorithm="greedy", random_state=0)
+    plain = RuleSetExplainer(**kw).fit(X, y)
+    ones = RuleSetExplainer(class_weight={0: 1.0}, **kw).fit(X, y, sample_weight=np.ones(len(y)))
+    assert plain.rules_.to_text() == ones.rules_.to_text()
+    assert plain.report_.weighted is None and ones.report_.weighted_errors == plain.report_.errors
+
+
+def test_a_class_of_weight_zero_gets_no_rule():
+    from explainer.estimator import RuleSetExplainer
+
+    X, y = _iris()
+    est = RuleSetExplainer(max_depth=3, complexity_budget=6, error_budget=0, algorithm="exact",
+                           class_weight={2: 0.0}, random_state=0).fit(X, y)
+    # covering a row of class 2 gains nothing, and a class-2 rule errs on any row of the others
+    assert len(est.rules_) > 0 and all(r.label != 2 for r in est.rules_)
+
+
+def test_sample_weight_is_checked():
+    from explainer.estimator import RuleSetExplainer
+
+    X, y = _iris()
+    with pytest.raises(ValueError):
+        RuleSetExplainer(max_depth=3).fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="sample_weight must be finite and >= 0"):
+        RuleSetExplainer(max_depth=3).fit(X, y, sample_weight=-np.ones(len(y)))
+
+
+def test_row_weights_by_hand():
+    from explainer.pipeline import row_weights
+
+    codes = np.array([0, 0, 0, 1])  # 3 rows of "a", 1 of "b"
+    assert row_weights(codes, ["a", "b"]) is None
+    # balanced: n / (classes * rows of the class) = 4 / (2 * 3), 4 / (2 * 1)
+    np.testing.assert_allclose(row_weights(codes, ["a", "b"], "balanced"), [2 / 3, 2 / 3, 2 / 3, 2.0])
+    np.testing.assert_allclose(row_weights(codes, ["a", "b"], {"b": 3}, [1, 2, 1, 2]), [1, 2, 1, 6])
+    # a class with no row does not count among the classes
+    np.testing.assert_allclose(row_weights(codes, ["a", "b", "c"], "balanced"), [2 / 3, 2 / 3, 2 / 3, 2.0])
