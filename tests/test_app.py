@@ -617,3 +617,24 @@ def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
         assert at.error, f"no error shown for {name}"
     if at.error:
         assert at.session_state["dataset"] is before
+
+
+def test_class_weight_reaches_the_run_and_balanced_accuracy_is_shown(explained):
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_class_weight"] = "balanced"
+    at.run()
+    assert at.query_params.get("cw") == "balanced"  # kept in the link
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    ex = at.session_state["explanation"]
+    assert at.session_state["run_settings"]["class_weight"] == "balanced"
+    assert ex.report.settings["class_weight"] == "balanced" and ex.report.weighted is not None
+    assert ex.result.evaluation.total_weight is not None  # the selection weighed the rows
+    shown = next(m.value for m in at.metric if m.label == "Balanced accuracy")  # the selection's, before the tree's
+    assert shown == f"{100 * ex.report.balanced_accuracy:.2f}%"
+    at.switch_page("pages/2_Rules.py").run()
+    assert metric_values(at)["Balanced accuracy"] == f"{100 * ex.report.balanced_accuracy:.1f}%"
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_class_weight"] = "none"
+    at.run()
