@@ -45,8 +45,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     ----------
     max_depth : D of the CART grid (trees of depth 1 .. D-1), an integer >= 2; ``None`` = the
         default pool's (8).
-    complexity_budget, error_budget : Bc and Be, integers >= 0; ``None`` takes the default budgets
-        (:func:`explainer.pipeline.default_budgets`).
+    complexity_budget, error_budget : Bc and Be, integers >= 0 (Be any number >= 0 when the rows are
+        weighted: a weight); ``None`` takes the default budgets (:func:`explainer.pipeline.default_budgets`).
     eps : conflict penalty, a number >= 0.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...; see ``explainer.selection.ALGORITHMS``).
     algorithm_params : dict of the algorithm's parameters (e.g. ``{"n_generations": 50}``).
