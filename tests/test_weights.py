@@ -272,3 +272,23 @@ def test_row_weights_by_hand():
     np.testing.assert_allclose(row_weights(codes, ["a", "b"], {"b": 3}, [1, 2, 1, 2]), [1, 2, 1, 6])
     # a class with no row does not count among the classes
     np.testing.assert_allclose(row_weights(codes, ["a", "b", "c"], "balanced"), [2 / 3, 2 / 3, 2 / 3, 2.0])
+
+
+@pytest.mark.parametrize("seed", seeds(4))
+def test_weighted_frontier_points_are_feasible_and_proven_points_optimal(seed):
+    from explainer.selection.frontier import frontier
+
+    p, cov, w = random_weighted(seed)
+    R = all_selections(p.n_rules)
+    t = truth(cov, p.rule_class, p.y, p.lengths, w, p.eps, R)
+    hi = int(p.lengths.sum())
+    fr = frontier(p, p.error_budget, (1, hi), random_state=0, exact_time_limit=5.0)
+    assert fr.fixed_budget == p.error_budget and fr.total_weight == pytest.approx(w.sum())
+    for point in fr:
+        ok = (t[:, 3] <= point.complexity_budget) & (t[:, 4] <= p.error_budget + 1e-9)
+        best = float(t[ok, 0].max())
+        mine = truth(cov, p.rule_class, p.y, p.lengths, w, p.eps, point.selection[None, :])[0]
+        assert mine[3] <= point.complexity_budget and mine[4] <= p.error_budget + 1e-9
+        assert point.coverage == pytest.approx(mine[0], abs=1e-9) and point.coverage <= best + 1e-9
+        if point.proven_optimal:
+            assert point.coverage == pytest.approx(best, abs=1e-7)

@@ -181,7 +181,7 @@ class Frontier(Sequence):
         swept = "Bc" if self.axis == "complexity" else "Be"
         fixed = "Be" if self.axis == "complexity" else "Bc"
         lines = [f"{swept:>5s} {'coverage':>9s} {'f*':>9s} {'bound':>9s} {'rules':>5s} {'compl.':>6s} "
-                 f"{'errors':>6s}  {'optimal':7s} found by ({fixed} = {self.fixed_budget})"]
+                 f"{'errors':>6s}  {'optimal':7s} found by ({fixed} = {_count(self.fixed_budget)})"]
         for p in self.points:
             lines.append(
                 f"{self.budget_of(p):5d} {100 * p.coverage_score:8.2f}% {p.coverage:9g} {p.bound:9g} "
@@ -424,9 +424,12 @@ def lifted(result: Frontier, known) -> Frontier:
     once it reaches its bound.  So a frontier is never below a selection already known.
     """
     known = sorted(known, key=lambda k: -float(k.coverage))
+    # weighted errors are floats: compared with the problem's tolerance (0 unweighted)
+    tol = 0 if result.total_weight is None else 1e-9 * max(1.0, result.total_weight)
     points = []
     for p in result.points:
-        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget), None)
+        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget + tol),
+                      None)
         if better is not None and float(better.coverage) > p.coverage + _TOL:
             p = FrontierPoint(
                 complexity_budget=p.complexity_budget, error_budget=p.error_budget, evaluation=better.evaluation,
