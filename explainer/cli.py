@@ -17,7 +17,13 @@ from explainer.bench import main as bench_main
 from explainer.data import PAPER_DATASETS, load_paper_dataset, paper_data_dir
 from explainer.data.defaults import default_load_settings
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
-from explainer.pipeline import default_budgets, explain_pool, resolve_budgets, split_holdout
+from explainer.pipeline import (
+    default_budgets,
+    explain_pool,
+    resolve_budgets,
+    row_weights,
+    split_holdout,
+)
 from explainer.report import evaluate_rules
 from explainer.report.evaluation import majority_class
 from explainer.report.exports import EXPORT_FORMATS, export_text
@@ -27,6 +33,7 @@ from explainer.rules.pool import build_pool
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
+from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import ALGORITHMS
 from explainer.selection.solvers.registry import check_params, parameter_names
 
@@ -186,6 +193,23 @@ def _class_of(ds, label):
 OUT_FORMATS = {".txt": "text", ".json": "json", ".csv": "csv", ".sql": "sql", ".py": "python"}
 
 
+def _class_weight(args):
+    """``--class-weight``: None or ``"balanced"``; ``--errors`` then a weight, else a whole number of rows."""
+    cw = None if args.class_weight == "none" else args.class_weight
+    if args.errors is not None:
+        if cw is None and float(args.errors) != int(args.errors):
+            raise CLIError(f"--errors counts rows: a whole number unless --class-weight balanced, got {args.errors:g}")
+        if cw is None:
+            args.errors = int(args.errors)
+    return cw
+
+
+def _add_weight_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--class-weight", choices=["none", "balanced"], default="none",
+                   help="weigh each row by its class: balanced gives every class the same total weight "
+                        "(rows / (classes x rows of the class)); coverage and the error budget then count weight")
+
+
 def _check_params(algorithm: str, params: dict) -> None:
     accepted = parameter_names(algorithm)
     for name in params:
@@ -198,6 +222,7 @@ def _check_params(algorithm: str, params: dict) -> None:
 def cmd_explain(args) -> int:
 
     ds = _load(args)
+    class_weight = _class_weight(args)
     X, y, X_test, y_test = ds.X, ds.y, None, None
     if args.holdout is not None:
 
@@ -214,6 +239,7 @@ def cmd_explain(args) -> int:
         pool, X, y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
         fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test, target=ds.target,
+        class_weight=class_weight,
     )
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
@@ -265,10 +291,12 @@ class _PointPrinter:
 def cmd_frontier(args) -> int:
 
     ds = _load(args)
+    class_weight = _class_weight(args)
     pool = _pool(args, ds)
+    weights = row_weights(pool.y, pool.classes, class_weight)
     if args.axis == "complexity" and args.errors is None:
         try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
-            args.errors = resolve_budgets(pool, complexity_budget=1)[1]
+            args.errors = resolve_budgets(pool, complexity_budget=1, sample_weight=weights)[1]
         except ValueError as exc:
             raise CLIError(str(exc)) from None
     if args.axis == "errors" and args.complexity is None:
@@ -279,7 +307,8 @@ def cmd_frontier(args) -> int:
     if budget < 0:
         raise CLIError("budgets must be >= 0")
     callback = None if args.quiet or args.json else _PointPrinter(args.axis, ds.n_rows)
-    fr = frontier(pool, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
+    source = pool if weights is None else SelectionProblem.from_pool(pool, eps=args.eps, sample_weight=weights)
+    fr = frontier(source, budget, budget_range, axis=args.axis, eps=args.eps, random_state=args.seed,
                   callback=callback, exact_time_limit=args.exact_time_limit, qga_time_limit=args.qga_time_limit,
                   backward=True)  # as on the dashboard: larger budgets warm-start smaller ones too
     if args.json:
@@ -363,8 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_args(p)
     _add_pool_args(p)
     p.add_argument("--complexity", type=int, help="complexity budget Bc (default: the knee of the frontier)")
-    p.add_argument("--errors", type=int, help="error budget Be (default: the reference tree's errors e*)")
+    p.add_argument("--errors", type=float, help="error budget Be (default: the reference tree's errors e*; "
+                   "a weight with --class-weight balanced)")
     p.add_argument("--eps", type=float, default=1.0)
+    _add_weight_args(p)
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
@@ -383,8 +414,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--errors", type=int,
-                   help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*)")
+    p.add_argument("--errors", type=float,
+                   help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*; "
+                        "a weight with --class-weight balanced)")
+    _add_weight_args(p)
     p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
     p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
                    help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")

@@ -20,12 +20,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
+    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
 from explainer.data.encoder import TableEncoder
-from explainer.pipeline import explain_pool
+from explainer.pipeline import explain_pool, row_weights
 from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
@@ -44,8 +45,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     ----------
     max_depth : D of the CART grid (trees of depth 1 .. D-1), an integer >= 2; ``None`` = the
         default pool's (8).
-    complexity_budget, error_budget : Bc and Be, integers >= 0; ``None`` takes the default budgets
-        (:func:`explainer.pipeline.default_budgets`).
+    complexity_budget, error_budget : Bc and Be, integers >= 0 (Be any number >= 0 when the rows are
+        weighted: a weight); ``None`` takes the default budgets (:func:`explainer.pipeline.default_budgets`).
     eps : conflict penalty, a number >= 0.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...; see ``explainer.selection.ALGORITHMS``).
     algorithm_params : dict of the algorithm's parameters (e.g. ``{"n_generations": 50}``).
@@ -53,6 +54,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         ``None`` = the default pool's (1 repeat, ``grid``).
     default_class : class for rows no rule covers (or tied), one of the classes of ``y``;
         ``None`` = most frequent training class.
+    class_weight : ``None`` (every row counts 1), ``"balanced"`` (a row of class k counts
+        ``n_rows / (n_classes * rows of k)``, as scikit-learn's ``compute_sample_weight``) or a dict
+        from class label to weight (classes left out weigh 1).  The weights, times ``fit``'s
+        ``sample_weight``, weigh the rows of the selection: f* counts covered weight, a rule's errors
+        the weight of the rows it gets wrong, and ``error_budget`` (then any number >= 0) bounds that
+        weight.  The rule pool is grown from the unweighted rows (the trees propose candidates;
+        the weights act where rules are chosen).
     random_state : seeds the pool and the algorithm (``None``, an int or a ``RandomState``).
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
@@ -92,13 +100,14 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "max_depth": [Interval(Integral, 2, None, closed="left"), None],
         "complexity_budget": [Interval(Integral, 0, None, closed="left"), None],
-        "error_budget": [Interval(Integral, 0, None, closed="left"), None],
+        "error_budget": [Interval(Real, 0, None, closed="left"), None],  # a weight when rows are weighted
         "eps": [Interval(Real, 0, None, closed="left")],
         "algorithm": [str],  # a name of the solver registry: checked against it in fit
         "algorithm_params": [dict, None],
         "n_repeats": [Interval(Integral, 1, None, closed="left"), None],
         "source": [StrOptions(set(SOURCES)), None],
         "default_class": "no_validation",  # any label; checked against the classes of y in fit
+        "class_weight": [StrOptions({"balanced"}), dict, None],  # a dict's labels are checked against y in fit
         "random_state": ["random_state"],
         "encoder": [TableEncoder, None],
     }
@@ -115,6 +124,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         n_repeats=None,
         source=None,
         default_class=None,
+        class_weight=None,
         random_state=None,
         encoder=None,
     ):
@@ -127,6 +137,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.n_repeats = n_repeats
         self.source = source
         self.default_class = default_class
+        self.class_weight = class_weight
         self.random_state = random_state
         self.encoder = encoder
 
@@ -167,8 +178,16 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.encoder_ = None
         return pd.DataFrame(checked, columns=self._names(X, checked.shape[1]))
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the pool on (X, y) and select the rules; ``sample_weight`` (one non-negative weight per row,
+        or ``None``) weighs the rows of the selection, times ``class_weight``."""
         self._validate_params()
+        if self.error_budget is not None and self.class_weight is None and sample_weight is None and (
+            float(self.error_budget) != int(self.error_budget)
+        ):
+            raise ValueError(f"The 'error_budget' parameter of {type(self).__name__} must be a whole number >= 0 "
+                             "unless the rows are weighted (class_weight or sample_weight): it counts rows; "
+                             f"got {self.error_budget!r}")
         get_solver_class(self.algorithm)  # an unknown name: ValueError naming the registered ones
         try:
             check_params(self.algorithm, self.algorithm_params or {})
@@ -179,6 +198,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         self.default_class_ = self._default_class(y)
+        codes = np.searchsorted(self.classes_, y)
+        weights = row_weights(codes, list(self.classes_), self.class_weight,
+                              _check_sample_weight(sample_weight, checked) if sample_weight is not None else None)
         frame = self._fit_frame(X, checked)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
@@ -187,7 +209,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.pool_ = None
             self.result_ = None
             self.rules_ = RuleSet([])
-            self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps)
+            self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps, sample_weight=weights)
             self.report_.fallback = self.default_class_
             self.report_.target = getattr(y_named, "name", None)
             self.class_prior_ = self.fallback_proba_ = np.ones(1)
@@ -204,7 +226,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.pool_, frame, y,
             complexity_budget=self.complexity_budget, error_budget=self.error_budget,
             eps=self.eps, algorithm=self.algorithm, random_state=solve_seed,
-            algorithm_params=self.algorithm_params,
+            algorithm_params=self.algorithm_params, sample_weight=weights,
         )
         self.result_ = explanation.result
         self.report_ = explanation.report

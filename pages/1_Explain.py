@@ -126,16 +126,22 @@ with st.container(border=True):
             "best_tree": (best.complexity, tree.coverage, best.errors) if best is not None and tree is not None else None,
             "result": (last.result.complexity, last.result.coverage)
             if last is not None and settings_now.get("error_budget") == be and settings_now.get("eps") == eps_now
+            and settings_now.get("class_weight", "none") == "none"  # the frontier counts rows, unweighted
             else None,
         }
         entry = budgets.ensure_frontier(state, pool, bc=bc, be=be, eps=eps_now, bc_max=bc_max)
         budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
-    a1, a2, a3 = st.columns([3, 1, 1])
+    a1, a2, a3, a4 = st.columns([3, 1, 1, 1])
     algorithm = a1.selectbox("Algorithm", choices, index=choices.index(state.algorithm), key=Session.algorithm.key,
                              format_func=label)
     eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state.eps), step=0.1,
                           key=Session.eps.key, format="%.2f")
     seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state.seed), step=1, key=Session.seed.key)
+    class_weight = a4.selectbox("Class weight", app.CLASS_WEIGHT_CHOICES,
+                                index=app.CLASS_WEIGHT_CHOICES.index(state.class_weight), key=Session.class_weight.key,
+                                help="balanced: each row counts rows / (classes × rows of its class), so every class "
+                                     "weighs the same in the coverage; Be then bounds the weight of the rows the "
+                                     "rules get wrong.")
     defaults = algorithm_parameters(algorithm)
     if defaults:
         with st.expander(f"{label(algorithm)} parameters"):
@@ -177,18 +183,20 @@ def start_run(shown: dict) -> None:
     app.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
     name = shown["algorithm"]
     app.start_job(state, Session.job, [Task(name, shown["seed"])], complexity_budget=shown["bc"],
-                  error_budget=shown["be"], eps=shown["eps"], algorithm_params={name: shown["params"]})
+                  error_budget=shown["be"], eps=shown["eps"], algorithm_params={name: shown["params"]},
+                  class_weight=shown["class_weight"])
 
 
 with st.container(border=True):
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
     shown = {"pool_key": state.pool_key, "algorithm": algorithm, "seed": int(seed), "bc": int(bc), "be": int(be),
-             "eps": float(eps), "params": changed_parameters(state, algorithm)}
+             "eps": float(eps), "params": changed_parameters(state, algorithm), "class_weight": class_weight}
     r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
               on_click=start_run, args=(shown,))
     if not running:
-        r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}.")
+        r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}"
+                   + (", rows weighted by class (balanced)." if class_weight == "balanced" else "."))
 
     if running:
         live.stop_button(job, key="stop_run")
@@ -222,13 +230,17 @@ if explanation is not None and not running:
         bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
         st.markdown("**Selected rules**")
-        s0, s1, s2, s3, s4, s5 = st.columns(6)
+        s0, sb, s1, s2, s3, s4, s5 = st.columns(7)
         tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
         s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
                   delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
                          if bt_report else None),
                   delta_color="off" if tree_over else "normal",
                   help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
+        sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
+                  delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs best tree"
+                         if bt_report else None),
+                  delta_color="off" if tree_over else "normal", help=exports.BALANCED_HELP)
         s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
                   delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
                          if bt_report else None),
@@ -236,7 +248,10 @@ if explanation is not None and not running:
                   help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
                        "so it is only a reference." if tree_over else None)
         s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
-        s3.metric("Errors / budget", f"{result.errors} / {be_run}", help=f"{100 * result.errors / n_rows:.1f}% of the rows")
+        s3.metric("Errors / budget", f"{exports.count_text(result.errors)} / {be_run}",
+                  help=f"{100 * result.errors / n_rows:.1f}% of the rows"
+                  + (" (the weight of the rows the rules get wrong: rows weighted by class)"
+                     if run_settings.get("class_weight", "none") != "none" else ""))
         s4.metric("Rules", result.n_rules)
         s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
         st.caption(md_escape(exports.accuracy_text(report)))
@@ -244,8 +259,9 @@ if explanation is not None and not running:
         if bt_report is not None and best is not None:
             st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
                         f"{best.tree.splitter} splitter) for comparison")
-            t0, t1, t2, t3, t4, t5 = st.columns(6)
+            t0, tb, t1, t2, t3, t4, t5 = st.columns(7)
             t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
+            tb.metric("Balanced accuracy", f"{100 * bt_report.balanced_accuracy:.2f}%")
             t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
             t2.metric("Complexity c*", best.complexity)
             t3.metric("Errors e*", best.errors)

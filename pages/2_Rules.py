@@ -26,9 +26,10 @@ st.caption(
     f"{report.conflicting_pairs} conflicting pairs"
 )
 
-k0, k1, k2, k3, k4, k5 = st.columns(6)
+k0, kb, k1, k2, k3, k4, k5 = st.columns(7)
 k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
           help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
+kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=exports.BALANCED_HELP)
 k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
 k2.metric("Rows covered", f"{report.covered} / {report.n_rows}")
 k3.metric("Uncovered rows", report.n_uncovered)

@@ -64,7 +64,8 @@ with st.container(border=True):
         if limit:
             st.caption(f"The exact solver runs with its own time limit of {limit:g} s, as from the command line.")
     if start:
-        job = app.start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be, eps=eps)
+        job = app.start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be, eps=eps,
+                            class_weight=state.class_weight)
         running = not job.done
     elif not running:
         st.caption(f"{len(tasks)} runs, one after the other.")
@@ -90,7 +91,8 @@ if job is not None and job.done:
     done = frame[frame["status"].isin(["ok", "stopped", "optimal", "feasible", "over_budget"])] \
         if "status" in frame else frame
     st.subheader("Results")
-    st.caption(f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}")
+    st.caption(f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}, "
+               f"class weight: {job.class_weight or 'none'}")
     show = [c for c in frame.columns if c not in ("algorithm", "seed")]
     st.dataframe(frame[show], hide_index=True, width="stretch")
     if "gap to optimum (pp)" in frame:

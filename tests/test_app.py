@@ -636,3 +636,24 @@ def test_row_tables_give_uncovered_and_tied_rows_the_fallback_and_say_why():
         "a", "a (classes tie: ELSE)", "a (no rule fires: ELSE)", "a (no rule fires: ELSE)"]
     shown = rows.rows_frame(dataset, [1, 2], report)
     assert shown["voted class"].tolist() == ["a (classes tie: ELSE)", "a (no rule fires: ELSE)"]
+
+
+def test_class_weight_reaches_the_run_and_balanced_accuracy_is_shown(explained):
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_class_weight"] = "balanced"
+    at.run()
+    assert at.query_params.get("cw") == "balanced"  # kept in the link
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    ex = at.session_state["explanation"]
+    assert at.session_state["run_settings"]["class_weight"] == "balanced"
+    assert ex.report.settings["class_weight"] == "balanced" and ex.report.weighted is not None
+    assert ex.result.evaluation.total_weight is not None  # the selection weighed the rows
+    shown = next(m.value for m in at.metric if m.label == "Balanced accuracy")  # the selection's, before the tree's
+    assert shown == f"{100 * ex.report.balanced_accuracy:.2f}%"
+    at.switch_page("pages/2_Rules.py").run()
+    assert metric_values(at)["Balanced accuracy"] == f"{100 * ex.report.balanced_accuracy:.1f}%"
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_class_weight"] = "none"
+    at.run()

@@ -230,3 +230,28 @@ def test_explain_exports_sql_and_python_and_shows_accuracy_first(tmp_path, capsy
     # --format prints an export instead of the report
     assert main([*args, "--format", "sql"]) == 0
     assert capsys.readouterr().out.startswith("CASE\n")
+
+
+def test_explain_class_weight_balanced(capsys):
+    from sklearn.metrics import balanced_accuracy_score
+
+    from explainer.data import load_paper_dataset
+    from explainer.rules import parse_rule_text, rules_for_data
+
+    args = ["explain", "ecoli", "--depth", "3", "--complexity", "6", "--errors", "7.5", "--algorithm", "exact",
+            "--json", "--quiet"]
+    assert main(args + ["--class-weight", "balanced"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["settings"]["class_weight"] == "balanced"
+    assert d["weighted_errors"] <= 7.5 + 1e-9 and d["within_budgets"] is True
+    # balanced accuracy of the printed rules, recomputed from their text
+    ds = load_paper_dataset("ecoli")
+    parsed, fallback = parse_rule_text(d["rules_text"], labels=None)
+    rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
+    from explainer.report import evaluate_rules
+
+    predicted = evaluate_rules(rules, ds.X, ds.y, fallback=d["fallback_class"]).predicted
+    assert d["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(ds.y.astype(str), predicted.astype(str)))
+    # unweighted, the error budget counts rows: a whole number
+    assert main(args) == 2
+    assert "--errors counts rows" in capsys.readouterr().err

@@ -234,3 +234,36 @@ def test_rules_with_value_sets_are_evaluated_on_the_features_they_read():
     dense = pool.coverage[:, picked].toarray().astype(bool)
     for k, i in enumerate(picked):
         assert np.array_equal(np.sort(report.rows_covered_by(k)), np.flatnonzero(dense[:, k])), pool.rules[i].text
+
+
+def test_balanced_accuracy_by_hand():
+    # y = p p q q p q.  Votes: p, p, tie, q, q, q; the fallback (majority, ties to the first sorted: p)
+    # takes the tied row 2, a q row.  p (rows 0, 1, 4) gets 2 of 3 right, q (rows 2, 3, 5) 2 of 3.
+    rep = evaluate_rules(RULES, X, y, eps=1.0)
+    assert rep.fallback == "p"
+    assert rep.predicted.tolist() == ["p", "p", "p", "q", "q", "q"]
+    assert rep.accuracy == 4 / 6
+    assert rep.balanced_accuracy == (2 / 3 + 2 / 3) / 2
+    # one rule only: rows 3-5 are uncovered and get the fallback p, as accuracy counts them
+    one = evaluate_rules(RULES[:1], X, y)
+    assert one.predicted.tolist() == ["p", "p", "p", "p", "p", "p"]
+    assert one.accuracy == 3 / 6 and one.balanced_accuracy == (1.0 + 0.0) / 2
+    # an imbalanced table: 4 p, 1 q; a class absent from y (r) does not count
+    yi = np.array(["p", "p", "p", "q", "p", "p"])
+    rep_i = evaluate_rules(parse_rules("IF a <= 5 THEN CLASS=p\nIF a > 5 THEN CLASS=r\n"), X, yi)
+    # predicted p, p, p, p, p, r: p 4 of 5 right, q 0 of 1
+    assert rep_i.accuracy == 4 / 6 and rep_i.balanced_accuracy == (4 / 5 + 0 / 1) / 2
+    d = json.loads(rep.to_json())
+    assert d["balanced_accuracy"] == rep.balanced_accuracy
+    assert "balanced accuracy:  66.67%" in rep.to_text()
+
+
+def test_weighted_errors_and_coverage_by_hand():
+    # weights 1, 2, 3, 4, 5, 6.  Rule 1 errs on row 2 (3), rule 3 on row 4 (5): errors 8.
+    # every row covered (21), the conflict on row 2 weighs 3: f* = 21 - 3 = 18
+    rep = evaluate_rules(RULES, X, y, eps=1.0, error_budget=8, sample_weight=[1, 2, 3, 4, 5, 6])
+    assert rep.weighted_errors == 8 and rep.weighted_coverage == 18
+    assert rep.errors == 2  # rows still counted as rows
+    assert rep.within_budgets is True  # the budget bounds the weight 8
+    d = json.loads(rep.to_json())
+    assert d["weighted_errors"] == 8 and d["weighted_coverage"] == 18 and d["total_weight"] == 21

@@ -91,11 +91,13 @@ def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
     return fig
 
 
-COMPARE_METRICS = [("coverage %", "{:.2f}%"), ("complexity", "{:.0f}"), ("errors", "{:.0f}"), ("time (s)", "{:.2f}")]
+COMPARE_METRICS = [("coverage %", "{:.2f}%"), ("accuracy %", "{:.2f}%"), ("balanced accuracy %", "{:.2f}%"),
+                   ("complexity", "{:.0f}"), ("errors", "{:.0f}"), ("time (s)", "{:.2f}")]
 
 
 def comparison_dots(frame: pd.DataFrame) -> go.Figure:
-    """Coverage, complexity, errors and time of each run as labelled dots, one panel per metric.
+    """Coverage, accuracy, balanced accuracy, complexity, errors and time of each run as labelled dots, one
+    panel per metric.
 
     Each axis spans the values themselves (not from 0), so 92 % and 99 % look different,
     and every dot carries its value.

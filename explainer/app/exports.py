@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from explainer.app.text import label
@@ -33,6 +34,10 @@ def export_payloads(explanation: Explanation, dataset: Dataset | None = None) ->
     return {kind: out[kind] for kind in ("text", "json", "csv", "sql", "python")}
 
 
+BALANCED_HELP = ("The mean over the classes of the share of their rows that get their class (the vote, else the "
+                 "fallback): a class of few rows counts as much as a large one.")
+
+
 def accuracy_text(report: RuleSetReport) -> str:
     """One line under the result: what the accuracy counts, the class column and the fallback."""
     n = report.n_rows
@@ -43,6 +48,11 @@ def accuracy_text(report: RuleSetReport) -> str:
             f"uncovered and {report.n_ties} tied rows get the fallback class (ELSE CLASS={report.fallback}), "
             f"{report.fallback_right} of those {left} rightly. Coverage counts the rows a rule fires on, "
             "right or wrong.")
+
+
+def count_text(x) -> str:
+    """A count as the pages show it: a whole number as it is, a weight (weighted rows) with 4 significant digits."""
+    return f"{x:d}" if isinstance(x, (int, np.integer)) else f"{x:.4g}"
 
 
 def _safe_stem(name: str) -> str:
@@ -177,6 +187,7 @@ def comparison_frame(job, n_rows: int) -> pd.DataFrame:
             "algorithm": task.algorithm,
             "seed": task.seed,
             "accuracy %": round(100 * ex.report.accuracy, 2),
+            "balanced accuracy %": round(100 * ex.report.balanced_accuracy, 2),
             "coverage %": round(100 * r.coverage_score, 2),
             "f*": round(r.coverage, 2),
             "rules": r.n_rules,
@@ -202,12 +213,13 @@ def comparison_frame(job, n_rows: int) -> pd.DataFrame:
 def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: int, eps: float) -> list[str]:
     """Plain words for a result an analyst could misread: over the budgets, or a negative f*."""
     out = []
-    if result.complexity > complexity_budget or result.errors > error_budget:
+    slack = 1e-9 * max(1, n_rows)  # weighted errors are compared with the selection's tolerance
+    if result.complexity > complexity_budget or result.errors > error_budget + slack:
         over = []
         if result.complexity > complexity_budget:
             over.append(f"{result.complexity} conditions against a budget of {complexity_budget}")
-        if result.errors > error_budget:
-            over.append(f"{result.errors} errors against a budget of {error_budget}")
+        if result.errors > error_budget + slack:
+            over.append(f"{count_text(result.errors)} errors against a budget of {error_budget}")
         who = "ForEx++ ignores the budgets by design: it" if result.algorithm == "forex" else "This selection"
         out.append(f"{who} uses " + " and ".join(over) + ". The rules are shown, but they do not meet the "
                    "budgets; ForEx++ (trimmed) cuts them down to the budgets.")
@@ -224,7 +236,8 @@ def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: i
 def holdout_frame(report) -> pd.DataFrame:
     """Training and held-out rows side by side: rows, covered, coverage, errors, accuracy."""
     rows = [("rows", "n_rows", "{:d}"), ("covered rows", "covered", "{:d}"), ("coverage f*", "coverage_score", "%"),
-            ("errors", "errors", "{:d}"), ("voted right", "vote_accuracy", "%"),
+            ("errors", "errors", "{:d}"), ("accuracy", "accuracy", "%"),
+            ("balanced accuracy", "balanced_accuracy", "%"), ("voted right", "vote_accuracy", "%"),
             ("right when covered", "covered_accuracy", "%")]
     columns = {"training rows": report.metrics(), "held-out rows": report.holdout.metrics()}
     return pd.DataFrame(

@@ -352,8 +352,9 @@ class RunJob(Job):
 
     def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
                  eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None,
-                 alive: Callable[[], bool] | None = None, line: _Line | None = None):
+                 alive: Callable[[], bool] | None = None, line: _Line | None = None, class_weight: str | None = None):
         self.pool = pool
+        self.class_weight = class_weight
         self.dataset = dataset
         self.n_rows = dataset.n_rows
         self.tasks = list(tasks)
@@ -366,7 +367,7 @@ class RunJob(Job):
                              tasks=tuple(self.tasks), complexity_budget=self.complexity_budget,
                              error_budget=self.error_budget, eps=self.eps,
                              algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test,
-                             target=dataset.target)
+                             target=dataset.target, class_weight=class_weight)
         super().__init__(request, len(self.tasks), alive=alive, line=line)
         self._records: list[list] = [[] for _ in self.tasks]
         self.explanations: list[Explanation | None] = [None] * len(self.tasks)
@@ -376,6 +377,7 @@ class RunJob(Job):
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
             "eps": self.eps,
+            "class_weight": self.class_weight or "none",
         }
 
     def _take(self, kind, message):

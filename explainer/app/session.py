@@ -112,6 +112,7 @@ class Session:
     eps = Slot[float]("w_eps", 1.0)
     algorithm = Slot[str]("w_algorithm")
     seed = Slot[int]("w_seed", 0)
+    class_weight = Slot[str]("w_class_weight", "none")  # "none" or "balanced": how the runs weigh the rows
     cmp_algorithms = Slot[list]("w_cmp_algorithms")
     cmp_seeds = Slot[str]("w_cmp_seeds")
     explain_row = Slot[int]("w_explain_row")

@@ -42,6 +42,9 @@ PAGE_FILES = {name: path for path, name, _ in PAGES}
 
 SOURCE_KINDS = {"sample": "Bundled sample", "paper": "Paper data set", "upload": "Upload a CSV"}
 
+#: the class weights a run may use (the Explain page's choice; "none": every row counts 1)
+CLASS_WEIGHT_CHOICES = ("none", "balanced")
+
 #: URL parameter -> (session value, type, what a valid value is) of the settings kept in the URL.
 URL_SETTINGS = {
     "depth": (Session.pool_depth, int, lambda v: 2 <= v <= 10),
@@ -54,6 +57,7 @@ URL_SETTINGS = {
     "eps": (Session.eps, float, lambda v: 0 <= v <= 10),
     "alg": (Session.algorithm, str, lambda v: bool(v)),  # an unknown name falls back to the default on Explain
     "seed": (Session.seed, int, lambda v: 0 <= v < 2**31),
+    "cw": (Session.class_weight, str, lambda v: v in CLASS_WEIGHT_CHOICES),
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
 
@@ -302,7 +306,7 @@ def sidebar(state: Session, page: str) -> None:
             st.caption("Last explanation")
             r = explanation.result
             st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * explanation.report.accuracy:.1f}% accuracy · "
-                    f"{100 * r.coverage_score:.1f}% coverage")
+                    f"{100 * explanation.report.balanced_accuracy:.1f}% balanced · {100 * r.coverage_score:.1f}% coverage")
         running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]
@@ -327,13 +331,15 @@ def notice(state: Session) -> None:
 
 
 def start_job(state: Session, slot, tasks: list, *, complexity_budget, error_budget, eps,
-              algorithm_params: dict | None = None) -> jobs.RunJob:
-    """Start a run of ``tasks`` on the session's pool and data, replacing (and stopping) the job in ``slot``."""
+              algorithm_params: dict | None = None, class_weight: str = "none") -> jobs.RunJob:
+    """Start a run of ``tasks`` on the session's pool and data, replacing (and stopping) the job in ``slot``
+    (``class_weight``: ``"none"`` or ``"balanced"``, how the selection weighs the rows)."""
     _stop(state.get(slot))
     split = state.split
     holdout = (split.X_test, split.y_test) if split is not None and split.X_test is not None else None
     data = split.train if split is not None else state.dataset
     job = jobs.RunJob(state.pool, data, tasks, complexity_budget=complexity_budget, error_budget=error_budget,
-                      eps=eps, algorithm_params=algorithm_params, holdout=holdout, alive=state.alive())
+                      eps=eps, algorithm_params=algorithm_params, holdout=holdout, alive=state.alive(),
+                      class_weight=None if class_weight == "none" else class_weight)
     state.put(slot, job)
     return job.start()

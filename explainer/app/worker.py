@@ -71,6 +71,7 @@ class RunRequest:
     X_test: pd.DataFrame | None = None  # held-out rows (never in the pool), reported beside the training rows
     y_test: np.ndarray | None = None
     target: str | None = None  # the class column, named in the report
+    class_weight: str | None = None  # None or "balanced": how the selection weighs the rows
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
                 fingerprint=request.fingerprint,
                 algorithm_params=request.algorithm_params.get(task.algorithm),
                 target=request.target,
+                class_weight=request.class_weight,
                 **held,
             )
         except Exception as exc:  # reported on the page, never a traceback there

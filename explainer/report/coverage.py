@@ -88,6 +88,19 @@ class RuleCoverage:
         total = counts.sum(axis=0)
         return int((total * total - (counts * counts).sum(axis=0)).sum()) // 2
 
+    def weighted_totals(self, w: np.ndarray) -> tuple[float, float, float]:
+        """(covered weight, weighted conflicting pairs, weight of the rows each rule gets wrong, summed)
+        for row weights ``w``: the weighted problem's covered rows, pairs and errors."""
+        w = np.asarray(w, dtype=float)
+        counts = self.class_counts.astype(np.int64)
+        total = counts.sum(axis=0)
+        pairs = (total * total - (counts * counts).sum(axis=0)) // 2
+        errors = 0.0
+        for i in range(self.n_rules):  # one rule's bits at a time: memory linear in rows
+            rows = np.unpackbits(self.bits[i], count=self.n_rows).astype(bool)
+            errors += float(w[rows & (self.y != self.rule_class[i])].sum())
+        return float(w[total > 0].sum()), float(pairs @ w), errors
+
     def conflicts(self) -> np.ndarray:
         """(R,) per rule: the (other rule, row) incidences where a rule of another class fires on its rows."""
         others = self.total[None, :] - self.class_counts  # (K, N): firing rules of another class than k

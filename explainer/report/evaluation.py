@@ -5,7 +5,11 @@ rules of the set.  Totals: complexity, errors, covered rows, conflicting pairs,
 coverage f* and coverage score f*/N, with the paper's definitions (the same
 numbers :class:`~explainer.selection.problem.SelectionProblem` gives, which the
 tests check).  Each row also gets the class voted by the rules that fire on it
-(ties and uncovered rows are reported).  Memory and time are linear in rows
+(ties and uncovered rows are reported).  Accuracy is reported beside balanced accuracy (the mean
+over the classes present in ``y`` of the share of their rows that get their class: uncovered and
+tied rows count as ``predict`` gives them, the fallback class).  With row weights
+(``sample_weight``) the report still counts rows, and adds the weighted errors and f* the
+selection was bound by.  Memory and time are linear in rows
 times rules (:class:`~explainer.report.coverage.RuleCoverage`): the rules that
 conflict with one rule, or the rows it covers, are listed on demand.
 """
@@ -81,6 +85,9 @@ class RuleSetReport:
     settings: dict = field(default_factory=dict)
     fallback: object = None  # the class of rows no rule covers, or where classes tie (``ELSE CLASS=...``)
     target: str | None = None  # the name of the class column
+    sample_weight: np.ndarray | None = None  # the rows' weights in the selection (None: unweighted)
+    #: (covered weight, weighted pairs, weighted errors), when weighted
+    weighted: tuple[float, float, float] | None = None
 
     @property
     def n_rules(self) -> int:
@@ -105,6 +112,7 @@ class RuleSetReport:
             "vote_accuracy": self.vote_accuracy,
             "covered_accuracy": self.covered_accuracy,
             "accuracy": self.accuracy,
+            "balanced_accuracy": self.balanced_accuracy,
             "fallback_right": self.fallback_right,
         }
 
@@ -119,6 +127,23 @@ class RuleSetReport:
     def accuracy(self) -> float:
         """Share of all rows that get the right class (the vote, else the fallback): ``predict``'s accuracy."""
         return float(np.mean(self.predicted.astype(str) == self.y.astype(str))) if self.n_rows else 0.0
+
+    @property
+    def balanced_accuracy(self) -> float:
+        """Mean over the classes present in ``y`` of the share of their rows that get their class (the vote,
+        else the fallback, as :attr:`accuracy` counts them): macro recall, scikit-learn's
+        ``balanced_accuracy_score`` of :attr:`predicted`."""
+        return balanced_accuracy(self.y, self.predicted)
+
+    @property
+    def weighted_errors(self) -> float | None:
+        """The weight of the rows each rule gets wrong, summed (what the error budget bounds when weighted)."""
+        return None if self.weighted is None else self.weighted[2]
+
+    @property
+    def weighted_coverage(self) -> float | None:
+        """f* with the rows' weights: covered weight - eps x weighted conflicting pairs."""
+        return None if self.weighted is None else self.weighted[0] - self.eps * self.weighted[1]
 
     @property
     def fallback_right(self) -> int:
@@ -165,7 +190,11 @@ class RuleSetReport:
         if self.complexity_budget is None and self.error_budget is None:
             return None
         ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
-        ok_e = self.error_budget is None or self.errors <= self.error_budget
+        if self.weighted is None:
+            ok_e = self.error_budget is None or self.errors <= self.error_budget
+        else:  # the budget bounds a weight: compared as the selection compares it
+            ok_e = self.error_budget is None or self.weighted_errors <= self.error_budget + 1e-9 * max(
+                1.0, float(np.sum(self.sample_weight)))
         return ok_c and ok_e
 
     def uncovered_rows(self) -> np.ndarray:
@@ -225,6 +254,7 @@ class RuleSetReport:
             "tied_rows": self.n_ties,
             "vote_accuracy": self.vote_accuracy,
             "accuracy": self.accuracy,
+            "balanced_accuracy": self.balanced_accuracy,
             "fallback_class": _plain(self.fallback),
             "else_text": self.else_text,
             "fallback_right": self.fallback_right,
@@ -234,6 +264,10 @@ class RuleSetReport:
             "within_budgets": self.within_budgets,
             "rules": [m.to_dict() for m in self.per_rule],
         }
+        if self.weighted is not None:
+            out["weighted_errors"] = self.weighted_errors
+            out["weighted_coverage"] = self.weighted_coverage
+            out["total_weight"] = float(np.sum(self.sample_weight))
         if self.test_accuracy is not None:
             out["test_accuracy"] = self.test_accuracy
             out["test_rows"] = self.test_rows
@@ -262,6 +296,8 @@ class RuleSetReport:
             f"target column:      {self.target if self.target is not None else '(not named)'}",
             f"accuracy:           {pct(right, n)} ({right} of {n} rows get their true class: the vote of the "
             f"rules that fire, else {fallback})",
+            f"balanced accuracy:  {100 * self.balanced_accuracy:.2f}% (the mean over the classes of the share "
+            f"of their rows right)",
             f"  voted right:      {voted} of {covered - self.n_ties} rows with a majority among the rules",
             f"  uncovered rows:   {self.n_uncovered} (no rule fires; they get {fallback})",
             f"  tied rows:        {self.n_ties} (classes tie among the rules; they get {fallback})",
@@ -277,11 +313,19 @@ class RuleSetReport:
         lines += [
             f"rules:              {self.n_rules}",
             f"complexity:         {self.complexity}{cb}",
-            f"errors:             {self.errors}{eb}",
+            f"errors:             {self.errors}{'' if self.weighted is not None else eb}",
             f"covered rows:       {self.covered} / {self.n_rows}",
             f"conflicting pairs:  {self.conflicting_pairs}",
             f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
         ]
+        if self.weighted is not None:
+            total = float(np.sum(self.sample_weight))
+            f_w = self.weighted_coverage
+            lines += [
+                f"weighted errors:    {self.weighted_errors:.4g}{eb} (the weight of the rows the rules get wrong)",
+                f"weighted f*:        {f_w:.4g} ({100 * f_w / total if total else 0.0:.2f}% of the weight "
+                f"{total:.4g})",
+            ]
         if self.holdout is not None:
             lines += ["", self.holdout_text()]
         return "\n".join(lines) + "\n"
@@ -296,6 +340,7 @@ class RuleSetReport:
             ("errors", "errors", "{:d}"),
             ("conflicting pairs", "conflicting_pairs", "{:d}"),
             ("accuracy", "accuracy", "pct"),
+            ("balanced accuracy", "balanced_accuracy", "pct"),
             ("voted right", "vote_accuracy", "pct"),
             ("right when covered", "covered_accuracy", "pct"),
         ]
@@ -334,6 +379,17 @@ class RuleSetReport:
             "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "",
         }
         return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True))
+
+
+def balanced_accuracy(y_true, y_pred) -> float:
+    """Mean over the classes present in ``y_true`` of the share of their rows predicted as that class
+    (labels compared as text; 0.0 without rows)."""
+    t = np.asarray(y_true).astype(str)
+    if not t.size:
+        return 0.0
+    right = t == np.asarray(y_pred).astype(str)
+    recalls = [float(np.mean(right[t == label])) for label in np.unique(t)]
+    return float(np.mean(recalls))
 
 
 def _percent(k: int, m: int) -> str:
@@ -402,11 +458,13 @@ def evaluate_rules(
     settings: dict | None = None,
     fallback=None,
     target: str | None = None,
+    sample_weight=None,
 ) -> RuleSetReport:
     """Full metrics report of ``rules`` on ``(X, y)``; class labels are compared as strings.
 
     ``fallback`` is the class of rows no rule covers or where classes tie (default: the most
-    frequent class of ``y``, as the estimator's); ``target`` names the class column.  One pass
+    frequent class of ``y``, as the estimator's); ``target`` names the class column;
+    ``sample_weight`` (one per row of ``y``, or ``None``) adds the weighted errors and f*.  One pass
     over the rules, each evaluated on every row once: time and memory grow with rows times rules
     (one bit each), never with pairs of rules.
     """
@@ -457,6 +515,11 @@ def evaluate_rules(
         fallback=majority_class(y) if fallback is None else fallback,
         target=target,
     )
+    if sample_weight is not None:
+        report.sample_weight = np.asarray(sample_weight, dtype=float).ravel()
+        if report.sample_weight.shape != (len(y),):
+            raise ValueError(f"sample_weight needs one weight per row ({len(y)})")
+        report.weighted = firing.weighted_totals(report.sample_weight)
     if X_test is not None and y_test is not None:
         report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps, fallback=report.fallback)
         report.test_accuracy = report.holdout.vote_accuracy

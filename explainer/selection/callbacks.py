@@ -131,7 +131,7 @@ class ProgressBar(Callback):
 
     def on_start(self, algorithm, problem):
         self.algorithm = algorithm
-        self.n_rows = problem.n_rows
+        self.n_rows = problem.total_weight  # N, or the rows' total weight: f* of full coverage
 
     def on_generation(self, record):
         total = record.max_generations

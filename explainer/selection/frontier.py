@@ -106,6 +106,7 @@ class Frontier(Sequence):
     n_rows: int
     eps: float
     time_s: float = 0.0
+    total_weight: float | None = None  # the rows' total weight when they are weighted (f* of every row covered)
     stopped: bool = False  # the callback asked to stop before the end of the range
     settings: dict = field(default_factory=dict)
 
@@ -148,7 +149,7 @@ class Frontier(Sequence):
         if not self.points:
             return None
         ref = self.max_coverage if reference is None else float(reference)
-        need = ref - tolerance / 100.0 * self.n_rows
+        need = ref - tolerance / 100.0 * (self.n_rows if self.total_weight is None else self.total_weight)
         for p in self.points:
             if p.coverage >= need - _TOL:
                 return p
@@ -185,11 +186,11 @@ class Frontier(Sequence):
         swept = "Bc" if self.axis == "complexity" else "Be"
         fixed = "Be" if self.axis == "complexity" else "Bc"
         lines = [f"{swept:>5s} {'coverage':>9s} {'f*':>9s} {'bound':>9s} {'rules':>5s} {'compl.':>6s} "
-                 f"{'errors':>6s}  {'optimal':7s} found by ({fixed} = {self.fixed_budget})"]
+                 f"{'errors':>6s}  {'optimal':7s} found by ({fixed} = {_count(self.fixed_budget)})"]
         for p in self.points:
             lines.append(
                 f"{self.budget_of(p):5d} {100 * p.coverage_score:8.2f}% {p.coverage:9g} {p.bound:9g} "
-                f"{p.n_rules:5d} {p.complexity:6d} {p.errors:6d}  {'yes' if p.proven_optimal else 'no':7s} "
+                f"{p.n_rules:5d} {p.complexity:6d} {_count(p.errors):>6s}  {'yes' if p.proven_optimal else 'no':7s} "
                 f"{p.algorithm}"
             )
         lines.append(f"{len(self.points)} points, {self.n_proven} proven optimal, {self.time_s:.2f}s"
@@ -204,11 +205,20 @@ class Frontier(Sequence):
 
 # ------------------------------------------------------------------ helpers
 def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> int:
-    """Rows covered by some usable rule: an upper bound on f* (conflicts only subtract)."""
+    """Rows covered by some usable rule (their weight when weighted): an upper bound on f* (conflicts only
+    subtract)."""
     usable = usable_rules(problem) if usable is None else usable
     if not usable.any():
         return 0
-    return int(np.count_nonzero(problem.coverage_sparse[:, np.flatnonzero(usable)].getnnz(axis=1)))
+    hit = problem.coverage_sparse[:, np.flatnonzero(usable)].getnnz(axis=1) > 0
+    if problem.row_weight is not None:
+        return float(problem.row_weight[hit].sum())
+    return int(np.count_nonzero(hit))
+
+
+def _count(x) -> str:
+    """A count as the frontier's table prints it: an integer as it is, a weight with 4 significant digits."""
+    return f"{x:d}" if isinstance(x, (int, np.integer)) else f"{x:.4g}"
 
 
 def local_search(problem: SelectionProblem, selection, usable: np.ndarray | None = None) -> np.ndarray:
@@ -301,7 +311,8 @@ def frontier(
         raise ValueError(f"budget range must be 0 <= low <= high, got {lo}..{hi}")
     if int(budget) < 0:
         raise ValueError("budgets must be >= 0")
-    fixed = int(budget)
+    # a fixed error budget of weighted rows is a weight, not rounded
+    fixed = float(budget) if axis == "complexity" and base.row_weight is not None else int(budget)
     seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
     if any(s.shape != (base.n_rules,) for s in seed_list):
         raise ValueError("each seed selection needs one entry per rule")
@@ -390,6 +401,7 @@ def frontier(
     result = Frontier(
         points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
         time_s=time.perf_counter() - t_start, stopped=stopped,
+        total_weight=None if base.row_weight is None else base.total_weight,
         settings={"budget_range": [lo, hi], "random_state": random_state, "exact_time_limit": exact_time_limit,
                   "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit,
                   "qga_params": qga_params},
@@ -419,9 +431,12 @@ def lifted(result: Frontier, known) -> Frontier:
     once it reaches its bound.  So a frontier is never below a selection already known.
     """
     known = sorted(known, key=lambda k: -float(k.coverage))
+    # weighted errors are floats: compared with the problem's tolerance (0 unweighted)
+    tol = 0 if result.total_weight is None else 1e-9 * max(1.0, result.total_weight)
     points = []
     for p in result.points:
-        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget), None)
+        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget + tol),
+                      None)
         if better is not None and float(better.coverage) > p.coverage + _TOL:
             p = FrontierPoint(
                 complexity_budget=p.complexity_budget, error_budget=p.error_budget, evaluation=better.evaluation,
@@ -431,7 +446,8 @@ def lifted(result: Frontier, known) -> Frontier:
             )
         points.append(p)
     return Frontier(points=points, axis=result.axis, fixed_budget=result.fixed_budget, n_rows=result.n_rows,
-                    eps=result.eps, time_s=result.time_s, stopped=result.stopped, settings=dict(result.settings))
+                    eps=result.eps, time_s=result.time_s, stopped=result.stopped, settings=dict(result.settings),
+                    total_weight=result.total_weight)
 
 
 def _backward_pass(base: SelectionProblem, points: list[FrontierPoint], callback) -> None:

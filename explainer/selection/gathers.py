@@ -6,7 +6,8 @@ index arrays built per call.  On a large table (tens of thousands of rows,
 millions of nonzeros) the products' float conversions, temporaries and
 output allocations cost several times the pass itself; the loops here visit
 each nonzero once and add integers.  Every entry is an integer count, so the
-numbers are exactly those of the products they replace.
+numbers are exactly those of the products they replace.  Weighted (``w``: the rows'
+weights), a row adds its weight where it added 1 (:func:`explainer.selection.loops._weight`).
 
 Compiled by numba on first use and cached beside this file.
 """
@@ -16,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from explainer.selection.loops import _weight
+
 
 @njit(cache=True, nogil=True)
-def rules_per_row_set(row_sets, rows, n_sets, r_ptr, r_idx, n_rules):
+def rules_per_row_set(row_sets, rows, n_sets, r_ptr, r_idx, n_rules, w=None):
     """n_sets x M: entry (s, b) = #i with ``row_sets[i] == s`` whose row ``rows[i]`` rule b covers.
 
     ``r_ptr``/``r_idx``: the coverage as CSR (the rules of row j are ``r_idx[r_ptr[j]:r_ptr[j+1]]``).
@@ -27,13 +30,14 @@ def rules_per_row_set(row_sets, rows, n_sets, r_ptr, r_idx, n_rules):
     for i in range(rows.size):
         j = rows[i]
         s = row_sets[i]
+        wj = _weight(w, j)
         for p in range(r_ptr[j], r_ptr[j + 1]):
-            out[s, r_idx[p]] += 1.0
+            out[s, r_idx[p]] += wj
     return out
 
 
 @njit(cache=True, nogil=True)
-def owners_per_column(owner, cols, n_sets, indptr, indices):
+def owners_per_column(owner, cols, n_sets, indptr, indices, w=None):
     """n_sets x |cols|: entry (s, j) = #rows of rule ``cols[j]`` whose ``owner`` is s (-1: none)."""
     out = np.zeros((n_sets, cols.size))
     for j in range(cols.size):
@@ -41,12 +45,12 @@ def owners_per_column(owner, cols, n_sets, indptr, indices):
         for p in range(indptr[b], indptr[b + 1]):
             o = owner[indices[p]]
             if o >= 0:
-                out[o, j] += 1.0
+                out[o, j] += _weight(w, indices[p])
     return out
 
 
 @njit(cache=True, nogil=True)
-def zero_one_sums(total, r_ptr, r_idx, n_rules):
+def zero_one_sums(total, r_ptr, r_idx, n_rules, w=None):
     """Per rule b: (#rows of b covered 0 times, #rows of b covered once).
 
     Row by row over the coverage as CSR (``r_ptr``/``r_idx``), skipping the rows covered twice or
@@ -57,16 +61,18 @@ def zero_one_sums(total, r_ptr, r_idx, n_rules):
     for j in range(total.size):
         t = total[j]
         if t == 0:
+            wj = _weight(w, j)
             for p in range(r_ptr[j], r_ptr[j + 1]):
-                X0[r_idx[p]] += 1.0
+                X0[r_idx[p]] += wj
         elif t == 1:
+            wj = _weight(w, j)
             for p in range(r_ptr[j], r_ptr[j + 1]):
-                X1[r_idx[p]] += 1.0
+                X1[r_idx[p]] += wj
     return X0, X1
 
 
 @njit(cache=True, nogil=True)
-def count_sums(total, per_class, rule_class, r_ptr, r_idx, n_rules):
+def count_sums(total, per_class, rule_class, r_ptr, r_idx, n_rules, w=None):
     """Per rule b: (rows covered 0 times, covered once, rules firing, rules of b's class firing),
     summed over b's rows: the sums ``C' [z0 z1 n c_own]`` of the move scorer.  Row by row over
     the coverage as CSR, like :func:`zero_one_sums`."""
@@ -76,14 +82,15 @@ def count_sums(total, per_class, rule_class, r_ptr, r_idx, n_rules):
     Xo = np.zeros(n_rules)
     for j in range(total.size):
         t = total[j]
+        wj = _weight(w, j)
         for p in range(r_ptr[j], r_ptr[j + 1]):
             b = r_idx[p]
             if t == 0:
-                X0[b] += 1.0
+                X0[b] += wj
             elif t == 1:
-                X1[b] += 1.0
-            Xt[b] += t
-            Xo[b] += per_class[j, rule_class[b]]
+                X1[b] += wj
+            Xt[b] += t * wj
+            Xo[b] += per_class[j, rule_class[b]] * wj
     return X0, X1, Xt, Xo
 
 

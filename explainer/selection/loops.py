@@ -9,6 +9,11 @@ loops here visit each row or pair once.  Every quantity is an integer count
 (held in float64 where the scorer's sums are), so the numbers are exactly
 those of the vectorised formulas they replaced.
 
+Row weights: every loop that sums over rows takes ``w``, the problem's row weights or ``None``.
+numba compiles a version per argument type and prunes the ``w is None`` branch of
+:func:`_weight`, so the unweighted loops are the integer loops they were; weighted, a row adds
+its weight where it added 1.
+
 Compiled by numba on first use and cached beside this file.
 """
 
@@ -20,27 +25,45 @@ from numba import njit
 
 # ------------------------------------------------------------ selection counts
 @njit(cache=True, nogil=True)
-def rule_delta(i, selected, indptr, indices, k, total, per_class):
-    """(change in covered rows, change in conflicting pairs) if rule i (of class k) were flipped."""
-    dc = 0
-    dp = 0
+def _weight(w, row):
+    """What row ``row`` counts: 1 unweighted (``w`` None: an integer), else its weight."""
+    if w is None:
+        return 1
+    return w[row]
+
+
+@njit(cache=True, nogil=True)
+def _zero(w):
+    """The zero a row sum starts from: an integer unweighted, a float weighted."""
+    if w is None:
+        return 0
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def rule_delta(i, selected, indptr, indices, k, total, per_class, w=None):
+    """(change in covered rows, change in conflicting pairs) if rule i (of class k) were flipped
+    (weighted by the rows' weights ``w`` unless ``None``)."""
+    dc = _zero(w)
+    dp = _zero(w)
     for p in range(indptr[i], indptr[i + 1]):
         row = indices[p]
         n = total[row]
         other = n - per_class[row, k]  # rules of another class firing on the row
+        wr = _weight(w, row)
         if selected:
-            dc -= n == 1
-            dp -= other
+            dc -= wr * (n == 1)
+            dp -= wr * other
         else:
-            dc += n == 0
-            dp += other
+            dc += wr * (n == 0)
+            dp += wr * other
     return dc, dp
 
 
 @njit(cache=True, nogil=True)
-def flip_rule(i, selected, indptr, indices, k, total, per_class):
+def flip_rule(i, selected, indptr, indices, k, total, per_class, w=None):
     """Flip rule i (of class k) in the per-row counts, in place; returns :func:`rule_delta` before the flip."""
-    dc, dp = rule_delta(i, selected, indptr, indices, k, total, per_class)
+    dc, dp = rule_delta(i, selected, indptr, indices, k, total, per_class, w)
     sign = -1 if selected else 1
     for p in range(indptr[i], indptr[i + 1]):
         row = indices[p]
@@ -50,25 +73,26 @@ def flip_rule(i, selected, indptr, indices, k, total, per_class):
 
 
 @njit(cache=True, nogil=True)
-def first_fit_adds(order, r, indptr, indices, rule_class, lengths, errors, slack_l, slack_e, eps, total, per_class):
+def first_fit_adds(order, r, indptr, indices, rule_class, lengths, errors, slack_l, slack_e, eps, total, per_class,
+                   w=None):
     """Add, in ``order``, each unselected rule that fits the slack of both budgets and raises f*.
 
     Updates ``r`` and the counts in place; returns (rules checked, covered rows, conflicting pairs,
     complexity, errors) gained.
     """
     checks = 0
-    covered = 0
-    pairs = 0
+    covered = _zero(w)
+    pairs = _zero(w)
     used_l = 0
-    used_e = 0
+    used_e = errors[:0].sum()
     for i in order:
         if r[i] or lengths[i] > slack_l - used_l or errors[i] > slack_e - used_e:
             continue
         checks += 1
         k = rule_class[i]
-        dc, dp = rule_delta(i, False, indptr, indices, k, total, per_class)
+        dc, dp = rule_delta(i, False, indptr, indices, k, total, per_class, w)
         if dc - eps * dp > 0:
-            flip_rule(i, False, indptr, indices, k, total, per_class)
+            flip_rule(i, False, indptr, indices, k, total, per_class, w)
             r[i] = True
             covered += dc
             pairs += dp
@@ -78,7 +102,7 @@ def first_fit_adds(order, r, indptr, indices, rule_class, lengths, errors, slack
 
 
 @njit(cache=True, nogil=True)
-def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, eps):
+def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, eps, w=None):
     """f* change of ``n`` moves, move ``vid[t]`` flipping rule ``rules[t]`` (each rule once per move).
 
     Per move, the firing counts of the rows its rules cover are updated in a
@@ -86,8 +110,8 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
     over those rows: O(rows covered by the flipped rules x classes).
     """
     N, K = per_class.shape
-    d_cov = np.zeros(n, np.int64)
-    d_pairs = np.zeros(n, np.int64)
+    d_cov = np.zeros(n, np.int64) + _zero(w)  # int64 unweighted, float64 weighted
+    d_pairs = np.zeros(n, np.int64) + _zero(w)
     dt = np.zeros(N, np.int64)
     dpc = np.zeros((N, K), np.int64)
     seen = np.zeros(N, np.bool_)
@@ -114,7 +138,8 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
             row = touched[q]
             t_old = total[row]
             t_new = t_old + dt[row]
-            d_cov[v] += (t_new > 0) - (t_old > 0)
+            wr = _weight(w, row)
+            d_cov[v] += wr * ((t_new > 0) - (t_old > 0))
             sq_old = 0
             sq_new = 0
             for c in range(K):
@@ -123,7 +148,7 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
                 sq_old += old * old
                 sq_new += new * new
                 dpc[row, c] = 0
-            d_pairs[v] += ((t_new * t_new - sq_new) - (t_old * t_old - sq_old)) // 2
+            d_pairs[v] += wr * (((t_new * t_new - sq_new) - (t_old * t_old - sq_old)) // 2)
             dt[row] = 0
             seen[row] = False
     out = np.empty(n)
@@ -134,7 +159,7 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
 
 @njit(cache=True, nogil=True)
 def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indices, rule_class, lengths, errors,
-                     slack_l, slack_e, eps, cost, tol):
+                     slack_l, slack_e, eps, cost, tol, w=None):
     """Up to ``limit`` best adds among ``cand`` by the lazy greedy, applied in place (see
     :func:`explainer.selection.solvers.local_search.lazy_adds`).
 
@@ -149,7 +174,8 @@ def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indi
     fresh = np.zeros(n, np.bool_)
     stale = np.empty(n, np.int64)
     done, batch = 0, batch0
-    covered, pairs, used_l, used_e = 0, 0, 0, 0
+    covered, pairs, used_l = _zero(w), _zero(w), 0
+    used_e = errors[:0].sum()
     while done < limit:
         # budgets only shrink while adding: a candidate that does not fit now never will
         best, kb, top, kt, n_stale = -1, -np.inf, -1, -np.inf, 0
@@ -171,7 +197,7 @@ def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indi
             break
         if best >= 0 and (top < 0 or kb > kt + 1e-12 or (kb >= kt - 1e-12 and best < top)):
             i = cand[best]
-            dc, dp = flip_rule(i, False, indptr, indices, rule_class[i], total, per_class)
+            dc, dp = flip_rule(i, False, indptr, indices, rule_class[i], total, per_class, w)
             r[i] = True
             covered += dc
             pairs += dp
@@ -201,7 +227,7 @@ def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indi
                     m += 1
             pick = top_b[:m]
         rules = cand[pick]
-        g = move_gains(np.arange(pick.size), rules, pick.size, r, total, per_class, indptr, indices, rule_class, eps)
+        g = move_gains(np.arange(pick.size), rules, pick.size, r, total, per_class, indptr, indices, rule_class, eps, w)
         for q in range(pick.size):
             t = pick[q]
             key[t] = g[q] - cost[rules[q]]
@@ -315,7 +341,7 @@ def pair_bounds(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
 
 @njit(cache=True, nogil=True)
 def swap_scores(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k, eps, owner, cost, indptr, indices,
-                tol):
+                tol, w=None):
     """Exact gains and scores of the swaps whose bound can augment.
 
     Returns (live, G, score): ``live`` the positions in ``cols`` with at least
@@ -343,7 +369,7 @@ def swap_scores(S, cols, gmat, slot, L, E, slack_l, slack_e, gdrop, gadd, X1, k,
         for p in range(indptr[b], indptr[b + 1]):
             o = owner[indices[p]]
             if o >= 0:
-                D1[o, jj] += 1.0
+                D1[o, jj] += _weight(w, indices[p])
     G = np.empty((nS, n_live))
     score = np.empty((nS, n_live))
     for i in range(nS):
@@ -413,12 +439,14 @@ def crossing_rows(t_old, t_new):
 
 
 @njit(cache=True, nogil=True)
-def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx):
-    """``C'z0`` and ``C'z1`` for the counts ``t_new`` from those for ``t_old``, over the crossing ``rows``."""
+def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx, w=None):
+    """``C'z0`` and ``C'z1`` for the counts ``t_new`` from those for ``t_old``, over the crossing ``rows``
+    (``C' diag(w) z`` weighted)."""
     X0, X1 = X0.copy(), X1.copy()
     for j in rows:
-        d0 = (1.0 if t_new[j] == 0 else 0.0) - (1.0 if t_old[j] == 0 else 0.0)
-        d1 = (1.0 if t_new[j] == 1 else 0.0) - (1.0 if t_old[j] == 1 else 0.0)
+        wj = _weight(w, j)
+        d0 = wj * ((1.0 if t_new[j] == 0 else 0.0) - (1.0 if t_old[j] == 0 else 0.0))
+        d1 = wj * ((1.0 if t_new[j] == 1 else 0.0) - (1.0 if t_old[j] == 1 else 0.0))
         for p in range(r_ptr[j], r_ptr[j + 1]):
             b = r_idx[p]
             X0[b] += d0

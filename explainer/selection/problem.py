@@ -12,6 +12,16 @@ for one row with n_j chosen rules firing, c_jk of them of class k, the row holds
 (n_j^2 - sum_k c_jk^2) / 2 conflicting pairs.  So f* never needs Q itself: it is
 computed from per-row counts, which also makes a single flip cost O(support).
 
+Row weights (``sample_weight``): with weights w_j >= 0, a covered row counts w_j and a
+conflicting pair on row j counts eps w_j, so f*(r) = sum_j w_j [row j covered] -
+eps sum_j w_j (conflicting pairs on row j), and a rule's errors E_i are the weight of the rows it
+misclassifies (the error budget bounds that weight; the complexity budget is unchanged).
+Unweighted (``sample_weight=None``), every count is an integer exactly as before; weighted, the
+row-based metrics (covered, conflicting pairs, errors, the error budget) are floats, and the
+error budget is compared with a tolerance (:attr:`SelectionProblem.error_limit`) so that sums
+taken in different orders never tip a selection over it.  The firing counts per row stay integers
+either way; weights enter only where rows are summed.
+
 A budget of ``None`` is stored as :data:`UNBOUNDED`, so every budget compares as a number;
 :attr:`SelectionProblem.fits_alone` marks the rules that keep both budgets on their own (what
 every solver starts from); :class:`Evaluation` holds the metrics of one selection.
@@ -47,11 +57,13 @@ class Evaluation:
     feasible: bool  # within the budgets of the problem that evaluated it
     n_rules: int
     n_rows: int
+    total_weight: float | None = None  # sum of the row weights (None: unweighted, every row counts 1)
 
     @property
     def coverage_score(self) -> float:
-        """f* / N."""
-        return self.coverage / self.n_rows if self.n_rows else 0.0
+        """f* / N (f* / total weight when the rows are weighted)."""
+        total = self.n_rows if self.total_weight is None else self.total_weight
+        return self.coverage / total if total else 0.0
 
 
 class _shared_cache(cached_property):
@@ -78,6 +90,8 @@ class SelectionProblem:
     lengths : (M,) rule lengths L(R_i).
     complexity_budget, error_budget : Bc and Be (``None`` means unbounded).
     eps : conflict penalty (the paper uses 1).
+    sample_weight : (N,) non-negative finite row weights, or ``None`` (every row counts 1, and
+        every metric is an integer count as without weights).
     """
 
     def __init__(
@@ -90,6 +104,7 @@ class SelectionProblem:
         error_budget=None,
         eps: float = 1.0,
         n_classes: int | None = None,
+        sample_weight=None,
     ):
         cov = sp.csc_matrix(coverage, dtype=np.float32)
         cov.sum_duplicates()
@@ -115,18 +130,60 @@ class SelectionProblem:
             raise ValueError("eps must be >= 0")
         self.indptr = cov.indptr.astype(np.int64)
         self.indices = cov.indices.astype(np.int64)
-        self.support = np.diff(self.indptr)
+        self.support = np.diff(self.indptr)  # rows each rule covers (a count, weighted or not)
+        self._set_weights(sample_weight)
         owner = np.repeat(np.arange(self.n_rules), self.support)
         wrong = self.y[self.indices] != self.rule_class[owner]
-        self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
-        self.correct = self.support - self.errors
+        if self.row_weight is None:
+            self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
+            self.weighted_support = self.support
+        else:
+            w = self.row_weight[self.indices]
+            self.errors = np.bincount(owner, weights=wrong * w, minlength=self.n_rules)
+            self.weighted_support = np.bincount(owner, weights=w, minlength=self.n_rules)
+        #: weight of the rows each rule gets right (= support - errors unweighted)
+        self.correct = self.weighted_support - self.errors
         self._set_budgets(complexity_budget, error_budget)
+
+    def _set_weights(self, sample_weight) -> None:
+        """``row_weight``: None (unweighted) or the (N,) float64 weights; ``total_weight``: their sum
+        (N unweighted); ``error_tol``: the slack the error budget is compared with (0 unweighted)."""
+        if sample_weight is None:
+            self.row_weight = None
+            self.total_weight = self.n_rows
+            self.error_tol = 0
+            return
+        w = np.asarray(sample_weight, dtype=np.float64).ravel()
+        if w.shape != (self.n_rows,):
+            raise ValueError("sample_weight needs one entry per row of coverage")
+        if not np.all(np.isfinite(w)) or (w < 0).any():
+            raise ValueError("sample_weight must be finite and >= 0")
+        w.flags.writeable = False
+        self.row_weight = w
+        self.total_weight = float(w.sum())
+        # float sums of the same weights in another order differ by a few ulps of the total
+        self.error_tol = 1e-9 * max(1.0, self.total_weight)
+
+    @property
+    def weighted(self) -> bool:
+        return self.row_weight is not None
+
+    def row_weights_of(self, rows: np.ndarray):
+        """The weights of ``rows`` (``None`` unweighted: what ``np.bincount(weights=...)`` takes to count)."""
+        return None if self.row_weight is None else self.row_weight[rows]
 
     def _set_budgets(self, complexity_budget, error_budget) -> None:
         self.complexity_budget = UNBOUNDED if complexity_budget is None else int(complexity_budget)
-        self.error_budget = UNBOUNDED if error_budget is None else int(error_budget)
+        if error_budget is None or error_budget >= UNBOUNDED:
+            self.error_budget = UNBOUNDED
+        elif self.row_weight is None:
+            self.error_budget = int(error_budget)
+        else:
+            self.error_budget = float(error_budget)  # a weight of rows
         if self.complexity_budget < 0 or self.error_budget < 0:
             raise ValueError("budgets must be >= 0")
+        #: what selected errors are compared with: the error budget, plus ``error_tol`` when weighted
+        self.error_limit = self.error_budget + self.error_tol if self.error_budget < UNBOUNDED else UNBOUNDED
 
     # ----------------------------------------------------------------- basics
     @property
@@ -136,16 +193,17 @@ class SelectionProblem:
 
     @property
     def b(self) -> np.ndarray:
-        return np.array([self.complexity_budget, self.error_budget], dtype=np.int64)
+        return np.array([self.complexity_budget, self.error_budget], dtype=np.int64 if self.row_weight is None else float)
 
     @classmethod
-    def from_pool(cls, pool, complexity_budget=None, error_budget=None, eps: float = 1.0) -> SelectionProblem:
+    def from_pool(cls, pool, complexity_budget=None, error_budget=None, eps: float = 1.0,
+                  sample_weight=None) -> SelectionProblem:
         """The problem of a rule pool: anything with ``coverage``, ``rule_class``, ``y``,
         ``lengths`` and ``classes`` (a :class:`~explainer.rules.pool.RulePool`; read by its
         attributes so that selection needs nothing from the rule stage)."""
         return cls(
             pool.coverage, pool.rule_class, pool.y, pool.lengths,
-            complexity_budget, error_budget, eps=eps, n_classes=len(pool.classes),
+            complexity_budget, error_budget, eps=eps, n_classes=len(pool.classes), sample_weight=sample_weight,
         )
 
     def with_budgets(self, complexity_budget, error_budget) -> SelectionProblem:
@@ -166,12 +224,13 @@ class SelectionProblem:
         return SelectionProblem(
             self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
             self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
+            sample_weight=self.row_weight,
         )
 
     @cached_property
     def fits_alone(self) -> np.ndarray:
         """(M,) bool, read-only: the rules that keep both budgets on their own (L_i <= Bc and E_i <= Be)."""
-        fits = (self.lengths <= self.complexity_budget) & (self.errors <= self.error_budget)
+        fits = (self.lengths <= self.complexity_budget) & (self.errors <= self.error_limit)
         fits.flags.writeable = False
         return fits
 
@@ -206,7 +265,7 @@ class SelectionProblem:
 
     def feasible_mask(self, R: np.ndarray) -> np.ndarray:
         R = np.atleast_2d(np.asarray(R, dtype=bool))
-        return (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_budget)
+        return (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_limit)
 
     def is_feasible(self, r) -> bool:
         return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
@@ -272,12 +331,17 @@ class SelectionProblem:
         """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
         P = R.shape[0]
-        covered = np.zeros(P, dtype=np.int64)
-        pairs = np.zeros(P, dtype=np.int64)
+        w = self.row_weight
+        covered = np.zeros(P, dtype=np.int64 if w is None else np.float64)
+        pairs = np.zeros(P, dtype=np.int64 if w is None else np.float64)
         for blk in self._blocks(P):
             total, squares = self._block_counts(R[blk])
-            covered[blk] = np.count_nonzero(total, axis=1)
-            pairs[blk] = (total * total - squares).sum(axis=1) // 2
+            if w is None:
+                covered[blk] = np.count_nonzero(total, axis=1)
+                pairs[blk] = (total * total - squares).sum(axis=1) // 2
+            else:  # per row an integer number of pairs, weighted
+                covered[blk] = (total > 0) @ w
+                pairs[blk] = ((total * total - squares) // 2) @ w
         complexity = R @ self.lengths
         errors = R @ self.errors
         return {
@@ -286,7 +350,7 @@ class SelectionProblem:
             "conflicting_pairs": pairs,
             "complexity": complexity,
             "errors": errors,
-            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_budget),
+            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_limit),
         }
 
     def fitness(self, R: np.ndarray) -> np.ndarray:
@@ -296,15 +360,17 @@ class SelectionProblem:
     def evaluate(self, r) -> Evaluation:
         r = np.asarray(r, dtype=bool).ravel()
         m = self.evaluate_population(r[None, :])
+        count = int if self.row_weight is None else float
         return Evaluation(
             coverage=float(m["coverage"][0]),
-            covered=int(m["covered"][0]),
-            conflicting_pairs=int(m["conflicting_pairs"][0]),
+            covered=count(m["covered"][0]),
+            conflicting_pairs=count(m["conflicting_pairs"][0]),
             complexity=int(m["complexity"][0]),
-            errors=int(m["errors"][0]),
+            errors=count(m["errors"][0]),
             feasible=bool(m["feasible"][0]),
             n_rules=int(r.sum()),
             n_rows=self.n_rows,
+            total_weight=None if self.row_weight is None else self.total_weight,
         )
 
     def state(self, r=None) -> SelectionState:
@@ -312,9 +378,10 @@ class SelectionProblem:
         return SelectionState(self, r)
 
     def __repr__(self) -> str:
+        weights = "" if self.row_weight is None else f", weight={self.total_weight:g}"
         return (
             f"SelectionProblem(N={self.n_rows}, M={self.n_rules}, classes={self.n_classes}, "
-            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g})"
+            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g}{weights})"
         )
 
 
@@ -355,10 +422,17 @@ class SelectionState:
         self.r[idx] = True
         self.total = total.astype(np.int32)
         self.per_class = per_class.astype(np.int32)
-        self.covered = int(np.count_nonzero(total))
-        self.pairs = int((total * total - (per_class * per_class).sum(axis=1)).sum()) // 2
+        w = p.row_weight
+        row_pairs = total * total - (per_class * per_class).sum(axis=1)
+        if w is None:
+            self.covered = int(np.count_nonzero(total))
+            self.pairs = int(row_pairs.sum()) // 2
+            self.errors = int(p.errors[idx].sum())
+        else:
+            self.covered = float((total > 0) @ w)
+            self.pairs = float((row_pairs // 2) @ w)
+            self.errors = float(p.errors[idx].sum())
         self.complexity = int(p.lengths[idx].sum())
-        self.errors = int(p.errors[idx].sum())
 
     @property
     def coverage(self) -> float:
@@ -367,13 +441,15 @@ class SelectionState:
     @property
     def feasible(self) -> bool:
         p = self.problem
-        return self.complexity <= p.complexity_budget and self.errors <= p.error_budget
+        return self.complexity <= p.complexity_budget and self.errors <= p.error_limit
 
     def delta(self, i: int) -> tuple[int, int]:
-        """(change in covered rows, change in conflicting pairs) if rule i were flipped."""
+        """(change in covered rows, change in conflicting pairs) if rule i were flipped (weights of rows
+        and of pairs when weighted)."""
         p = self.problem
-        dc, dp = rule_delta(i, self.r[i], p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
-        return int(dc), int(dp)
+        dc, dp = rule_delta(i, self.r[i], p.indptr, p.indices, p.rule_class[i], self.total, self.per_class,
+                            p.row_weight)
+        return self._count(dc), self._count(dp)
 
     def delta_coverage(self, i: int) -> float:
         dc, dp = self.delta(i)
@@ -385,16 +461,17 @@ class SelectionState:
         sign = -1 if self.r[i] else 1
         return (
             self.complexity + sign * p.lengths[i] <= p.complexity_budget
-            and self.errors + sign * p.errors[i] <= p.error_budget
+            and self.errors + sign * p.errors[i] <= p.error_limit
         )
 
     def flip(self, i: int) -> None:
         p = self.problem
         selected = self.r[i]
-        dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class)
+        dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class,
+                           p.row_weight)
         sign = -1 if selected else 1
         self.r[i] = not selected
-        self.account(dc, dp, sign * int(p.lengths[i]), sign * int(p.errors[i]))
+        self.account(dc, dp, sign * int(p.lengths[i]), sign * p.errors[i])
 
     def add_in_order(self, order: np.ndarray) -> int:
         """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
@@ -402,23 +479,30 @@ class SelectionState:
         p = self.problem
         checks, *gained = first_fit_adds(
             np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
-            *self.slack(), float(p.eps), self.total, self.per_class,
+            *self.slack(), float(p.eps), self.total, self.per_class, p.row_weight,
         )
         self.account(*gained)
         return int(checks)
 
     def slack(self) -> tuple[int, int]:
-        """What is left of the complexity and the error budget."""
+        """What is left of the complexity and the error budget (of its limit, with the tolerance, when
+        weighted: a float)."""
         p = self.problem
-        return int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors
+        if p.row_weight is None:
+            return int(p.complexity_budget) - self.complexity, int(p.error_budget) - self.errors
+        return int(p.complexity_budget) - self.complexity, float(p.error_limit) - self.errors
+
+    def _count(self, x):
+        """A row count as the state keeps it: an int unweighted, a float (a weight) weighted."""
+        return int(x) if self.problem.row_weight is None else float(x)
 
     def account(self, covered: int, pairs: int, complexity: int, errors: int) -> None:
         """Add the changes of covered rows, conflicting pairs, complexity and errors of rules flipped in the
         counts (by :meth:`flip` or a compiled loop)."""
-        self.covered += int(covered)
-        self.pairs += int(pairs)
+        self.covered += self._count(covered)
+        self.pairs += self._count(pairs)
         self.complexity += int(complexity)
-        self.errors += int(errors)
+        self.errors += self._count(errors)
 
     def copy(self) -> SelectionState:
         new = SelectionState.__new__(SelectionState)

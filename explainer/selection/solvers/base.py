@@ -140,7 +140,7 @@ class Monitor:
             self.stop_requested = True
             self.stop_reason = STOP_REQUEST
             return True
-        reason = self.termination.update(record.generation, self.best_coverage, self.problem.n_rows)
+        reason = self.termination.update(record.generation, self.best_coverage, self.problem.total_weight)
         if reason:
             self.stop_reason = reason
             return True

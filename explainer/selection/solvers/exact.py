@@ -54,7 +54,6 @@ from explainer.selection.solvers.base import STOP_REQUEST, Monitor, RunOutcome, 
 from explainer.selection.solvers.local_search import greedy_fill, usable_rules
 from explainer.selection.solvers.milp import (
     _TOL,
-    _eps_grid,
     _OutOfTime,
     _reduce,
     _Reduced,
@@ -63,6 +62,7 @@ from explainer.selection.solvers.milp import (
     _solve_highs,
     _SubResult,
     _TooLarge,
+    f_grid,
     model_memory_mb,
 )
 from explainer.selection.solvers.moves import MoveScorer
@@ -221,7 +221,7 @@ class Exact(Solver):
         t0 = time.perf_counter()
         deadline = t0 + (float(self.time_limit) if self.time_limit is not None else 1e9)
         eps = problem.eps
-        grid = _eps_grid(eps)
+        grid = f_grid(eps, problem.row_weight)  # f* on a grid only for whole-number weights
         seed = int(rng.integers(0, 2**31 - 1))
 
         incumbent = self._warm_start(problem, seed, monitor.interrupted)

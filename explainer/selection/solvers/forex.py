@@ -33,7 +33,7 @@ from explainer.selection.solvers.local_search import repair
 
 def forex_candidates(problem: SelectionProblem, inclusive: bool = True) -> np.ndarray:
     """Boolean mask of the rules ForEx++ selects."""
-    support = problem.support.astype(float)
+    support = np.asarray(problem.weighted_support, dtype=float)  # rows covered (their weight when weighted)
     accuracy = np.divide(problem.correct, support, out=np.zeros_like(support), where=support > 0)
     lengths = problem.lengths.astype(float)
     chosen = np.zeros(problem.n_rules, dtype=bool)

@@ -11,7 +11,7 @@ the procedure does:
    the largest  Δf* / cost  among the rules that keep both budgets and have
    Δf* > 0, where  cost_i = L_i / Bc + E_i / Be  (a term is dropped when its
    budget is 0 or unbounded; a rule of cost 0 has an infinite ratio).
-2. Best single rule: the feasible rule with the largest support (f* of one rule).
+2. Best single rule: the feasible rule with the largest support (f* of one rule; the weight it covers when rows are weighted).
 3. Take the better of 1. and 2.; complete it by running the ratio phase from
    it (for 1. this changes nothing; for 2. it adds whatever still fits and helps).
 
@@ -69,9 +69,9 @@ class Greedy(Solver):
             return RunOutcome(state.r.copy(), info=info)
         single_ok = problem.fits_alone
         if single_ok.any():
-            j = int(np.argmax(np.where(single_ok, problem.support, -1)))
+            j = int(np.argmax(np.where(single_ok, problem.weighted_support, -1)))
             info["single_rule"] = j
-            if problem.support[j] > state.coverage:
+            if problem.weighted_support[j] > state.coverage:
                 single = problem.state()
                 single.flip(j)
                 state = ratio_greedy(problem, single, None)

@@ -73,7 +73,7 @@ def lazy_adds(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
     p = st.problem
     done, *gained = lazy_greedy_adds(
         cand, gains - cost[cand], int(limit), _LAZY_BATCH, st.r, st.total, st.per_class, p.indptr, p.indices,
-        p.rule_class, p.lengths, p.errors, *st.slack(), float(p.eps), cost, TOL,
+        p.rule_class, p.lengths, p.errors, *st.slack(), float(p.eps), cost, TOL, p.row_weight,
     )
     st.account(*gained)
     return int(done)
@@ -96,7 +96,7 @@ def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
         if not st.r[a] or st.r[b]:
             continue
         if st.complexity - p.lengths[a] + p.lengths[b] > p.complexity_budget or (
-            st.errors - p.errors[a] + p.errors[b] > p.error_budget
+            st.errors - p.errors[a] + p.errors[b] > p.error_limit
         ):
             continue
         g_drop = st.delta_coverage(a)
@@ -123,7 +123,7 @@ def greedy_fill(st: SelectionState, scorer: MoveScorer, *, ratio: bool = False, 
     added = 0
     while True:
         fits = ok_rules & ~st.r & (p.lengths <= p.complexity_budget - st.complexity) & (
-            p.errors <= p.error_budget - st.errors
+            p.errors <= p.error_limit - st.errors
         )
         if not fits.any():
             break
@@ -151,7 +151,7 @@ def repair(st: SelectionState, scorer: MoveScorer | None = None) -> int:
     dropped = 0
     while not st.feasible:
         over_l = st.complexity > p.complexity_budget
-        over_e = st.errors > p.error_budget
+        over_e = st.errors > p.error_limit
         S = np.flatnonzero(st.r)
         relief = np.zeros(S.size)
         if over_l:
@@ -220,14 +220,14 @@ def clean_up(problem: SelectionProblem, selection: np.ndarray, *, fill: bool = T
 def flip_gains(st: SelectionState, vid: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
     """f* change of ``n`` candidate moves, move ``vid[k]`` flipping rule ``rules[k]`` (each rule once per move).
 
-    Exact (integer counts): per (move, covered row) the firing counts are
+    Exact (integer counts, or the rows' weights): per (move, covered row) the firing counts are
     updated by the flips, and the change of covered rows and conflicting pairs
     is summed per move.  O(rows covered by the flipped rules x classes), not a
     full evaluation of every mutated selection.
     """
     p = st.problem
     return move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r, st.total,
-                      st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps))
+                      st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps), p.row_weight)
 
 
 def kernel_gains(st: SelectionState, R: np.ndarray) -> np.ndarray:
@@ -262,7 +262,7 @@ class KernelMoves:
         d_len = np.bincount(vid, weights=sign * p.lengths[rules], minlength=self.n)
         d_err = np.bincount(vid, weights=sign * p.errors[rules], minlength=self.n)
         ok = (np.bincount(vid, minlength=self.n) > 0) & (st.complexity + d_len <= p.complexity_budget) & (
-            st.errors + d_err <= p.error_budget
+            st.errors + d_err <= p.error_limit
         )
         if not ok.any():
             return False

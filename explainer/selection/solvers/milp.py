@@ -66,6 +66,16 @@ def _eps_grid(eps: float) -> int | None:
     return None
 
 
+def integral_weights(w: np.ndarray | None) -> bool:
+    """Are the row weights whole numbers (or absent)?  Then f* stays on the grid of :func:`_eps_grid`."""
+    return w is None or bool(np.all(w == np.round(w)))
+
+
+def f_grid(eps: float, w: np.ndarray | None) -> int | None:
+    """The grid of attainable f* values: :func:`_eps_grid` for whole-number weights, else none."""
+    return _eps_grid(eps) if integral_weights(w) else None
+
+
 def _round_bound(bound: float, grid: int | None) -> float:
     """Round an upper bound down onto the grid of attainable f* values."""
     if grid is None or not np.isfinite(bound):
@@ -81,15 +91,26 @@ class _Reduced:
     kept: np.ndarray  # indices (into the problem's rules) of the kept rules, K
     cov: sp.csc_matrix  # N x K coverage of the kept rules (float32 0/1)
     groups: sp.csr_matrix  # G x K: rules covering each row group
-    weights: np.ndarray  # G: rows in each group
+    weights: np.ndarray  # G: rows in each group (their weight when the rows are weighted)
     lengths: np.ndarray
     errors: np.ndarray
     rule_class: np.ndarray
     budget_rows: list  # [(coefficients, budget)] for the budgets that can bind
+    row_weight: np.ndarray | None = None  # N: the problem's row weights (None: unweighted)
 
     @property
     def n_kept(self) -> int:
         return int(self.kept.size)
+
+    def _overlaps(self, left: sp.csc_matrix, right: sp.csc_matrix) -> sp.spmatrix:
+        """left' right: rows covered by both (their weight when weighted, left' diag(w) right)."""
+        if self.row_weight is None:
+            return left.T @ right
+        return left.T @ (sp.diags(self.row_weight) @ right)
+
+    def _pair_values(self, data: np.ndarray) -> np.ndarray:
+        """Q of the pairs from their overlaps: integer counts unweighted, the weights' sums weighted."""
+        return np.rint(data).astype(np.int64) if self.row_weight is None else np.asarray(data, dtype=float)
 
     def pairs_among(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Conflicting pairs (i < i', in kept numbering) among kept rules ``idx`` and their Q."""
@@ -98,10 +119,10 @@ class _Reduced:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         sub = self.cov[:, idx]
-        gram = sp.triu(sub.T @ sub, k=1).tocoo()
+        gram = sp.triu(self._overlaps(sub, sub), k=1).tocoo()
         a, b = idx[gram.row], idx[gram.col]
         keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
-        a, b, q = a[keep], b[keep], np.rint(gram.data[keep]).astype(np.int64)
+        a, b, q = a[keep], b[keep], self._pair_values(gram.data[keep])
         swap = a > b
         a[swap], b[swap] = b[swap], a[swap]
         return a, b, q
@@ -109,10 +130,10 @@ class _Reduced:
     def pairs_touching(self, idx: np.ndarray):
         """Conflicting pairs between kept rules ``idx`` and every kept rule."""
         idx = np.asarray(idx, dtype=np.int64)
-        gram = (self.cov[:, idx].T @ self.cov).tocoo()
+        gram = self._overlaps(self.cov[:, idx], self.cov).tocoo()
         a, b = idx[gram.row], gram.col.astype(np.int64)
         keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
-        a, b, q = a[keep], b[keep], np.rint(gram.data[keep]).astype(np.int64)
+        a, b, q = a[keep], b[keep], self._pair_values(gram.data[keep])
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         key = lo * self.n_kept + hi
         _, first = np.unique(key, return_index=True)
@@ -145,8 +166,9 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
     cov_rows = cov.tocsr()
     cov_rows.sort_indices()
     keys: dict = {}
-    weights: list[int] = []
+    weights: list = []
     members: list[np.ndarray] = []
+    w = problem.row_weight
     for j in range(cov_rows.shape[0]):
         _check_clock(deadline, j)
         cols = cov_rows.indices[cov_rows.indptr[j] : cov_rows.indptr[j + 1]]
@@ -154,12 +176,13 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
             continue
         k = cols.tobytes()
         g = keys.get(k)
+        wj = 1 if w is None else float(w[j])
         if g is None:
             keys[k] = len(weights)
-            weights.append(1)
+            weights.append(wj)
             members.append(cols)
         else:
-            weights[g] += 1
+            weights[g] += wj
     G, K = len(weights), kept.size
     if G:
         indptr = np.concatenate([[0], np.cumsum([m.size for m in members])])
@@ -171,7 +194,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
     stats["row_groups"] = G
     lengths, errors = L[kept], E[kept]
     budget_rows = []
-    for coef, budget in ((lengths, problem.complexity_budget), (errors, problem.error_budget)):
+    for coef, budget in ((lengths, problem.complexity_budget), (errors, problem.error_limit)):
         if coef.sum() > budget:
             budget_rows.append((coef.astype(float), float(budget)))
     red = _Reduced(
@@ -183,6 +206,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
         errors=errors,
         rule_class=problem.rule_class[kept],
         budget_rows=budget_rows,
+        row_weight=w,
     )
     return red, stats
 
@@ -288,6 +312,8 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     grid = _eps_grid(eps)
     if grid is None:
         raise ValueError(f"backend='cpsat' needs eps with a small rational denominator, got {eps!r}")
+    if not integral_weights(red.row_weight):
+        raise ValueError("backend='cpsat' needs whole-number row weights (use backend='highs')")
     K, G, P = red.n_kept, red.groups.shape[0], pa.size
     w_e = np.rint(red.weights * grid).astype(np.int64)
     w_z = np.rint(pq * eps * grid).astype(np.int64)

@@ -27,6 +27,11 @@ rows, the 1-for-2 search and the full swap matrix count with those of
 :mod:`explainer.selection.gathers` (one pass over the nonzeros they need, no
 temporaries: on a table of tens of thousands of rows the sparse products they
 replaced cost several times the pass).  Ties between equal gains go to the cheaper move (a tiny per-rule cost).
+
+Row weights: every per-row quantity above is a sum over rows; on a weighted problem each row adds
+its weight (``z0``, ``z1``, ``n`` and ``c_own`` are weighted by ``w``, so are the Gram overlaps,
+``D1`` and the 1-for-2 terms): the rows' weights go to the gathers and compiled loops, which add a
+row's weight where they added 1; unweighted, every count is as before.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class MoveScorer:
         self.L = problem.lengths.astype(np.float64)
         self.E = problem.errors.astype(np.float64)
         self.usable = usable
+        self.w = problem.row_weight  # None unweighted
         self.eps = problem.eps
         # tiny per-rule costs: ties between equal gains go to the cheaper move
         pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < UNBOUNDED else 0.0
@@ -108,12 +114,12 @@ class MoveScorer:
     def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
         return rules_per_row_set(np.asarray(row_sets, dtype=np.int64), np.asarray(rows, dtype=np.int64),
-                                 int(n_sets), self.r_ptr, self.r_idx, self.M)
+                                 int(n_sets), self.r_ptr, self.r_idx, self.M, self.w)
 
     def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
         return owners_per_column(np.asarray(owner, dtype=np.int64), np.asarray(cols, dtype=np.int64),
-                                 int(n_sets), self.p.indptr, self.p.indices)
+                                 int(n_sets), self.p.indptr, self.p.indices, self.w)
 
     def _pair_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """|S| x |cols| (fits both budgets, upper bound of the gain, conflict term) of every swap of the
@@ -216,7 +222,7 @@ class MoveScorer:
     # ------------------------------------------------------------ add / drop
     def _full_sums(self, st):
         self.products += 1
-        return count_sums(st.total, st.per_class, self.k, self.r_ptr, self.r_idx, self.M)
+        return count_sums(st.total, st.per_class, self.k, self.r_ptr, self.r_idx, self.M, self.w)
 
     def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed.
@@ -253,8 +259,8 @@ class MoveScorer:
             return X0, X1
         if 3 * rows.size >= t_new.shape[0]:
             self.products += 1
-            return zero_one_sums(t_new, self.r_ptr, self.r_idx, self.M)
-        return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx)
+            return zero_one_sums(t_new, self.r_ptr, self.r_idx, self.M, self.w)
+        return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx, self.w)
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, rows with count 1)."""
@@ -269,7 +275,7 @@ class MoveScorer:
         p = self.p
         r = st.r
         slack_l = p.complexity_budget - st.complexity
-        slack_e = p.error_budget - st.errors
+        slack_e = p.error_limit - st.errors
         gadd, gdrop, _ = self.add_drop_gains(st)
         self.ctx = None
         cost = self.cost
@@ -297,7 +303,7 @@ class MoveScorer:
                                 gadd=gadd, gdrop=gdrop, cost=cost, slack_l=slack_l, slack_e=slack_e)
                 # G = gdrop + gadd + D1 + conf <= the same with D1 <= min(D2, X1[a], X1[b]): D1 is
                 # counted only for the columns with a pair that fits and may augment
-                live, G, score = swap_scores(*pair_args, owner, cost, p.indptr, p.indices, TOL)
+                live, G, score = swap_scores(*pair_args, owner, cost, p.indptr, p.indices, TOL, self.w)
                 if live.size:
                     flat = int(np.argmax(score))
                     ia, jb = divmod(flat, score.shape[1])

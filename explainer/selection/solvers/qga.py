@@ -323,7 +323,7 @@ class QGA(Solver):
         return pop, fit, 1, steps
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
-        N = problem.n_rows
+        N = problem.total_weight  # f* of full coverage
         n_pop = self.population_size(problem)
         crossover_masks(self.crossover, 0, problem.n_rules, rng)  # validates the name, draws nothing
         sampler = self._sampler()

@@ -54,8 +54,9 @@ class Termination:
     def out_of_time(self) -> bool:
         return self.time_limit is not None and self.elapsed() >= float(self.time_limit)
 
-    def update(self, generation: int, best: float, n_rows: int) -> str | None:
-        """The reason to stop after ``generation`` (0 = the initial population) with best f* ``best``, or None."""
+    def update(self, generation: int, best: float, n_rows: float) -> str | None:
+        """The reason to stop after ``generation`` (0 = the initial population) with best f* ``best``, or None
+        (``n_rows``: the rows' total weight, N unweighted: f* at full coverage)."""
         if best > self._best + 1e-9:
             self._best, self._since = best, 0
         elif generation > 0:

@@ -18,7 +18,7 @@ from explainer.selection.solvers.registry import solve
 
 
 def warm_up() -> None:
-    """Run the solvers that use the compiled loops once on a tiny random problem."""
+    """Run the solvers that use the compiled loops once on a tiny random problem, unweighted and weighted."""
 
     rng = np.random.default_rng(0)
     N, M, K = 40, 16, 3
@@ -26,9 +26,13 @@ def warm_up() -> None:
     lengths = rng.integers(1, 5, M)
     problem = SelectionProblem(coverage, rng.integers(0, K, M), rng.integers(0, K, N), lengths,
                                int(lengths.sum() // 3), 6, n_classes=K)
-    # a population under 100 turns the 1-for-2 moves on, which use the remaining loop
-    solve(problem, "qga", random_state=0, n_population=4, n_generations=3)
-    solve(problem, "greedy", random_state=0)
+    # weighted rows (class_weight="balanced"): the loops' weighted versions, compiled apart
+    weighted = SelectionProblem(coverage, problem.rule_class, problem.y, lengths, problem.complexity_budget, 6.0,
+                                n_classes=K, sample_weight=rng.uniform(0.5, 2.0, N))
+    for p in (problem, weighted):
+        # a population under 100 turns the 1-for-2 moves on, which use the remaining loop
+        solve(p, "qga", random_state=0, n_population=4, n_generations=3)
+        solve(p, "greedy", random_state=0)
 
 
 if __name__ == "__main__":
