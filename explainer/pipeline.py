@@ -105,6 +105,10 @@ CONDITION_PRICE = 0.0025
 POLICY_ROWS = 2000
 #: the forms of explanation the policy weighs
 FORMS = ("all", "fallback")
+#: the fallback form is weighed only where the fallback class holds at least this share of the rows (every
+#: two-class table): where it does not, the fallback takes the uncovered rows of several classes and is
+#: wrong on most of them (README, "Default budgets")
+FALLBACK_FORM_SHARE = 0.5
 
 
 def policy_rows(y: np.ndarray, n_max: int | None = None) -> np.ndarray:
@@ -140,6 +144,17 @@ class _PolicyView:
                                         eps=eps, n_classes=len(pool.classes))
         self.scale = pool.n_rows / len(self.rows)  # pool rows per policy row
 
+    def evaluate_on_pool(self, selection: np.ndarray, lengths: np.ndarray):
+        """The :class:`~explainer.selection.problem.Evaluation` of ``selection`` on all of the pool's rows
+        (of a subsample's view: built from the selected rules' columns alone, not the whole matrix)."""
+        if not self.sampled:
+            return self.problem.evaluate(selection)
+        idx = np.flatnonzero(selection)
+        pool = self.pool
+        own = SelectionProblem(pool.coverage[:, idx], pool.rule_class[idx], pool.y, lengths[idx],
+                               eps=self.problem.eps, n_classes=len(pool.classes))
+        return own.evaluate(np.ones(idx.size, dtype=bool))
+
     def to_view(self, errors: int) -> int:
         """An error count of the pool's rows as one of the policy's rows."""
         return int(errors) if not self.sampled else int(round(errors / self.scale))
@@ -156,7 +171,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     (:func:`knee_budgets`).  Without it, the policy weighs two forms of explanation, rules
     for every class (``"all"``) and rules only for the classes other than the fallback
     class, the most frequent one, which takes every row no rule covers (``"fallback"``,
-    the form of RIPPER's rule sets), and for each the error budgets Be = s e* for s in
+    the form of RIPPER's rule sets; weighed only where the fallback class holds at least
+    :data:`FALLBACK_FORM_SHARE` of the rows), and for each the error budgets Be = s e* for s in
     :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree).  At each, the
     frontier is swept from Bc = 1 up to its knee (:func:`knee_budgets`), and every
     selection found on the way is a candidate, scored by its accuracy on the training
@@ -182,9 +198,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     y = view.problem.y
     class_rows = np.bincount(pool.y, minlength=len(pool.classes))
     fallback = int(np.argmax(class_rows))
-    # the fallback form only where the fallback class holds at least half of the rows (every two-class
-    # table): where it does not, it takes the uncovered rows of several classes and is wrong on most
-    majority = 2 * class_rows[fallback] >= pool.n_rows
+    # the fallback form only where the fallback class holds enough of the rows (see FALLBACK_FORM_SHARE)
+    majority = class_rows[fallback] >= FALLBACK_FORM_SHARE * pool.n_rows
     price = max(1.0, CONDITION_PRICE * n)
     top = max(2, 2 * int(best.complexity))
     lengths = pool.lengths  # a property that measures every rule: read once
@@ -214,8 +229,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     if chosen is None:
         raise ValueError("no rule of the pool fits any budget the policy weighs; pass both budgets")
     _, form, rules, sweep, bc, be, selection = chosen
-    full_problem = SelectionProblem.from_pool(pool, eps=eps)
-    evaluation = full_problem.evaluate(selection)
+    evaluation = view.evaluate_on_pool(selection, lengths)
     be_pool = max(view.to_pool(be), evaluation.errors) if view.sampled else be
     scale = 1.0 if not view.sampled else view.scale
     return DefaultBudgets(
@@ -315,7 +329,7 @@ def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     selection = sweep.selections[sweep.knee]
     coverage = sweep.knee_coverage
     if view.sampled:
-        coverage = SelectionProblem.from_pool(pool, eps=eps).evaluate(selection).coverage
+        coverage = view.evaluate_on_pool(selection, pool.lengths).coverage
     return DefaultBudgets(complexity_budget=sweep.knee, error_budget=be, coverage=float(coverage),
                           reference=float(sweep.reference) * view.scale, n_rows=pool.n_rows,
                           searched=dict(sweep.searched), tolerance=tolerance, selection=selection,

@@ -71,6 +71,7 @@ class RunRequest:
     X_test: pd.DataFrame | None = None  # held-out rows (never in the pool), reported beside the training rows
     y_test: np.ndarray | None = None
     target: str | None = None  # the class column, named in the report
+    rules: np.ndarray | None = None  # pool indices of the rules the runs may use (None: all of them)
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
                 fingerprint=request.fingerprint,
                 algorithm_params=request.algorithm_params.get(task.algorithm),
                 target=request.target,
+                rules=request.rules,
                 **held,
             )
         except Exception as exc:  # reported on the page, never a traceback there
