@@ -144,3 +144,11 @@ def test_a_large_table_is_read_on_a_subsample_and_its_budgets_fit_every_row(two,
     assert d.to_dict()["policy_rows"] == 100
     again = default_budgets(pool)
     assert (again.complexity_budget, again.error_budget) == (d.complexity_budget, d.error_budget)
+
+
+def test_another_default_class_lets_every_rule_be_used(two):
+    # the fallback form leaves "no" to the fallback; with "yes" as the default class rules for "no" are needed
+    X, y, _ = two
+    model = RuleSetExplainer(max_depth=3, random_state=0, default_class="yes").fit(X, y)
+    assert "no" in {r.label for r in model.rules_}
+    assert (model.predict(X) == y).all()
