@@ -64,7 +64,7 @@ def main(argv=None) -> None:
         lines.append(line)
         print(line, flush=True)
     if args.out:
-        head = [f"# Default budgets on census-like tables", "",
+        head = ["# Default budgets on census-like tables", "",
                 f"Command: `python scripts/default_budgets_scale.py {' '.join(argv or sys.argv[1:])}`; "
                 f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
                 f"{time.strftime('%Y-%m-%d', time.gmtime())} (a shared machine: other work ran beside).", ""]
