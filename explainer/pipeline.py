@@ -179,7 +179,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     rows (the rules' vote, the fallback class where none fires or classes tie) less
     :data:`CONDITION_PRICE` of the rows per condition (at least one row).  The best score
     wins (on a tie the smaller size, then the form ``"all"``); a candidate must hold at
-    least one rule.  An error budget is spent only where it buys accuracy: the solver
+    least one rule (if none does, the defaults are :func:`knee_budgets` at Be = e*).  An error
+    budget is spent only where it buys accuracy: the solver
     uses all of the error budget it is given, and rules with errors vote rows wrong.
 
     Above :data:`POLICY_ROWS` rows the policy reads a stratified subsample of that many
@@ -226,8 +227,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                 key = (score, -conditions, form == "all")
                 if chosen is None or key > chosen[0]:
                     chosen = (key, form, rules, sweep, int(bc), be, full)
-    if chosen is None:
-        raise ValueError("no rule of the pool fits any budget the policy weighs; pass both budgets")
+    if chosen is None:  # no sweep found a rule that fits: the knee at Be = e*, where more rules fit
+        return knee_budgets(pool, eps=eps, tolerance=tolerance)
     _, form, rules, sweep, bc, be, selection = chosen
     evaluation = view.evaluate_on_pool(selection, lengths)
     be_pool = max(view.to_pool(be), evaluation.errors) if view.sampled else be

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -152,3 +154,17 @@ def test_another_default_class_lets_every_rule_be_used(two):
     model = RuleSetExplainer(max_depth=3, random_state=0, default_class="yes").fit(X, y)
     assert "no" in {r.label for r in model.rules_}
     assert (model.predict(X) == y).all()
+
+
+def test_without_a_candidate_rule_the_default_is_the_knee_at_the_trees_errors(two, monkeypatch):
+    _, _, pool = two
+    sweep = pipeline._knee_sweep
+
+    def nothing_found(*args, **kwargs):
+        s = sweep(*args, **kwargs)
+        return dataclasses.replace(s, selections={b: np.zeros_like(v) for b, v in s.selections.items()})
+
+    monkeypatch.setattr(pipeline, "_knee_sweep", nothing_found)
+    d = default_budgets(pool)
+    assert (d.form, d.rules, d.candidates) == ("all", None, [])
+    assert d.error_budget == pool.best_tree().errors
