@@ -143,9 +143,10 @@ def cmd_rules(args) -> int:
         print(f"best tree:   complexity c* = {bt['complexity']}, errors e* = {bt['errors']} "
               f"(depth {bt['max_depth']}, {bt['criterion']}, {bt['splitter']}, max_features={bt['max_features']})")
     if defaults is not None:
+        form = ("rules of every class" if defaults.form == "all" else
+                f"rules only for the classes other than the fallback {majority_class(ds.y)}")
         print(f"budgets:     --complexity {defaults.complexity_budget} --errors {defaults.error_budget} "
-              f"(default: {100 * defaults.coverage / ds.n_rows:.2f}% coverage; the knee of the frontier, "
-              f"best known {100 * defaults.reference / ds.n_rows:.2f}%)")
+              f"(the default policy's, {form}; {100 * defaults.coverage / ds.n_rows:.2f}% coverage)")
     if args.show:
         for i, r in enumerate(pool.rules):
             print(f"{i:5d}  {r.text}")
@@ -391,8 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="select a rule set within the budgets")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--complexity", type=int, help="complexity budget Bc (default: the knee of the frontier)")
-    p.add_argument("--errors", type=float, help="error budget Be (default: the reference tree's errors e*; "
+    p.add_argument("--complexity", type=int,
+                   help="complexity budget Bc (default: the default policy's, with its form of explanation)")
+    p.add_argument("--errors", type=float, help="error budget Be (default: the default policy's; "
                    "a weight with --class-weight balanced)")
     p.add_argument("--eps", type=float, default=1.0)
     _add_weight_args(p)

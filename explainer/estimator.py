@@ -222,11 +222,16 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             frame, y, random_state=pool_seed, classes=list(self.classes_), **settings,
             feature_specs=self.encoder_.feature_specs_ if self.encoder_ is not None else None,
         )
+        # the default policy's fallback form leaves the most frequent class to the fallback: with another
+        # default_class every rule may be used
+        values, counts = np.unique(y, return_counts=True)
+        own_fallback = self.default_class is not None and self.default_class_ != values[np.argmax(counts)]
         explanation = explain_pool(
             self.pool_, frame, y,
             complexity_budget=self.complexity_budget, error_budget=self.error_budget,
             eps=self.eps, algorithm=self.algorithm, random_state=solve_seed,
             algorithm_params=self.algorithm_params, sample_weight=weights,
+            rules=np.arange(self.pool_.n_rules) if own_fallback else None,
         )
         self.result_ = explanation.result
         self.report_ = explanation.report

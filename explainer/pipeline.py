@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -56,16 +56,23 @@ class DefaultBudgets:
 
     complexity_budget: int
     error_budget: int
-    coverage: float  # f* found at the default budgets
+    coverage: float  # f* found at the default budgets (on the pool's rows)
     reference: float  # best f* known at the default Be (any Bc): what the knee is measured against
     n_rows: int
-    searched: dict  # Bc -> f* found, for every Bc the search looked at
+    searched: dict  # Bc -> f* found, for every Bc the search looked at (on the rows the policy read)
     tolerance: float = KNEE_TOLERANCE
     selection: np.ndarray | None = None  # what the search found at the default budgets
     #: Bc -> the selection found there, for every Bc the search looked at (up to the knee)
     selections: dict = field(default_factory=dict, repr=False)
-    #: the error budgets the policy weighed (see :func:`default_budgets`), one dict each
+    #: the candidates the policy weighed (see :func:`default_budgets`), one dict each
     candidates: list = field(default_factory=list)
+    #: the form chosen: "all" (rules of every class) or "fallback" (rules of the classes other than
+    #: the fallback class only, which takes the rest)
+    form: str = "all"
+    #: pool indices of the rules the explanation may use (``None``: all of them)
+    rules: np.ndarray | None = field(default=None, repr=False)
+    #: rows the policy read (all of the pool's, or the stratified subsample of a large table)
+    policy_rows: int = 0
 
     def to_dict(self) -> dict:
         n = self.n_rows or 1
@@ -75,6 +82,8 @@ class DefaultBudgets:
             "coverage_score": self.coverage / n,
             "reference_coverage_score": self.reference / n,
             "tolerance_points": self.tolerance,
+            "form": self.form,
+            "policy_rows": self.policy_rows or self.n_rows,
         }
         if self.candidates:
             out["candidates"] = self.candidates
@@ -89,32 +98,106 @@ DEFAULTS_QGA = {"n_population": 20, "n_generations": 5, "merge": False}
 
 #: the error budgets the default policy weighs, as shares of e*, the errors of the pool's reference tree
 ERROR_SHARES = (0.0, 0.25, 0.5)
-#: training rows one condition must win to be worth its place in the default explanation (a price
-#: of 0.5 % of the rows left larger tables with tiny explanations on the first click: tic-tac-toe
-#: got 12 conditions and 81 % of its training rows right; README, "Accuracy against peers")
-CONDITION_PRICE = 1.0
+#: the price of one condition in the default explanation, as a share of the rows: a condition must
+#: win this many training rows to be worth its place (at least one row)
+CONDITION_PRICE = 0.0025
+#: above this many rows the policy reads a stratified subsample of this many (see :func:`policy_rows`)
+POLICY_ROWS = 2000
+#: the forms of explanation the policy weighs
+FORMS = ("all", "fallback")
+#: the fallback form is weighed only where the fallback class holds at least this share of the rows (every
+#: two-class table): where it does not, the fallback takes the uncovered rows of several classes and is
+#: wrong on most of them (README, "Default budgets")
+FALLBACK_FORM_SHARE = 0.5
+
+
+def policy_rows(y: np.ndarray, n_max: int | None = None) -> np.ndarray:
+    """Row indices the default policy reads: all of them up to ``n_max`` rows (default
+    :data:`POLICY_ROWS`), else a stratified sample of about that many.
+
+    Each class keeps its share of the rows (rounded; at least one row of every class), the rows of a
+    class drawn by a fixed-seed permutation, so the same labels always give the same rows.
+    """
+    n_max = POLICY_ROWS if n_max is None else int(n_max)
+    y = np.asarray(y)
+    n = len(y)
+    if n <= n_max:
+        return np.arange(n)
+    rng = np.random.default_rng(0)
+    picked = []
+    for k in np.unique(y):
+        rows = np.flatnonzero(y == k)
+        take = max(1, int(round(n_max * len(rows) / n)))
+        picked.append(np.sort(rng.permutation(rows)[:take]))
+    return np.sort(np.concatenate(picked))
+
+
+class _PolicyView:
+    """The pool's problem on the rows the policy reads (all of them, or a subsample), with its scale."""
+
+    def __init__(self, pool: RulePool, eps: float, n_max: int | None = None, sample_weight=None):
+        self.pool = pool
+        self.sample_weight = sample_weight
+        self.rows = policy_rows(pool.y, n_max)
+        self.sampled = len(self.rows) < pool.n_rows
+        coverage = pool.coverage[self.rows] if self.sampled else pool.coverage
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float)[self.rows]
+        self.problem = SelectionProblem(coverage, pool.rule_class, pool.y[self.rows], pool.lengths,
+                                        eps=eps, n_classes=len(pool.classes), sample_weight=weights)
+        total = pool.n_rows if sample_weight is None else float(np.sum(sample_weight))
+        #: pool rows (or weight) per policy row (or weight)
+        self.scale = total / self.problem.total_weight if self.problem.total_weight else 1.0
+        self.total_weight = total
+
+    def evaluate_on_pool(self, selection: np.ndarray, lengths: np.ndarray):
+        """The :class:`~explainer.selection.problem.Evaluation` of ``selection`` on all of the pool's rows
+        (of a subsample's view: built from the selected rules' columns alone, not the whole matrix)."""
+        if not self.sampled:
+            return self.problem.evaluate(selection)
+        idx = np.flatnonzero(selection)
+        pool = self.pool
+        own = SelectionProblem(pool.coverage[:, idx], pool.rule_class[idx], pool.y, lengths[idx],
+                               eps=self.problem.eps, n_classes=len(pool.classes), sample_weight=self.sample_weight)
+        return own.evaluate(np.ones(idx.size, dtype=bool))
+
+    def to_view(self, errors):
+        """An error count (or weight) of the pool's rows as one of the policy's rows."""
+        return _budget(errors if not self.sampled else errors / self.scale, self.sample_weight)
+
+    def to_pool(self, errors):
+        return _budget(errors if not self.sampled else errors * self.scale, self.sample_weight)
 
 
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                     tolerance: float = KNEE_TOLERANCE, sample_weight=None) -> DefaultBudgets:
-    """Default budgets, chosen for accuracy and size together.
+    """Default budgets and form of explanation, chosen for accuracy and size together.
 
     With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
-    (:func:`knee_budgets`).  Without it, the policy weighs the error budgets Be = s e*
-    for s in :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree, what a
-    compact tree gets wrong on this data): at each, the selections the frontier sweep
-    found from Bc = 1 up to the knee Bc, each scored by its accuracy on the training rows (the rules' vote, the
-    most frequent class where none fires or classes tie) less :data:`CONDITION_PRICE`
-    rows per condition.  The best score wins (the smaller
-    size on a tie).  A data set that small exact rules explain gets them (Be = 0),
-    and an error budget is spent only where it buys accuracy: the solver uses all
-    of the error budget it is given, and rules with errors vote rows wrong.  The
-    steps are deterministic, so the same pool gives the same defaults everywhere.
+    (:func:`knee_budgets`).  Without it, the policy weighs two forms of explanation, rules
+    for every class (``"all"``) and rules only for the classes other than the fallback
+    class, the most frequent one, which takes every row no rule covers (``"fallback"``,
+    the form of RIPPER's rule sets; weighed only where the fallback class holds at least
+    :data:`FALLBACK_FORM_SHARE` of the rows), and for each the error budgets Be = s e* for s in
+    :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree).  At each, the
+    frontier is swept from Bc = 1 up to its knee (:func:`knee_budgets`), and every
+    selection found on the way is a candidate, scored by its accuracy on the training
+    rows (the rules' vote, the fallback class where none fires or classes tie) less
+    :data:`CONDITION_PRICE` of the rows per condition (at least one row).  The best score
+    wins (on a tie the smaller size, then the form ``"all"``); a candidate must hold at
+    least one rule (if none does, the defaults are :func:`knee_budgets` at Be = e*).  An error
+    budget is spent only where it buys accuracy: the solver
+    uses all of the error budget it is given, and rules with errors vote rows wrong.
+
+    Above :data:`POLICY_ROWS` rows the policy reads a stratified subsample of that many
+    (:func:`policy_rows`; the rules' coverage restricted to those rows), e* and the
+    price are counted on it and the chosen Be is scaled back by N/n (and raised to
+    the chosen selection's errors on all rows if that is more).  The steps are
+    deterministic, so the same pool gives the same defaults everywhere.
 
     ``sample_weight`` (row weights, see :class:`~explainer.selection.problem.SelectionProblem`):
     the same policy in weights: e* is the weight of the rows the reference tree gets wrong, the
     error budgets are weights, a selection's accuracy counts the weight of the rows it gets right,
-    the knee's tolerance is a share of the total weight.
+    the price and the knee's tolerance are shares of the total weight.
     """
     if error_budget is not None:
         return knee_budgets(pool, error_budget=error_budget, eps=eps, tolerance=tolerance,
@@ -122,29 +205,59 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     best = pool.best_tree()
     if best is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
-    fallback = int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))
+    view = _PolicyView(pool, eps, sample_weight=sample_weight)
+    n = view.problem.total_weight  # the rows the policy reads (their weight, when weighted)
     e_star = reference_errors(pool, sample_weight)
-    total = pool.n_rows if sample_weight is None else float(np.sum(sample_weight))
+    class_rows = np.bincount(pool.y, minlength=len(pool.classes))
+    fallback = int(np.argmax(class_rows))
+    # the fallback form only where the fallback class holds enough of the rows (see FALLBACK_FORM_SHARE)
+    majority = class_rows[fallback] >= FALLBACK_FORM_SHARE * pool.n_rows
+    price = max(1.0, CONDITION_PRICE * n)
+    top = max(2, 2 * int(best.complexity))
+    lengths = pool.lengths  # a property that measures every rule: read once
     chosen, candidates = None, []
-    for be in sorted({_budget(share * e_star, sample_weight) for share in ERROR_SHARES}):
-        d = knee_budgets(pool, error_budget=be, eps=eps, tolerance=tolerance, sample_weight=sample_weight)
-        # every point the sweep found up to the knee is a candidate: a smaller Bc may vote as well
-        for bc, selection in sorted(d.selections.items()):
-            if bc > d.complexity_budget:
-                continue
-            right = _training_right(pool, selection, fallback, sample_weight)
-            conditions = int(pool.lengths[selection].sum())
-            score = right - CONDITION_PRICE * conditions
-            candidates.append({"complexity_budget": int(bc), "error_budget": be,
-                               "training_accuracy": right / max(total, 1), "conditions": conditions,
-                               "score": score})
-            if chosen is None or (score, -conditions) > (chosen[0], -chosen[1]):
-                chosen = (score, conditions, d, int(bc), selection)
-    _, _, out, bc, selection = chosen
-    out.complexity_budget, out.selection = bc, selection
-    out.coverage = float(out.searched[bc])  # the sweep's f* at that Bc: no second problem to build
-    out.candidates = candidates
-    return out
+    for form in FORMS:
+        rules = None if form == "all" else np.flatnonzero(pool.rule_class != fallback)
+        if rules is not None and (not majority or rules.size == 0):
+            continue
+        base = view.problem if rules is None else view.problem.restrict(rules)
+        start = None  # the reference selection of the previous error budget starts the next one's search
+        for be in sorted({view.to_view(share * e_star) for share in ERROR_SHARES}):
+            sweep = _knee_sweep(base, top, be, tolerance, start)
+            start = sweep.reference_selection
+            for bc, selection in sorted(sweep.selections.items()):
+                if bc > sweep.knee or not selection.any():
+                    continue
+                full = selection if rules is None else _widen(selection, rules, pool.n_rules)
+                right = _training_right(view.problem, full, fallback)
+                conditions = int(lengths[full].sum())
+                score = right - price * conditions
+                candidates.append({"form": form, "complexity_budget": int(bc), "error_budget": view.to_pool(be),
+                                   "training_accuracy": right / max(n, 1), "conditions": conditions,
+                                   "score": score})
+                key = (score, -conditions, form == "all")
+                if chosen is None or key > chosen[0]:
+                    chosen = (key, form, rules, sweep, int(bc), be, full)
+    if chosen is None:  # no sweep found a rule that fits: the knee at Be = e*, where more rules fit
+        return knee_budgets(pool, eps=eps, tolerance=tolerance, sample_weight=sample_weight)
+    _, form, rules, sweep, bc, be, selection = chosen
+    evaluation = view.evaluate_on_pool(selection, lengths)
+    be_pool = max(view.to_pool(be), _budget_up(evaluation.errors, sample_weight)) if view.sampled else be
+    scale = 1.0 if not view.sampled else view.scale
+    return DefaultBudgets(
+        complexity_budget=bc, error_budget=be_pool, coverage=float(evaluation.coverage),
+        reference=float(sweep.reference) * scale, n_rows=view.total_weight, searched=dict(sweep.searched),
+        tolerance=tolerance, selection=selection,
+        selections={b: (s if rules is None else _widen(s, rules, pool.n_rules)) for b, s in sweep.selections.items()},
+        candidates=candidates, form=form, rules=rules, policy_rows=view.problem.n_rows,
+    )
+
+
+def _widen(selection: np.ndarray, rules: np.ndarray, n_rules: int) -> np.ndarray:
+    """A selection over ``rules`` (a restricted problem's) as one over all ``n_rules`` rules of the pool."""
+    full = np.zeros(n_rules, dtype=bool)
+    full[rules[np.asarray(selection, dtype=bool)]] = True
+    return full
 
 
 def _budget(value: float, sample_weight):
@@ -157,6 +270,11 @@ def _budget(value: float, sample_weight):
     return float(np.floor(value)) if np.all(w == np.round(w)) else float(value)
 
 
+def _budget_up(errors: float, sample_weight):
+    """The errors of a selection as a budget it keeps (whole rows unweighted, its weight weighted)."""
+    return int(round(errors)) if sample_weight is None else float(errors)
+
+
 def reference_errors(pool: RulePool, sample_weight=None):
     """e*: the errors of the pool's reference tree (the weight of the rows it gets wrong, when weighted)."""
     best = pool.best_tree()
@@ -166,20 +284,60 @@ def reference_errors(pool: RulePool, sample_weight=None):
     return float(problem.errors[np.asarray(best.tree.rule_ids, dtype=np.int64)].sum())
 
 
-def _training_right(pool: RulePool, selection: np.ndarray, fallback: int, sample_weight=None) -> int:
-    """Training rows the selected rules' vote gets right (the fallback class where none fires or classes tie;
-    their weight when weighted)."""
+def _training_right(problem: SelectionProblem, selection: np.ndarray, fallback: int):
+    """Rows the selected rules' vote gets right (the fallback class where none fires or classes tie; their
+    weight when the problem is weighted)."""
     idx = np.flatnonzero(selection)
-    counts = np.zeros((pool.n_rows, len(pool.classes)))
+    counts = np.zeros((problem.n_rows, problem.n_classes))
     if idx.size:
-        onehot = np.eye(len(pool.classes))[pool.rule_class[idx]]
-        counts = np.asarray(pool.coverage[:, idx] @ onehot)
+        onehot = np.eye(problem.n_classes)[problem.rule_class[idx]]
+        counts = np.asarray(problem.coverage_sparse[:, idx] @ onehot)
     top = counts.max(axis=1)
     winners = (counts == top[:, None]).sum(axis=1)
     voted = np.where((top > 0) & (winners == 1), counts.argmax(axis=1), fallback)
-    if sample_weight is not None:
-        return float(np.asarray(sample_weight, dtype=float)[voted == pool.y].sum())
-    return int(np.count_nonzero(voted == pool.y))
+    if problem.row_weight is not None:
+        return float(problem.row_weight[voted == problem.y].sum())
+    return int(np.count_nonzero(voted == problem.y))
+
+
+@dataclass
+class _Sweep:
+    """One sweep of the frontier at one error budget, from Bc = 1 up to its knee."""
+
+    knee: int
+    knee_coverage: float
+    reference: float
+    reference_selection: np.ndarray
+    searched: dict
+    selections: dict
+
+
+def _knee_sweep(base: SelectionProblem, top: int, be, tolerance: float, start=None) -> _Sweep:
+    """Sweep the frontier of ``base`` at Be = ``be`` over Bc = 1 .. ``top`` and stop at its knee.
+
+    The maximum is estimated at Bc = ``top`` by :func:`_best_known` (from ``start`` too, when
+    given), or is the best frontier point, if higher; the sweep carries each point's selection
+    forward and improves it by local search only (no exact solver, no QGA and no time limit: the
+    same problem gives the same sweep on every machine).
+    """
+    at_top = base.with_budgets(top, be)
+    ref_selection = _best_known(at_top, start)
+    reference = at_top.evaluate(ref_selection).coverage
+    slack = tolerance / 100.0 * base.total_weight
+
+    class _StopAtKnee(Callback):
+        def on_point(self, point):
+            nonlocal reference
+            reference = max(reference, point.coverage)
+            return point.coverage >= reference - slack - 1e-9
+
+    fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0,
+                  qga_time_limit=0, seeds=[ref_selection])
+    knee = fr.knee(tolerance, reference=reference)
+    return _Sweep(knee=int(knee.complexity_budget), knee_coverage=float(knee.coverage), reference=float(reference),
+                  reference_selection=ref_selection,
+                  searched={p.complexity_budget: p.coverage for p in fr},
+                  selections={p.complexity_budget: np.asarray(p.selection, dtype=bool) for p in fr})
 
 
 def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
@@ -191,67 +349,69 @@ def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     the smallest Bc whose coverage is within ``tolerance`` percentage points
     of the frontier's maximum.  That maximum is estimated at Bc = 2 c* by the
     best of a local search, the greedy and a short QGA run
-    (:data:`DEFAULTS_QGA`), or is the best frontier
-    point, if higher.
+    (:data:`DEFAULTS_QGA`), or is the best frontier point, if higher.
 
     The frontier is swept from Bc = 1 up and stops at the knee; the selection
     found at 2 c* is tried at every point where it fits.  Only deterministic
     steps are used (carry-forward, local search, greedy, small seeded QGA runs with
     a fixed number of generations; no time limit and no exact solver), so the
-    same pool gives the same defaults on every machine.  ``sample_weight``: row weights (f*,
-    e* and Be are then weights, see :func:`default_budgets`).
+    same pool gives the same defaults on every machine.  Above :data:`POLICY_ROWS`
+    rows the sweep reads the stratified subsample of :func:`policy_rows` (Be scaled to it).
+    ``sample_weight``: row weights (f*, e* and Be are then weights, see :func:`default_budgets`).
     """
     best = pool.best_tree()
     if best is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
     be = _budget(reference_errors(pool, sample_weight) if error_budget is None else error_budget, sample_weight)
-    base = SelectionProblem.from_pool(pool, eps=eps, sample_weight=sample_weight)
+    view = _PolicyView(pool, eps, sample_weight=sample_weight)
     top = max(2, 2 * int(best.complexity))
-    at_top = base.with_budgets(top, be)
-    ref_selection = _best_known(at_top)
-    reference = at_top.evaluate(ref_selection).coverage
-    slack = tolerance / 100.0 * base.total_weight
-
-    class _StopAtKnee(Callback):
-        def on_point(self, point):
-            nonlocal reference
-            reference = max(reference, point.coverage)
-            return point.coverage >= reference - slack - 1e-9
-
-    # no time limits anywhere here: the same pool gives the same defaults on any machine
-    fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0,
-                  qga_params=DEFAULTS_QGA, seeds=[ref_selection])
-    knee = fr.knee(tolerance, reference=reference)
-    return DefaultBudgets(complexity_budget=int(knee.complexity_budget), error_budget=be, coverage=knee.coverage,
-                          reference=float(reference), n_rows=base.total_weight,  # N, or the total weight
-                          searched={p.complexity_budget: p.coverage for p in fr}, tolerance=tolerance,
-                          selection=np.asarray(knee.selection, dtype=bool),
-                          selections={p.complexity_budget: np.asarray(p.selection, dtype=bool) for p in fr})
+    sweep = _knee_sweep(view.problem, top, view.to_view(be), tolerance)
+    selection = sweep.selections[sweep.knee]
+    coverage = sweep.knee_coverage
+    if view.sampled:
+        coverage = view.evaluate_on_pool(selection, pool.lengths).coverage
+    return DefaultBudgets(complexity_budget=sweep.knee, error_budget=be, coverage=float(coverage),
+                          reference=float(sweep.reference) * view.scale, n_rows=view.total_weight,
+                          searched=dict(sweep.searched), tolerance=tolerance, selection=selection,
+                          selections=dict(sweep.selections), policy_rows=view.problem.n_rows)
 
 
-def _best_known(problem) -> np.ndarray:
-    """A good selection of ``problem``: the best of local search, greedy and (unless they meet the row bound) QGA."""
+def _best_known(problem, start=None) -> np.ndarray:
+    """A good selection of ``problem``: the best of local search (from nothing and from ``start``, when it
+    fits), greedy and, without a ``start`` and unless they meet the row bound, a small QGA run (a start,
+    the best known at a smaller error budget, already carries what QGA found there)."""
 
     candidates = [local_search(problem, np.zeros(problem.n_rules, dtype=bool)), solve(problem, "greedy").selection]
+    if start is not None and problem.is_feasible(start):
+        candidates.append(local_search(problem, start))
     best = max(candidates, key=lambda r: problem.evaluate(r).coverage)
-    if problem.evaluate(best).coverage < coverable_rows(problem) - 1e-9:
+    if start is None and problem.evaluate(best).coverage < coverable_rows(problem) - 1e-9:
         q = solve(problem, "qga", random_state=0, **DEFAULTS_QGA).selection
         best = max([best, q], key=lambda r: problem.evaluate(r).coverage)
     return best
 
 
-def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                    sample_weight=None) -> tuple[int, int]:
-    """Fill missing budgets with :func:`default_budgets` (a given budget is kept).  Weighted
-    (``sample_weight``), the error budget is a weight (a float)."""
+def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
+                     sample_weight=None) -> tuple[int, int | float, np.ndarray | None]:
+    """(Bc, Be, rules): missing budgets filled by :func:`default_budgets` (a given budget is kept), and the
+    pool indices of the rules the explanation may use when the policy chose both budgets and its
+    ``"fallback"`` form (else ``None``: every rule).  Weighted (``sample_weight``), Be is a weight."""
     if complexity_budget is None:
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight)
-        complexity_budget, error_budget = d.complexity_budget, d.error_budget
-    elif error_budget is None:
+        rules = d.rules if error_budget is None else None
+        return int(d.complexity_budget), _budget(d.error_budget, sample_weight), rules
+    if error_budget is None:
         if pool.best_tree() is None:
             raise ValueError("no error budget given and no tree to size it; pass --errors")
         error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight).error_budget
-    return int(complexity_budget), _budget(error_budget, sample_weight)
+    return int(complexity_budget), _budget(error_budget, sample_weight), None
+
+
+def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
+                    sample_weight=None) -> tuple[int, int | float]:
+    """Fill missing budgets with :func:`default_budgets` (a given budget is kept)."""
+    bc, be, _ = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight)
+    return bc, be
 
 
 def explain_pool(
@@ -270,11 +430,14 @@ def explain_pool(
     X_test=None,
     y_test=None,
     target: str | None = None,
+    rules=None,
     sample_weight=None,
     class_weight=None,
 ) -> Explanation:
     """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
 
+    ``rules``: pool indices of the rules the selection may use (``None``: all of them, or, when
+    the policy chooses both budgets, the rules of the form it chose; see :func:`resolve_defaults`).
     With ``X_test, y_test`` (rows the pool never saw, see :func:`split_holdout`) the
     report also holds the rules' metrics on them (``report.holdout``); ``target`` names the
     class column in the report.  ``sample_weight`` (one per row of the pool) weighs the
@@ -284,9 +447,14 @@ def explain_pool(
     counts rows either way, and gives the weighted errors and f* beside them.
     """
     sample_weight = row_weights(pool.y, pool.classes, class_weight, sample_weight)
-    bc, be = resolve_budgets(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight)
+    bc, be, chosen = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight)
+    rules = chosen if rules is None else np.asarray(rules, dtype=np.int64).ravel()
     problem = SelectionProblem.from_pool(pool, bc, be, eps=eps, sample_weight=sample_weight)
-    result = solve(problem, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
+    solved = problem if rules is None else problem.restrict(rules)
+    result = solve(solved, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
+    if rules is not None:  # the selection over the pool's rules, as every reader expects it
+        selection = _widen(result.selection, rules, pool.n_rules)
+        result = replace(result, selection=selection, evaluation=problem.evaluate(selection))
     report = evaluate_rules(
         pool.rule_set(result.selection),
         X,
@@ -309,6 +477,9 @@ def explain_pool(
             "eps": eps,
             "pool": pool.settings,
             "algorithm_params": algorithm_params or {},
+            # the classes whose rules the selection could use (None: every class's)
+            "rule_classes": None if rules is None
+            else [str(pool.classes[k]) for k in np.unique(pool.rule_class[rules])],
         },
     )
     return Explanation(pool=pool, problem=problem, result=result, report=report)

@@ -3,8 +3,9 @@
     python scripts/default_budgets.py [--data-dir DIR] [NAME ...]
 
 For each data set, read and pooled as the command line does (``explainer.rules.defaults``):
-the default budgets, the time to find them, the accuracy (on the training rows) and the
-coverage QGA reaches at them (seed 0),
+the default budgets and form (``all``: rules of every class; ``fallback``: rules for the classes
+other than the fallback class only), the time to find them, the accuracy (on the training rows)
+and the coverage QGA reaches at them in that form (seed 0, as ``explainer explain`` without budgets),
 the maximum of the full frontier (``explainer.selection.frontier.frontier`` with its default
 settings, Bc = 1 .. 2 c*) at the default error budget and the gap to it in percentage
 points, and the best coverage at that error budget with no complexity budget at all.
@@ -39,9 +40,9 @@ def main() -> None:
     args = ap.parse_args()
     samples = sample_datasets()
     names = args.names or [*samples, *PAPER_DATASETS]
-    print("| data set | rows | Bc | Be | time s | accuracy % (QGA, training rows) | coverage % (QGA) "
+    print("| data set | rows | Bc | Be | form | time s | accuracy % (QGA, training rows) | coverage % (QGA) "
           "| frontier max % (Bc <= 2c*) | gap (pp) | best at Be, any Bc % |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         if name in samples:
             ds = load_dataset(samples[name], **default_load_settings())
@@ -53,13 +54,14 @@ def main() -> None:
         d = default_budgets(pool)
         t_d = time.perf_counter() - t
         exp = explain_pool(pool, ds.X, ds.y, complexity_budget=d.complexity_budget, error_budget=d.error_budget,
-                           algorithm="qga", random_state=0)
+                           algorithm="qga", random_state=0, rules=d.rules)
         fr_max = 100 * frontier(pool, d.error_budget, random_state=0).max_coverage / ds.n_rows
         top, proven = best_at(pool, d.error_budget)
         cov = 100 * exp.report.coverage_score
         best = 100 * top / ds.n_rows
         acc = 100 * exp.report.accuracy
-        print(f"| {name} | {ds.n_rows} | {d.complexity_budget} | {d.error_budget} | {t_d:.2f} | {acc:.2f} | {cov:.2f} | "
+        print(f"| {name} | {ds.n_rows} | {d.complexity_budget} | {d.error_budget} | {d.form} | {t_d:.2f} | {acc:.2f} | "
+              f"{cov:.2f} | "
               f"{fr_max:.2f} | {fr_max - cov:.2f} | {best:.2f}{'' if proven else ' (not proven)'} |", flush=True)
 
 

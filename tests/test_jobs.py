@@ -9,6 +9,7 @@ import signal
 import time
 from multiprocessing import forkserver
 
+import numpy as np
 import pytest
 
 from explainer.app import jobs
@@ -52,6 +53,21 @@ def test_a_job_gives_the_in_process_result_and_every_generation(iris):
     records = job.records(0)
     assert [r.generation for r in records] == [r.generation for r in here.result.history]
     assert records[0].generation == 0
+
+
+def test_a_job_uses_only_the_rules_it_is_given(iris):
+    # what the dashboard passes at the default budgets when the policy chose the fallback form
+    ds, pool = iris
+    rules = np.flatnonzero(pool.rule_class != 0)
+    job = RunJob(pool, ds, [Task("greedy", 0)], complexity_budget=4, error_budget=5, eps=1.0, rules=rules).start()
+    job.join(60)
+    assert job.done and job.errors == [None]
+    there = job.explanations[0]
+    assert there.result.selection.shape == (pool.n_rules,) and there.result.selection.any()
+    assert set(pool.rule_class[there.result.selection]) <= {1, 2}
+    here = explain_pool(pool, ds.X, ds.y, complexity_budget=4, error_budget=5, algorithm="greedy",
+                        random_state=0, rules=rules)
+    assert there.report.rules.to_text() == here.report.rules.to_text()
 
 
 def test_stop_keeps_the_best_so_far(iris):

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
 import streamlit as st
 
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_parameters
-from explainer.pipeline import resolve_budgets
+from explainer.pipeline import resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
 
@@ -35,16 +36,24 @@ def set_budgets(state: Session, bc: int | None = None, be: int | None = None) ->
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _defaults(pool_key, _pool: RulePool) -> tuple[int, int]:
+def _defaults(pool_key, _pool: RulePool) -> tuple[int, int, np.ndarray | None]:
     try:
-        return resolve_budgets(_pool)
+        return resolve_defaults(_pool)
     except ValueError:  # no reference tree: something small
-        return 10, max(1, _pool.n_rows // 20)
+        return 10, max(1, _pool.n_rows // 20), None
 
 
 def default_budgets(state: Session, pool: RulePool) -> tuple[int, int]:
-    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_budgets`), cached."""
-    return _defaults(state.pool_key, pool)
+    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_defaults`), cached."""
+    return _defaults(state.pool_key, pool)[:2]
+
+
+def default_rules(state: Session, pool: RulePool, bc: int, be: int) -> np.ndarray | None:
+    """The rules a run at budgets (bc, be) may use: those of the form the default policy chose while the
+    budgets are its defaults (rules for the classes other than the fallback class only, when it chose
+    that form), else ``None`` (every rule), as ``explain`` does without budgets and with them."""
+    d_bc, d_be, rules = _defaults(state.pool_key, pool)
+    return rules if (int(bc), int(be)) == (d_bc, d_be) else None
 
 
 def init_budgets(state: Session, pool: RulePool) -> None:

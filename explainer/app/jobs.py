@@ -347,12 +347,13 @@ class RunJob(Job):
 
     Besides :class:`Job`'s: :meth:`records` (the running task's generations so far),
     :attr:`explanations`; :meth:`stop` ends the current run (best selection so far) and
-    skips the rest.
+    skips the rest.  ``rules``: pool indices of the rules the runs may use (``None``: all of them).
     """
 
     def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
                  eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None,
-                 alive: Callable[[], bool] | None = None, line: _Line | None = None, class_weight: str | None = None):
+                 alive: Callable[[], bool] | None = None, line: _Line | None = None, class_weight: str | None = None,
+                 rules=None):
         self.pool = pool
         self.class_weight = class_weight
         self.dataset = dataset
@@ -367,7 +368,7 @@ class RunJob(Job):
                              tasks=tuple(self.tasks), complexity_budget=self.complexity_budget,
                              error_budget=self.error_budget, eps=self.eps,
                              algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test,
-                             target=dataset.target, class_weight=class_weight)
+                             target=dataset.target, class_weight=class_weight, rules=rules)
         super().__init__(request, len(self.tasks), alive=alive, line=line)
         self._records: list[list] = [[] for _ in self.tasks]
         self.explanations: list[Explanation | None] = [None] * len(self.tasks)

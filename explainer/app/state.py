@@ -15,6 +15,7 @@ import threading
 import streamlit as st
 
 from explainer.app import jobs
+from explainer.app.budgets import default_rules
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -338,8 +339,12 @@ def start_job(state: Session, slot, tasks: list, *, complexity_budget, error_bud
     split = state.split
     holdout = (split.X_test, split.y_test) if split is not None and split.X_test is not None else None
     data = split.train if split is not None else state.dataset
+    weights = None if class_weight == "none" else class_weight
+    # at the default budgets, the form of explanation the default policy chose (as the command line's explain);
+    # the policy weighs unweighted rows, so weighted runs may use every rule
+    rules = default_rules(state, state.pool, complexity_budget, error_budget) if weights is None else None
     job = jobs.RunJob(state.pool, data, tasks, complexity_budget=complexity_budget, error_budget=error_budget,
                       eps=eps, algorithm_params=algorithm_params, holdout=holdout, alive=state.alive(),
-                      class_weight=None if class_weight == "none" else class_weight)
+                      class_weight=weights, rules=rules)
     state.put(slot, job)
     return job.start()

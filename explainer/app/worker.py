@@ -72,6 +72,7 @@ class RunRequest:
     y_test: np.ndarray | None = None
     target: str | None = None  # the class column, named in the report
     class_weight: str | None = None  # None or "balanced": how the selection weighs the rows
+    rules: np.ndarray | None = None  # pool indices of the rules the runs may use (None: all of them)
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,7 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
                 algorithm_params=request.algorithm_params.get(task.algorithm),
                 target=request.target,
                 class_weight=request.class_weight,
+                rules=request.rules,
                 **held,
             )
         except Exception as exc:  # reported on the page, never a traceback there
