@@ -13,6 +13,7 @@ import collections
 
 import streamlit as st
 
+from explainer.app import steps
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
@@ -34,27 +35,36 @@ def set_budgets(state: Session, bc: int | None = None, be: int | None = None) ->
         state.be = int(be)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _defaults(pool_key, _pool: RulePool) -> tuple[int, int]:
+def _defaults(pool: RulePool) -> tuple[int, int]:
     try:
-        return resolve_budgets(_pool)
+        return resolve_budgets(pool)
     except ValueError:  # no reference tree: something small
-        return 10, max(1, _pool.n_rows // 20)
+        return 10, max(1, pool.n_rows // 20)
 
 
-def default_budgets(state: Session, pool: RulePool) -> tuple[int, int]:
-    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_budgets`), cached."""
-    return _defaults(state.pool_key, pool)
+def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
+    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_budgets`), cached;
+    None while a thread chooses them (the page shows the step; see :mod:`.steps`)."""
+    best = pool.best_tree()
+    return steps.ready(
+        state, "budgets", ("default budgets", state.pool_key), lambda: _defaults(pool),
+        title="Choosing default budgets …",
+        detail=(f"Coverage frontiers at a few error budgets up to half the best tree's {best.errors:,} errors; of "
+                "the selections found, the one whose training accuracy, less one row per condition, is best "
+                "(the command line's defaults too).") if best is not None else "",
+        done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen[0]}, "
+                                     f"Be = {chosen[1]:,}",
+    )
 
 
-def init_budgets(state: Session, pool: RulePool) -> None:
+def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:
     """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
     if state.budget_for != state.pool_key:
         state.budget_for = state.pool_key
         from_url = state.budgets_from_url
         del state.budgets_from_url
         if not (from_url and state.has(Session.bc) and state.has(Session.be)):
-            set_budgets(state, *default_budgets(state, pool))
+            set_budgets(state, *defaults)
     bc_max, be_max = budget_limits(pool, pool.n_rows)
     state.bc = min(max(int(state.bc), 1), bc_max)
     state.be = min(max(int(state.be), 0), be_max)
