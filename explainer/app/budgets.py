@@ -49,7 +49,7 @@ def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
     return steps.ready(
         state, "budgets", ("default budgets", state.pool_key), lambda: _defaults(pool),
         title="Choosing default budgets …",
-        detail=(f"Coverage frontiers at a few error budgets up to half the best tree's {best.errors:,} errors; of "
+        detail=(f"Coverage frontiers at a few error budgets, sized by the best tree's {best.errors:,} errors; of "
                 "the selections found, the one whose training accuracy, less one row per condition, is best "
                 "(the command line's defaults too).") if best is not None else "",
         done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen[0]}, "
