@@ -617,3 +617,22 @@ def test_every_corpus_file_uploaded_gives_a_page_without_a_traceback(name):
         assert at.error, f"no error shown for {name}"
     if at.error:
         assert at.session_state["dataset"] is before
+
+
+def test_row_tables_give_uncovered_and_tied_rows_the_fallback_and_say_why():
+    import pandas as pd
+
+    from explainer.data import load_dataset
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rules
+
+    frame = pd.DataFrame({"x": [1, 2, 3, 4], "class": ["a", "b", "a", "a"]})
+    dataset = load_dataset(frame, target="class")
+    rules_ = parse_rules("IF x <= 1 THEN CLASS=b\nIF x <= 2 THEN CLASS=a\nIF x <= 1 THEN CLASS=a\n"
+                         "IF x > 1 AND x <= 2 THEN CLASS=b")
+    report = evaluate_rules(rules_, dataset.X, dataset.y)
+    # row 1: b, a, a fire -> a; row 2: a and b fire -> tie; rows 3 and 4: none fires
+    assert rows.voted_texts(report, range(4)) == [
+        "a", "a (classes tie: ELSE)", "a (no rule fires: ELSE)", "a (no rule fires: ELSE)"]
+    shown = rows.rows_frame(dataset, [1, 2], report)
+    assert shown["voted class"].tolist() == ["a (classes tie: ELSE)", "a (no rule fires: ELSE)"]

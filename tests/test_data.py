@@ -889,7 +889,7 @@ def test_encoder_invariants_on_random_tables(rows):
 
 
 def test_float32_view_ranks_only_columns_float32_cannot_resolve():
-    from explainer.data.encoder import Float32View
+    from explainer.data.precision import Float32View
 
     base = 1e15
     X = np.array([[base + 0.375, 0.5], [base, 1.5], [np.nan, 2.5], [base + 0.125, 0.5], [base + 0.375, 9.0]])
@@ -904,3 +904,14 @@ def test_float32_view_ranks_only_columns_float32_cannot_resolve():
             assert ((X[:, 0] <= thr) == (view.matrix[:, 0] <= t)).all()
             assert ((X[:, 0] > thr) == (view.matrix[:, 0] > t)).all()
     assert view.original_threshold(1, 1.25) == 1.25
+
+
+def test_a_header_cell_in_brackets_is_a_table_and_a_json_document_is_refused():
+    df = read_table(b"[id],value,class\n1,2.5,a\n2,3.5,b\n")
+    assert list(df.columns) == ["[id]", "value", "class"]
+    assert df["value"].tolist() == [2.5, 3.5]
+    df = read_table(b"{x},y\n1,2\n")
+    assert list(df.columns) == ["{x}", "y"]
+    for text in (b'[{"a": 1}, {"a": 2}]', b'  {"a": [1, 2]}\n'):
+        with pytest.raises(DataError, match="looks like JSON"):
+            read_table(text)

@@ -257,3 +257,25 @@ def test_the_backward_pass_raises_points_the_sweep_left_low():
         assert all(p.algorithm in ("backward", "carried") for p in higher)
         raised += bool(higher)
     assert raised > 0
+
+
+def test_no_exact_calls_above_the_nonzero_limit(monkeypatch):
+    """A coverage matrix over EXACT_MAX_NNZ nonzeros gets no exact call; below it, the sweep uses it."""
+    import explainer.selection.frontier as frontier_module
+
+    base = random_problem(4)
+    calls = []
+    real = frontier_module.solve
+
+    def spy(problem, algorithm, **kw):
+        calls.append(algorithm)
+        return real(problem, algorithm, **kw)
+
+    monkeypatch.setattr(frontier_module, "solve", spy)
+    frontier(base, int(base.errors.sum()), (0, int(base.lengths.sum())), random_state=0)
+    assert "exact" in calls
+    calls.clear()
+    monkeypatch.setattr(frontier_module, "EXACT_MAX_NNZ", int(base.indices.size) - 1)
+    fr = frontier(base, int(base.errors.sum()), (0, int(base.lengths.sum())), random_state=0)
+    assert "exact" not in calls
+    check_points(fr, base)

@@ -37,23 +37,71 @@ def swap_optimum(p, scorer, seed):
     return st
 
 
-@pytest.mark.parametrize("limit", ["numpy", "slice", "sparse"])
 @pytest.mark.parametrize("seed", range(3))
-def test_owner_overlaps_count_rows_by_owner(seed, limit, monkeypatch):
-    """Entry (s, j) = rows of rule cols[j] whose owner is s, on every route."""
+def test_owner_overlaps_count_rows_by_owner(seed):
+    """Entry (s, j) = rows of rule cols[j] whose owner is s."""
     p = random_problem(700 + seed)
     rng = np.random.default_rng(seed)
     n_sets = 5
     owner = rng.integers(-1, n_sets, p.n_rows)
     cols = np.sort(rng.choice(p.n_rules, 12, replace=False))
-    nnz = int(p.support[cols].sum())
-    # numpy index arrays up to GATHER_LIMIT, a column slice up to 20x that, a sparse product above
-    gather = {"numpy": nnz, "slice": max(1, nnz // 10), "sparse": 0}[limit]
-    monkeypatch.setattr(moves, "GATHER_LIMIT", gather)
     got = MoveScorer(p, np.ones(p.n_rules, dtype=bool))._owner_overlaps(owner, cols, n_sets)
     C = p.coverage_dense
     want = np.array([[np.sum(C[:, j] & (owner == s)) for j in cols] for s in range(n_sets)], dtype=float)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_row_sums_count_rules_per_row_set(seed):
+    """Entry (s, b) = rows of set s that rule b covers (a row may sit in several sets, or twice in one)."""
+    p = random_problem(710 + seed)
+    rng = np.random.default_rng(seed)
+    n_sets = 4
+    rows = rng.integers(0, p.n_rows, 90)
+    row_sets = rng.integers(0, n_sets, rows.size)
+    got = MoveScorer(p, np.ones(p.n_rules, dtype=bool))._row_sums(row_sets, rows, n_sets)
+    C = p.coverage_dense.astype(np.int64)
+    want = np.zeros((n_sets, p.n_rules))
+    for j, s in zip(rows, row_sets, strict=True):
+        want[s] += C[j]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_incremental_sums_equal_recomputation_after_random_flips(seed):
+    """The scorer's sums C' [z0 z1 n c_own], followed flip by flip (few rows crossing), over whole new
+    selections (most rows crossing: a full pass) and over steps with no flip, equal the sums
+    recomputed from the dense coverage at every step; the gains follow from them."""
+    p = random_problem(720 + seed, N=90, M=45)
+    rng = np.random.default_rng(seed)
+    scorer = MoveScorer(p, np.ones(p.n_rules, dtype=bool))
+    st = p.state(rng.random(p.n_rules) < 0.3)
+    C = p.coverage_dense.astype(np.int64)
+    routes = set()
+    for _ in range(60):
+        before = (scorer.products, scorer.updates)
+        kind = rng.integers(0, 6)
+        if kind == 0:
+            st = p.state(rng.random(p.n_rules) < rng.uniform(0.0, 0.5))
+        elif kind > 1:  # kind 1: nothing flipped since the last call
+            for i in rng.choice(p.n_rules, size=int(rng.integers(1, 5)), replace=False):
+                st.flip(int(i))
+        gadd, gdrop, ones = scorer.add_drop_gains(st)
+        routes.add((scorer.products - before[0], scorer.updates - before[1]))
+        total = C @ st.r.astype(np.int64)
+        own = np.stack([C[:, st.r & (p.rule_class == k)].sum(axis=1) for k in range(st.per_class.shape[1])], axis=1)
+        X0, X1 = C.T @ (total == 0), C.T @ (total == 1)
+        Xt = C.T @ total
+        Xo = (C * own[:, p.rule_class]).sum(axis=0)
+        _, _, *sums = scorer._sums
+        for got, want in zip(sums, (X0, X1, Xt, Xo), strict=True):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(gadd, X0 - p.eps * (Xt - Xo))
+        np.testing.assert_array_equal(gdrop, -X1 + p.eps * (Xt - Xo))
+        np.testing.assert_array_equal(ones, total == 1)
+    # every route was taken: a first full pass, the rules' Gram rows with a full pass over the
+    # crossing rows' counts, the same with only the crossing rows, and nothing to do
+    assert {(1, 0), (1, 1), (0, 1), (0, 0)} <= routes
 
 
 def brute_one_for_two(p, st, cost):

@@ -190,3 +190,48 @@ def test_paper_encoded_pools_hold_no_implied_condition(paper_datasets_dir):
         for i, rule in enumerate(pool.rules):
             assert drop_implied(rule.conditions) == rule.conditions
             assert (rule.covers(ds.X) == cov[:, i]).all()
+
+
+def test_threaded_tree_fits_give_the_same_pool(iris, monkeypatch):
+    """Trees fitted in threads (large tables) and one after another (small ones) make the same pool."""
+    import explainer.rules.pool as pool_module
+
+    X, y = iris
+    monkeypatch.setattr(pool_module, "PARALLEL_FIT_ROWS", 0)
+    threaded = build_pool(X, y, 4, random_state=3)
+    monkeypatch.setattr(pool_module, "PARALLEL_FIT_ROWS", 10**9)
+    serial = build_pool(X, y, 4, random_state=3)
+    assert [r.text for r in threaded.rules] == [r.text for r in serial.rules]
+    assert (threaded.coverage != serial.coverage).nnz == 0
+    assert [t.random_state for t in threaded.trees] == [t.random_state for t in serial.trees]
+
+
+def test_fit_sample_is_stratified_seeded_and_only_when_the_table_is_larger():
+    from explainer.rules.pool import _fit_sample
+
+    codes = np.repeat([0, 1, 2], [600, 300, 100])
+    assert _fit_sample(codes, None, 0) is None and _fit_sample(codes, 1000, 0) is None
+    s = _fit_sample(codes, 200, 5)
+    assert np.array_equal(np.bincount(codes[s]), [120, 60, 20])  # each class in its share
+    assert np.all(np.diff(s) > 0)  # sorted, distinct rows
+    assert np.array_equal(s, _fit_sample(codes, 200, 5)) and not np.array_equal(s, _fit_sample(codes, 200, 6))
+    assert np.bincount(codes[_fit_sample(codes, 3, 0)]).tolist() == [2, 1, 1]  # every class keeps a row
+
+
+def test_pool_fitted_on_a_sample_counts_its_rules_on_every_row(iris):
+    """Only the splits come from the sample: coverage and errors are those of every row."""
+    X, y = iris
+    full = build_pool(X, y, 4, random_state=0)
+    assert build_pool(X, y, 4, random_state=0, max_fit_rows=150).settings["max_fit_rows"] == 150
+    same = build_pool(X, y, 4, random_state=0, max_fit_rows=150)  # no smaller than the table: no sample
+    assert [r.text for r in same.rules] == [r.text for r in full.rules]
+    small = build_pool(X, y, 4, random_state=0, max_fit_rows=40)
+    assert [t.random_state for t in small.trees] == [t.random_state for t in full.trees]
+    assert [r.text for r in small.rules] != [r.text for r in full.rules]
+    dense = small.coverage.toarray().astype(bool)
+    assert dense.shape[0] == len(y)
+    for i, rule in enumerate(small.rules):
+        assert np.array_equal(rule.covers(X), dense[:, i])
+    problem = SelectionProblem.from_pool(small)
+    for i, rule in enumerate(small.rules):
+        assert problem.errors[i] == int(np.sum(rule.covers(X) & (y != rule.label)))

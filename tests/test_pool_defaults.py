@@ -22,12 +22,15 @@ def _table(n_rows):
 
 def test_defaults_are_the_readme_values_and_take_overrides():
     # README, "Default pool": depth 8, the grid trained once
-    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True, "grow": True}
+    # and trees that learn from at most 20,000 rows
+    assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True,
+                                       "grow": True, "max_fit_rows": 20000}
     assert default_pool_settings(max_depth=3, n_repeats=1) == {"max_depth": 3, "n_repeats": 1, "source": "grid",
-                                                                 "phrase_length": True, "grow": True}
+                                                                 "phrase_length": True, "grow": True,
+                                                                 "max_fit_rows": 20000}
     # a forest's repeats multiply its trees: trained once unless asked
     assert default_pool_settings(source="forest") == {"max_depth": 8, "n_repeats": 1, "source": "forest",
-                                                      "phrase_length": True, "grow": True}
+                                                      "phrase_length": True, "grow": True, "max_fit_rows": 20000}
     assert default_pool_settings(source="forest", n_repeats=2)["n_repeats"] == 2
 
 

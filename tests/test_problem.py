@@ -177,3 +177,17 @@ def test_results_and_frontier_points_read_their_evaluation():
         assert point.evaluation == p.with_budgets(point.complexity_budget, 4).evaluate(point.selection)
         assert (point.coverage, point.n_rules, point.errors) == (
             point.evaluation.coverage, point.evaluation.n_rules, point.evaluation.errors)
+
+
+def test_budget_copies_share_the_budget_free_caches():
+    """A cache first computed on a with_budgets copy serves the original and every other copy."""
+    C, _, _, _, p = random_problem(3)
+    a, b = p.with_budgets(3, 2), p.with_budgets(5, None)
+    rows = a.coverage_rows
+    assert b.coverage_rows is rows and p.coverage_rows is rows
+    assert np.array_equal(rows.toarray().astype(bool), C)
+    assert b.coverage_dense is a.coverage_dense
+    assert (a.complexity_budget, b.complexity_budget) == (3, 5)
+    # the budget caches stay each copy's own
+    assert np.array_equal(a.fits_alone, (p.lengths <= 3) & (p.errors <= 2))
+    assert np.array_equal(b.fits_alone, p.lengths <= 5)

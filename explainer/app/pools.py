@@ -17,7 +17,7 @@ from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
 from explainer.pipeline import split_holdout
 from explainer.report import RuleSetReport, evaluate_rules
-from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS
+from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_MAX_FIT_ROWS, DEFAULT_REPEATS
 from explainer.rules.pool import RulePool, build_pool, grid_params
 
 #: Trees of a "forest" pool per repeat.
@@ -33,6 +33,7 @@ class PoolSettings:
     holdout: float = 0.0  # share of the rows held out (stratified, seeded by random_state): never in the pool
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
     grow: bool = True  # rules grown beside the tree paths: the default pool's
+    max_fit_rows: int | None = DEFAULT_MAX_FIT_ROWS  # trees learn from a sample of larger tables: the default pool's
 
 
 @dataclass
@@ -77,6 +78,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         feature_specs=dataset.feature_specs,
         phrase_length=settings.phrase_length,
         grow=settings.grow,
+        max_fit_rows=settings.max_fit_rows,
     )
     return pool, time.perf_counter() - t0
 
@@ -104,11 +106,14 @@ def _pool_step(state: Session, split: Split, settings: PoolSettings) -> tuple[Ru
     kind = "random-forest trees" if settings.source == "forest" else "CART trees"
     depth = f"depth {settings.max_depth - 1}" if settings.source == "forest" else f"depth 1 … {settings.max_depth - 1}"
     grown = ", then rules grown one condition at a time beside them" if settings.grow else ""
+    limit = settings.max_fit_rows
+    rows = (f"a class-stratified sample of {limit:,} of the {data.n_rows:,} rows" if limit and data.n_rows > limit
+            else f"{data.n_rows:,} rows")
     return steps.ready(
         state, "pool", _pool_key(data, settings), lambda: _build(settings, data),
         title=f"Building the rule pool … ({trees} trees)",
-        detail=f"{trees} {kind} of {depth} on {data.n_rows:,} rows; every root-to-leaf path becomes a "
-               f"candidate rule{grown}.",
+        detail=f"{trees} {kind} of {depth} fitted on {rows}; every root-to-leaf path becomes a candidate rule "
+               f"(its rows and errors counted on the whole table){grown}.",
         done=lambda built, seconds: f"Rule pool built in {seconds:.1f} s: {built[0].n_rules:,} rules "
                                     f"from {built[0].n_trees} trees",
     )

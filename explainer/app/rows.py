@@ -50,12 +50,19 @@ def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None, extr
     lead: dict[str, object] = {"row": row_numbers(dataset)[rows]}
     lead[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
     if report is not None:
-        lead["voted class"] = [str(v) for v in report.predictions[rows]]
+        lead["voted class"] = voted_texts(report, rows)
     lead.update(extra or {})
     values = shown_values(original_values(dataset, rows))
     # a data column named like one of the leading columns keeps its values under a longer name
     values.columns = [f"{c} (data)" if c in lead else c for c in values.columns]
     return pd.concat([pd.DataFrame(lead), values], axis=1)
+
+
+def voted_texts(report: RuleSetReport, rows) -> list[str]:
+    """The class each row gets, as the row tables show it: the vote, or the fallback saying why it is given."""
+    fallback = str(report.fallback)
+    why = {UNCOVERED: f"{fallback} (no rule fires: ELSE)", TIE: f"{fallback} (classes tie: ELSE)"}
+    return [why.get(str(v), str(v)) for v in report.predictions[np.asarray(rows, dtype=int)]]
 
 
 def row_numbers(dataset: Dataset) -> np.ndarray:

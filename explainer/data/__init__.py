@@ -6,6 +6,7 @@ This module gathers the public names of the modules that do the work:
   sniffing, missing markers, decimal commas) and :class:`DataError`;
 - :mod:`explainer.data.encoder`: :class:`TableEncoder`, fitted on a table and
   applied to new rows (one-hot, missing indicators, identifier exclusion);
+- :mod:`explainer.data.precision`: what float32 (the tree learner's number) holds;
 - :mod:`explainer.data.target`: the default target column (:func:`suggest_target`) and the
   one label coder (:func:`~explainer.data.target.encode_labels`);
 - :mod:`explainer.data.datasets`: :class:`Dataset`, :func:`load_dataset` and the
@@ -24,7 +25,8 @@ from explainer.data.datasets import (
     paper_data_dir,
     sample_datasets,
 )
-from explainer.data.encoder import FLOAT32_MAX, KINDS, MAX_CATEGORIES, ColumnInfo, TableEncoder
+from explainer.data.encoder import KINDS, MAX_CATEGORIES, ColumnInfo, TableEncoder
+from explainer.data.precision import FLOAT32_MAX
 from explainer.data.tables import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,

@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from explainer.data.encoder import ColumnInfo, Float32View, TableEncoder, as_list, resolve_column
+from explainer.data.encoder import ColumnInfo, TableEncoder, as_list, resolve_column
 from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.data.precision import Float32View
 from explainer.data.tables import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -134,7 +135,7 @@ class Dataset:
         Every feature in :attr:`low_resolution_features` is replaced by the rank
         of its value among the feature's distinct values (0, 1, 2, ...; NaN stays
         NaN), which float32 holds exactly; every other feature is unchanged (see
-        :class:`~explainer.data.encoder.Float32View`).  A tree threshold learned on a
+        :class:`~explainer.data.precision.Float32View`).  A tree threshold learned on a
         ranked feature becomes a threshold on the original values with
         :meth:`original_threshold`, selecting exactly the same rows, so rules are
         still written and evaluated on ``X``.

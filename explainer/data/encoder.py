@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from explainer.data.features import FeatureSpec
+from explainer.data.precision import FLOAT32_MAX, low_resolution_pair
 from explainer.data.tables import DataError, normalise_frame
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO, looks_like_identifier_name
 
@@ -30,15 +31,11 @@ __all__ = [
     "TableEncoder",
     "KINDS",
     "MAX_CATEGORIES",
-    "FLOAT32_MAX",
-    "Float32View",
     "resolve_column",
 ]
 
 #: A categorical column with more distinct values than this is refused.
 MAX_CATEGORIES = 100
-#: The largest magnitude the tree learner accepts (it computes in float32).
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: ``ordinal_as_categorical=True`` means integer columns with at most this many distinct values.
 ORDINAL_MAX_VALUES = 10
 
@@ -178,52 +175,6 @@ def _looks_like_identifier(name: str, present: pd.Series, numeric: bool, n_uniqu
         # few rows: distinct values alone prove nothing; a name like "id" settles it
         return n_unique == n and looks_like_identifier_name(name)
     return n_unique / n >= ID_RATIO
-
-
-def _low_resolution_pair(values: np.ndarray) -> tuple[float, float] | None:
-    """Two distinct values that float32 cannot tell apart, or None."""
-    u = np.unique(values)
-    if len(u) < 2:
-        return None
-    same = np.flatnonzero(np.diff(u.astype(np.float32)) == 0)
-    if not len(same):
-        return None
-    return float(u[same[0]]), float(u[same[0] + 1])
-
-
-class Float32View:
-    """A copy of a feature matrix that the tree learner (float32) reads without losing distinctions.
-
-    Every column holding distinct values that float32 cannot tell apart is replaced by
-    the rank of its value among the column's distinct values (0, 1, 2, ...; NaN stays
-    NaN), which float32 holds exactly; other columns are unchanged.  Trees trained on
-    :attr:`matrix` split ranked columns between any two values;
-    :meth:`original_threshold` turns such a split back into a threshold on the original
-    values that selects the same rows, so rules are still written and evaluated on
-    the original matrix.
-    """
-
-    def __init__(self, X):
-        self.matrix = np.array(X, dtype=np.float64, copy=True)
-        #: column index -> sorted distinct values, for the ranked columns
-        self.ranked: dict[int, np.ndarray] = {}
-        for j in range(self.matrix.shape[1]):
-            col = self.matrix[:, j]
-            present = ~np.isnan(col)
-            if _low_resolution_pair(col[present]) is None:
-                continue
-            u = np.unique(col[present])
-            self.ranked[j] = u
-            col[present] = np.searchsorted(u, col[present]).astype(np.float64)
-
-    def original_threshold(self, column: int, threshold: float) -> float:
-        """``rank <= t`` as ``value <= u[floor(t)]`` (same rows, also for ``>``); others unchanged."""
-        u = self.ranked.get(column)
-        if u is None:
-            return float(threshold)
-        if threshold < 0:
-            return float(np.nextafter(u[0], -np.inf))
-        return float(u[min(int(np.floor(threshold)), len(u) - 1)])
 
 
 class TableEncoder(BaseEstimator):
@@ -403,7 +354,7 @@ class TableEncoder(BaseEstimator):
                 plan.numeric = True
                 plan.integer = _whole(values)
                 self._check_range(name, values)
-                pair = _low_resolution_pair(values)
+                pair = low_resolution_pair(values)
                 if pair is not None:
                     low_columns.add(name)
                     warnings.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import pathlib
 import re
@@ -232,6 +233,18 @@ def _sniff_delimiter(text: str) -> str | None:
 # --------------------------------------------------------------------------- cells
 
 
+def _is_json(text: str) -> bool:
+    """The whole text is one JSON object or array (a header cell such as ``[id]`` is not)."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return False
+    try:
+        _, end = json.JSONDecoder().raw_decode(stripped)
+    except ValueError:
+        return False
+    return not stripped[end:].strip()
+
+
 def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Series, bool]:
     """Strip cells, mark missing values and convert to numbers where possible.
 
@@ -363,7 +376,7 @@ def read_table(
     if not text.strip():
         raise DataError(f"{label} is empty.")
     head = text.lstrip()[:200].lower()
-    if head.startswith(("{", "[")):
+    if _is_json(text):
         raise DataError(
             f"{label} looks like JSON, not a table with a header row; export it as CSV."
         )

@@ -22,14 +22,14 @@ import pandas as pd
 
 from explainer.data.target import encode_labels
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage, vote_labels
-from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.model import Rule, RuleSet, ValueSet
 from explainer.rules.render import render_label
 
 
 @dataclass
 class RuleMetrics:
     index: int
-    text: str
+    rule: Rule = field(repr=False)
     label: object
     length: int
     support: int
@@ -37,6 +37,12 @@ class RuleMetrics:
     errors: int
     precision: float
     conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
+
+    @property
+    def text(self) -> str:
+        """The rule's line, written when asked for: a file of tens of thousands of rules is
+        evaluated in full, but only the rules a page shows are ever written out."""
+        return self.rule.text
 
     def to_dict(self) -> dict:
         return {
@@ -418,7 +424,7 @@ def evaluate_rules(
         per_rule.append(
             RuleMetrics(
                 index=i,
-                text=rule.text,
+                rule=rule,
                 label=rule.label,
                 length=int(lengths[i]),
                 support=support,

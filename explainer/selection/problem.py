@@ -54,6 +54,19 @@ class Evaluation:
         return self.coverage / self.n_rows if self.n_rows else 0.0
 
 
+class _shared_cache(cached_property):
+    """A cached property that :meth:`SelectionProblem.with_budgets` copies share, even when it is first
+    computed on a copy (a frontier computes its coverage products once, not once per budget)."""
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        shared = obj.__dict__.setdefault("_shared", {})
+        if self.attrname not in shared:
+            shared[self.attrname] = self.func(obj)
+        return shared[self.attrname]
+
+
 class SelectionProblem:
     """Coverage matrix, rule classes, lengths, errors, budgets and eps.
 
@@ -82,6 +95,7 @@ class SelectionProblem:
         cov.sum_duplicates()
         cov.data[:] = 1.0
         cov.eliminate_zeros()
+        self._shared: dict = {}  # the budget-independent caches, shared with every with_budgets copy
         self._cov = cov  # N x M, CSC: the rows of rule i are indices[indptr[i]:indptr[i+1]]
         self.n_rows, self.n_rules = cov.shape
         self.rule_class = np.asarray(rule_class, dtype=np.int64).ravel()
@@ -164,7 +178,7 @@ class SelectionProblem:
     def rows_of(self, i: int) -> np.ndarray:
         return self.indices[self.indptr[i] : self.indptr[i + 1]]
 
-    @cached_property
+    @_shared_cache
     def coverage_dense(self) -> np.ndarray:
         """N x M boolean coverage (materialised on demand)."""
         return self._cov.toarray().astype(bool)
@@ -173,7 +187,12 @@ class SelectionProblem:
     def coverage_sparse(self) -> sp.csc_matrix:
         return self._cov
 
-    @cached_property
+    @_shared_cache
+    def coverage_rows(self) -> sp.csr_matrix:
+        """N x M coverage as CSR (the rules of each row)."""
+        return self._cov.tocsr()
+
+    @_shared_cache
     def conflict_matrix(self) -> sp.csr_matrix:
         """Q: symmetric M x M, Q[i,i'] = rows covered by both with different classes (zero diagonal)."""
         cov = self._cov
@@ -197,7 +216,7 @@ class SelectionProblem:
     #: block's per-row count arrays hold at most this many entries (bounded memory)
     EVAL_BLOCK_ENTRIES = 1 << 22
 
-    @cached_property
+    @_shared_cache
     def _class_blocks(self) -> list[tuple[np.ndarray, sp.csr_matrix]]:
         """Per class k: the rule indices of class k and their coverage as CSR (M_k x N)."""
         blocks = []

@@ -10,8 +10,8 @@ of adding or dropping *every* rule follows in O(M):
 
 The sums follow the state from the last call: ``C'n`` and ``C'c_own`` through
 the Gram rows of the flipped rules (cached per rule), ``C'z0`` and ``C'z1``
-from the rows whose count crossed 0, 1 or 2 (a full sparse product only when a
-third of the rows or more crossed), so a step after a few flips costs
+from the rows whose count crossed 0, 1 or 2 (a full pass over the nonzeros only
+when a third of the rows or more crossed), so a step after a few flips costs
 O(M + rows crossing x rules per row), not O(nnz).
 
 Swaps (drop a, add b) add a rank-|S| correction from the rule-overlap (Gram)
@@ -22,17 +22,23 @@ conflict term)`` with ``D1[a, b]`` the rows covered by a alone that b covers;
 same as with the full matrix).  1-for-2 moves (drop a, add b and c) are scored
 exactly for the ``n_pairs`` best (a, b) swaps whose bound can still augment.
 The steps every climb takes (the sums' updates, the best add and drop, the
-swap scoring) are the compiled loops of :mod:`explainer.selection.loops`; the 1-for-2
-search and the full swap matrix gather with numpy index arrays up to
-``GATHER_LIMIT`` nonzeros, scipy sparse products above it (same integer
-counts).  Ties between equal gains go to the cheaper move (a tiny per-rule cost).
+swap scoring) are the compiled loops of :mod:`explainer.selection.loops`; the Gram
+rows, the 1-for-2 search and the full swap matrix count with those of
+:mod:`explainer.selection.gathers` (one pass over the nonzeros they need, no
+temporaries: on a table of tens of thousands of rows the sparse products they
+replaced cost several times the pass).  Ties between equal gains go to the cheaper move (a tiny per-rule cost).
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
+from explainer.selection.gathers import (
+    count_sums,
+    owners_per_column,
+    rules_per_row_set,
+    zero_one_sums,
+)
 from explainer.selection.loops import (
     best_add_drop,
     best_entries,
@@ -46,8 +52,6 @@ from explainer.selection.loops import (
 from explainer.selection.problem import UNBOUNDED, SelectionProblem
 
 TOL = 1e-9
-#: gathers of more nonzeros than this go through scipy's sparse products (numpy index arrays below it)
-GATHER_LIMIT = 50_000
 
 
 class MoveScorer:
@@ -58,19 +62,15 @@ class MoveScorer:
     crossed 0, 1 or 2 since the last call (any state, any flips in between: the
     update compares selections and per-row counts), so a step after a few
     flips costs O(M + rows crossing x rules per row) instead of O(nnz(C)).
-    Overlap (Gram) rows and the 1-for-2 products are gathered from the CSR/CSC
-    index arrays with ``np.bincount``, or, above ``GATHER_LIMIT`` nonzeros, as
-    sparse products with a 0/1 indicator matrix (same integer counts).
+    Overlap (Gram) rows and the 1-for-2 products are counted from the CSR/CSC
+    index arrays by the compiled loops of :mod:`explainer.selection.gathers`.
     """
 
     def __init__(self, problem: SelectionProblem, usable: np.ndarray):
         self.p = problem
-        cov = problem.coverage_sparse  # N x M CSC (float32 ones)
-        self.cov = cov
-        self.CT = cov.T  # M x N CSR: a view, no copy
-        self.C = cov.tocsr()  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
-        self.r_ptr = self.C.indptr
-        self.r_idx = self.C.indices
+        C = problem.coverage_rows  # N x M CSR: the rules of row j are C.indices[C.indptr[j]:C.indptr[j+1]]
+        self.r_ptr = C.indptr
+        self.r_idx = C.indices
         self.M = problem.n_rules
         self.k = problem.rule_class
         self.L = problem.lengths.astype(np.float64)
@@ -93,14 +93,6 @@ class MoveScorer:
         self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
 
     # ------------------------------------------------------------ gathering
-    def _rules_of_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(position in ``rows``, rule) for every nonzero of the given coverage rows."""
-        starts = self.r_ptr[rows].astype(np.int64)
-        lens = self.r_ptr[rows + 1] - starts
-        pos = np.repeat(np.arange(rows.size), lens)
-        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
-        return pos, self.r_idx[starts[pos] + offs]
-
     def _row_nnz(self, rows: np.ndarray) -> int:
         return int((self.r_ptr[rows + 1] - self.r_ptr[rows]).sum())
 
@@ -113,40 +105,15 @@ class MoveScorer:
         offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
         return pos, p.indices[starts[pos] + offs]
 
-    def _indicator(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> sp.csr_matrix:
-        """n_sets x N 0/1 matrix with a one at (row_sets[i], rows[i])."""
-        ones = np.ones(rows.size, dtype=np.float32)
-        return sp.csr_matrix((ones, (row_sets, rows)), shape=(n_sets, self.p.n_rows))
-
     def _row_sums(self, row_sets: np.ndarray, rows: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x M: entry (s, b) = #rows j with row_sets == s that rule b covers."""
-        if rows.size == 0:
-            return np.zeros((n_sets, self.M))
-        if self._row_nnz(rows) <= GATHER_LIMIT:
-            pos, rules = self._rules_of_rows(rows)
-            flat = np.bincount(row_sets[pos] * self.M + rules, minlength=n_sets * self.M)
-            return flat.reshape(n_sets, self.M).astype(np.float64)
-        return (self._indicator(row_sets, rows, n_sets) @ self.C).toarray().astype(np.float64)
+        return rules_per_row_set(np.asarray(row_sets, dtype=np.int64), np.asarray(rows, dtype=np.int64),
+                                 int(n_sets), self.r_ptr, self.r_idx, self.M)
 
     def _owner_overlaps(self, owner: np.ndarray, cols: np.ndarray, n_sets: int) -> np.ndarray:
         """n_sets x |cols|: entry (s, j) = #rows of rule cols[j] whose owner is s (owner -1: none)."""
-        rows = np.flatnonzero(owner >= 0)
-        if rows.size == 0 or cols.size == 0:
-            return np.zeros((n_sets, cols.size))
-        p = self.p
-        if int((p.indptr[cols + 1] - p.indptr[cols]).sum()) <= GATHER_LIMIT:
-            pos, rows = self._rows_of_rules(cols)
-            o = owner[rows]
-            keep = o >= 0
-            flat = np.bincount(o[keep] * cols.size + pos[keep], minlength=n_sets * cols.size)
-            return flat.reshape(n_sets, cols.size).astype(np.float64)
-        sub = self.cov[:, cols]  # N x |cols| CSC: the rows of cols[j] are sub.indices[sub.indptr[j]:sub.indptr[j+1]]
-        if sub.indices.size <= 20 * GATHER_LIMIT:  # owner of every nonzero, counted per (owner, column)
-            o = owner[sub.indices]
-            key = o * cols.size + np.repeat(np.arange(cols.size, dtype=np.int64), np.diff(sub.indptr))
-            flat = np.bincount(key[o >= 0], minlength=n_sets * cols.size)
-            return flat.reshape(n_sets, cols.size).astype(np.float64)
-        return (sub.T @ self._indicator(owner[rows], rows, n_sets).T).toarray().T.astype(np.float64)
+        return owners_per_column(np.asarray(owner, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                                 int(n_sets), self.p.indptr, self.p.indices)
 
     def _pair_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """|S| x |cols| (fits both budgets, upper bound of the gain, conflict term) of every swap of the
@@ -248,14 +215,8 @@ class MoveScorer:
 
     # ------------------------------------------------------------ add / drop
     def _full_sums(self, st):
-        total = st.total
-        Z = np.column_stack(
-            [(total == 0).astype(np.float32), (total == 1).astype(np.float32), total.astype(np.float32), st.per_class.astype(np.float32)]
-        )
-        X = np.asarray(self.CT @ Z, dtype=np.float64)
         self.products += 1
-        own = X[np.arange(X.shape[0]), 3 + self.k]
-        return X[:, 0].copy(), X[:, 1].copy(), X[:, 2].copy(), own
+        return count_sums(st.total, st.per_class, self.k, self.r_ptr, self.r_idx, self.M)
 
     def _update_sums(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """C' [z0 z1 n c_own] for the counts of ``st``, incrementally when few rows changed.
@@ -291,10 +252,8 @@ class MoveScorer:
         if rows.size == 0:
             return X0, X1
         if 3 * rows.size >= t_new.shape[0]:
-            Z = np.column_stack([(t_new == 0).astype(np.float32), (t_new == 1).astype(np.float32)])
-            X = np.asarray(self.CT @ Z, dtype=np.float64)
             self.products += 1
-            return X[:, 0].copy(), X[:, 1].copy()
+            return zero_one_sums(t_new, self.r_ptr, self.r_idx, self.M)
         return follow_crossings(X0, X1, rows, t_old, t_new, self.r_ptr, self.r_idx)
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -441,4 +400,4 @@ class MoveScorer:
         return gain[i, c], int(a_rules[i]), int(b_rules[i]), int(cj[c])
 
 
-__all__ = ["GATHER_LIMIT", "TOL", "MoveScorer"]
+__all__ = ["TOL", "MoveScorer"]
