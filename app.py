@@ -74,7 +74,9 @@ with left:
     table = None
     if source is not None:
         try:
-            table = sources.cached_table(source)
+            table = app.read_step(state, source)
+            if table is None:  # being read: its status is on the page, which is drawn again when it is done
+                st.stop()
         except DataError as exc:
             st.error(md_escape(exc), icon=":material/error:")
             if state.dataset is not None:
@@ -110,7 +112,7 @@ with left:
             submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:", key="load_data")
         if submitted:
             others = [c for c in columns if c != target]
-            ok, message = app.load_into(
+            app.request_load(
                 state,
                 source,
                 target=target,
@@ -118,11 +120,14 @@ with left:
                 exclude=[c for c in exclude if c in others],
                 keep=[c for c in keep if c in others],
             )
-            if ok:
-                state.data_toast = True
-                st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
-            else:
-                state.data_error = message
+        outcome = app.pending_load(state, source)
+        if outcome == "reading":  # its status is on the page, which is drawn again when the data is ready
+            st.stop()
+        if outcome == "loaded":
+            state.data_toast = True
+            st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
+        if outcome is None:
+            app.load_summary(state, source)
         error = state.data_error
         del state.data_error
         if error:

@@ -62,8 +62,9 @@ with st.container(border=True):
         holdout=float(state.pool_holdout),
     )
     try:
-        with st.spinner("Building the rule pool…"):
-            pool = pools.ensure_pool(state, settings)
+        pool = pools.ensure_pool(state, settings)
+        if pool is None:  # being built: its status is on the page, which is drawn again when it is done
+            st.stop()
     except Exception as exc:  # keep the earlier pool and results
         st.error("The rule pool could not be built: " + md_escape(exc), icon=":material/error:")
         pool = state.pool
@@ -87,8 +88,6 @@ with st.container(border=True):
 
 # ------------------------------------------------------------------ 2. budgets and algorithm
 n_rows = pools.work_data(state).n_rows  # the rows the pool and the runs use
-budgets.init_budgets(state, pool)
-bc_max, be_max = budgets.budget_limits(pool, n_rows)
 choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
@@ -96,10 +95,15 @@ if not choices:
 if state.algorithm not in choices:
     state.algorithm = default_algorithm(choices)
 state.eps, state.seed = state.eps, state.seed  # the defaults become values (the URL holds values only)
-app.sync_url(state)
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
+    defaults = budgets.default_budgets(state, pool)
+    if defaults is None:  # being chosen: no budgets, frontier or Run until they are (the page is drawn again)
+        st.stop()
+    budgets.init_budgets(state, pool, defaults)
+    bc_max, be_max = budgets.budget_limits(pool, n_rows)
+    app.sync_url(state)
     b1, b2 = st.columns([2, 3], gap="large")
     with b1:
         bc_slider = budgets.slider_top(pool, int(state.bc), bc_max)
@@ -111,7 +115,7 @@ with st.container(border=True):
         be = budgets.budget_input(state, "be", "Error budget Be (misclassified rows)", "Be", 0, be_max)
         st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
                    + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
-        default_bc, default_be = budgets.default_budgets(state, pool)
+        default_bc, default_be = defaults
         st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: of the "
                    "selections found with Be = 0, e*/4 and e*/2, the one whose training accuracy, less one row "
                    "per condition, is best).")
@@ -187,14 +191,22 @@ def start_run(shown: dict) -> None:
                   class_weight=shown["class_weight"])
 
 
-with st.container(border=True):
+run_box = st.container(border=True)
+# the result's one place, drawn before the run is watched: a run starting empties it at once, where the
+# old result would otherwise stay greyed below the live chart until the run ends
+results = st.empty()
+with run_box:
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
     shown = {"pool_key": state.pool_key, "algorithm": algorithm, "seed": int(seed), "bc": int(bc), "be": int(be),
              "eps": float(eps), "params": changed_parameters(state, algorithm), "class_weight": class_weight}
     r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
               on_click=start_run, args=(shown,))
-    if not running:
+    if running:  # said in the same place, so the line the page showed before a run never stays greyed
+        r2.caption(f"Running {label(job.tasks[0].algorithm)} on the {pool.n_rules} rules with "
+                   f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}"
+                   + (", rows weighted by class (balanced)." if job.class_weight == "balanced" else "."))
+    else:
         r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}"
                    + (", rows weighted by class (balanced)." if class_weight == "balanced" else "."))
 
@@ -205,81 +217,82 @@ with st.container(border=True):
 
 # ------------------------------------------------------------------ results
 app.collect_finished(state)
-if state.run_error and not running:
-    st.error(md_escape(state.run_error), icon=":material/error:")
+with results.container():
+    if state.run_error and not running:
+        st.error(md_escape(state.run_error), icon=":material/error:")
 
-explanation = state.explanation
-run_settings = state.run_settings or {}
-if explanation is not None and not running:
-    result = explanation.result
-    report = explanation.report
-    with st.container(border=True):
-        st.subheader("Result")
-        status_text = f"{label(result.algorithm)} · status: {result.status}"
-        if result.message:
-            status_text += f" — {result.message}"
-        if result.status in ("ok", "optimal"):
-            st.success(status_text, icon=":material/check_circle:")
-        else:
-            st.warning(status_text, icon=":material/warning:")
-        bc_run = run_settings.get("complexity_budget", report.complexity_budget)
-        be_run = run_settings.get("error_budget", report.error_budget)
-        eps_run = run_settings.get("eps", 1.0)
-        for warning in exports.result_warnings(result, bc_run, be_run, n_rows, eps_run):
-            st.warning(warning, icon=":material/report:")
-        bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
+    explanation = state.explanation
+    run_settings = state.run_settings or {}
+    if explanation is not None and not running:
+        result = explanation.result
+        report = explanation.report
+        with st.container(border=True):
+            st.subheader("Result")
+            status_text = f"{label(result.algorithm)} · status: {result.status}"
+            if result.message:
+                status_text += f" — {result.message}"
+            if result.status in ("ok", "optimal"):
+                st.success(status_text, icon=":material/check_circle:")
+            else:
+                st.warning(status_text, icon=":material/warning:")
+            bc_run = run_settings.get("complexity_budget", report.complexity_budget)
+            be_run = run_settings.get("error_budget", report.error_budget)
+            eps_run = run_settings.get("eps", 1.0)
+            for warning in exports.result_warnings(result, bc_run, be_run, n_rows, eps_run):
+                st.warning(warning, icon=":material/report:")
+            bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
-        st.markdown("**Selected rules**")
-        s0, sb, s1, s2, s3, s4, s5 = st.columns(7)
-        tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
-        s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
-                  delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
-                         if bt_report else None),
-                  delta_color="off" if tree_over else "normal",
-                  help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
-        sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
-                  delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs best tree"
-                         if bt_report else None),
-                  delta_color="off" if tree_over else "normal", help=exports.BALANCED_HELP)
-        s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
-                  delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
-                         if bt_report else None),
-                  delta_color="off" if tree_over else "normal",
-                  help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
-                       "so it is only a reference." if tree_over else None)
-        s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
-        s3.metric("Errors / budget", f"{exports.count_text(result.errors)} / {be_run}",
-                  help=f"{100 * result.errors / n_rows:.1f}% of the rows"
-                  + (" (the weight of the rows the rules get wrong: rows weighted by class)"
-                     if run_settings.get("class_weight", "none") != "none" else ""))
-        s4.metric("Rules", result.n_rules)
-        s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
-        st.caption(md_escape(exports.accuracy_text(report)))
+            st.markdown("**Selected rules**")
+            s0, sb, s1, s2, s3, s4, s5 = st.columns(7)
+            tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
+            s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
+                      delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
+                             if bt_report else None),
+                      delta_color="off" if tree_over else "normal",
+                      help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
+            sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
+                      delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs best tree"
+                             if bt_report else None),
+                      delta_color="off" if tree_over else "normal", help=exports.BALANCED_HELP)
+            s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
+                      delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
+                             if bt_report else None),
+                      delta_color="off" if tree_over else "normal",
+                      help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
+                           "so it is only a reference." if tree_over else None)
+            s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
+            s3.metric("Errors / budget", f"{exports.count_text(result.errors)} / {be_run}",
+                      help=f"{100 * result.errors / n_rows:.1f}% of the rows"
+                      + (" (the weight of the rows the rules get wrong: rows weighted by class)"
+                         if run_settings.get("class_weight", "none") != "none" else ""))
+            s4.metric("Rules", result.n_rules)
+            s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
+            st.caption(md_escape(exports.accuracy_text(report)))
 
-        if bt_report is not None and best is not None:
-            st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
-                        f"{best.tree.splitter} splitter) for comparison")
-            t0, tb, t1, t2, t3, t4, t5 = st.columns(7)
-            t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
-            tb.metric("Balanced accuracy", f"{100 * bt_report.balanced_accuracy:.2f}%")
-            t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
-            t2.metric("Complexity c*", best.complexity)
-            t3.metric("Errors e*", best.errors)
-            t4.metric("Rules (leaves)", best.tree.n_leaves)
-            t5.metric("Trees in the pool", pool.n_trees)
+            if bt_report is not None and best is not None:
+                st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
+                            f"{best.tree.splitter} splitter) for comparison")
+                t0, tb, t1, t2, t3, t4, t5 = st.columns(7)
+                t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
+                tb.metric("Balanced accuracy", f"{100 * bt_report.balanced_accuracy:.2f}%")
+                t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
+                t2.metric("Complexity c*", best.complexity)
+                t3.metric("Errors e*", best.errors)
+                t4.metric("Rules (leaves)", best.tree.n_leaves)
+                t5.metric("Trees in the pool", pool.n_trees)
 
-        holdout = getattr(report, "holdout", None)
-        if holdout is not None:
-            st.markdown("**Held-out check**: the same rules on rows the pool and the selection never saw")
-            st.table(exports.holdout_frame(report))
+            holdout = getattr(report, "holdout", None)
+            if holdout is not None:
+                st.markdown("**Held-out check**: the same rules on rows the pool and the selection never saw")
+                st.table(exports.holdout_frame(report))
 
-        g1, g2 = st.columns([1, 1], gap="large")
-        with g1:
-            if result.history:
-                st.plotly_chart(charts.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
-        with g2:
-            st.markdown("**Rules**")
-            st.code(report.rules_text(), language=None, wrap_lines=True)
-            st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
-elif explanation is None and not running:
-    st.info("Set the budgets and press **Run**.", icon=":material/info:")
+            g1, g2 = st.columns([1, 1], gap="large")
+            with g1:
+                if result.history:
+                    st.plotly_chart(charts.fitness_figure(result.history, n_rows), key="final_fitness", width="stretch")
+            with g2:
+                st.markdown("**Rules**")
+                st.code(report.rules_text(), language=None, wrap_lines=True)
+                st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
+    elif explanation is None and not running:
+        st.info("Set the budgets and press **Run**.", icon=":material/info:")

@@ -15,3 +15,20 @@ def paper_datasets_dir() -> pathlib.Path:
     directory = paper_data_dir()
     assert directory.is_dir(), f"the packaged data sets are missing: {directory}"
     return directory
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pages_wait_for_their_steps():
+    """Dashboard pages under ``streamlit.testing`` wait for their long steps inside the run.
+
+    In a browser, a step that lasts (a pool, the default budgets) is shown as a status while a fragment
+    polls it; ``AppTest`` runs no fragment on its own, so a page would stay at the status.  The tests of
+    the steps themselves (``tests/test_app_steps.py``) set the wait back to zero.  Session-wide, so that
+    module-wide fixtures (a page with a finished run) get it too.
+    """
+    from explainer.app import steps
+
+    saved = steps.INLINE_WAIT_S
+    steps.INLINE_WAIT_S = 600.0
+    yield
+    steps.INLINE_WAIT_S = saved

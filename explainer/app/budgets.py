@@ -14,6 +14,8 @@ import collections
 import numpy as np
 import streamlit as st
 
+from explainer.app import steps
+from explainer.app.caching import COMPUTED
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
@@ -35,35 +37,53 @@ def set_budgets(state: Session, bc: int | None = None, be: int | None = None) ->
         state.be = int(be)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _defaults(pool_key, _pool: RulePool) -> tuple[int, int, np.ndarray | None]:
+def _defaults(pool: RulePool) -> tuple[int, int, np.ndarray | None]:
     try:
-        return resolve_defaults(_pool)
+        return resolve_defaults(pool)
     except ValueError:  # no reference tree: something small
-        return 10, max(1, _pool.n_rows // 20), None
+        return 10, max(1, pool.n_rows // 20), None
 
 
-def default_budgets(state: Session, pool: RulePool) -> tuple[int, int]:
-    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_defaults`), cached."""
-    return _defaults(state.pool_key, pool)[:2]
+def _key(state: Session) -> tuple:
+    return ("default budgets", state.pool_key)
+
+
+def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
+    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_defaults`), cached;
+    None while a thread chooses them (the page shows the step; see :mod:`.steps`)."""
+    best = pool.best_tree()
+    chosen = steps.ready(
+        state, "budgets", _key(state), lambda: _defaults(pool),
+        title="Choosing default budgets …",
+        detail=(f"Coverage frontiers at a few error budgets, sized by the best tree's {best.errors:,} errors, with "
+                "rules for every class or only for the classes other than the most frequent one; of the "
+                "selections found, the one whose training accuracy, less a small price per condition, is best "
+                "(the command line's defaults too).") if best is not None else "",
+        done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen[0]}, "
+                                     f"Be = {chosen[1]:,}",
+    )
+    return None if chosen is None else tuple(chosen[:2])
 
 
 def default_rules(state: Session, pool: RulePool, bc: int, be: int) -> np.ndarray | None:
     """The rules a run at budgets (bc, be) may use: those of the form the default policy chose while the
     budgets are its defaults (rules for the classes other than the fallback class only, when it chose
     that form), else ``None`` (every rule), as ``explain`` does without budgets and with them."""
-    d_bc, d_be, rules = _defaults(state.pool_key, pool)
+    chosen = COMPUTED.get(_key(state), None)
+    if chosen is None:  # not chosen yet, or no longer cached: every rule
+        return None
+    d_bc, d_be, rules = chosen
     return rules if (int(bc), int(be)) == (d_bc, d_be) else None
 
 
-def init_budgets(state: Session, pool: RulePool) -> None:
+def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:
     """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
     if state.budget_for != state.pool_key:
         state.budget_for = state.pool_key
         from_url = state.budgets_from_url
         del state.budgets_from_url
         if not (from_url and state.has(Session.bc) and state.has(Session.be)):
-            set_budgets(state, *default_budgets(state, pool))
+            set_budgets(state, *defaults)
     bc_max, be_max = budget_limits(pool, pool.n_rows)
     state.bc = min(max(int(state.bc), 1), bc_max)
     state.be = min(max(int(state.be), 0), be_max)

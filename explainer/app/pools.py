@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from explainer.app import steps
 from explainer.app.caching import COMPUTED
 from explainer.app.session import Session
 from explainer.app.state import forget_pool_results
@@ -17,7 +18,10 @@ from explainer.data import Dataset
 from explainer.pipeline import split_holdout
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_MAX_FIT_ROWS, DEFAULT_REPEATS
-from explainer.rules.pool import RulePool, build_pool
+from explainer.rules.pool import RulePool, build_pool, grid_params
+
+#: Trees of a "forest" pool per repeat.
+FOREST_TREES = 100
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         random_state=settings.random_state,
         n_repeats=settings.n_repeats,
         source=settings.source,
+        n_estimators=FOREST_TREES,
         classes=dataset.classes,
         feature_specs=dataset.feature_specs,
         phrase_length=settings.phrase_length,
@@ -78,27 +83,64 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
     return pool, time.perf_counter() - t0
 
 
+def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:
+    return ("pool", dataset.fingerprint, settings)
+
+
 def cached_pool(dataset: Dataset, settings: PoolSettings) -> tuple[RulePool, float]:
     """The rule pool of ``dataset`` (built once per data fingerprint and settings)."""
-    return COMPUTED.get_or_make(("pool", dataset.fingerprint, settings), lambda: _build(settings, dataset))
+    return COMPUTED.get_or_make(_pool_key(dataset, settings), lambda: _build(settings, dataset))
 
 
-def ensure_pool(state: Session, settings: PoolSettings) -> RulePool:
-    """The pool of the session's data and settings (built on the training rows when some are held out).
+def n_trees(settings: PoolSettings) -> int:
+    """How many trees a pool of ``settings`` trains."""
+    if settings.source == "forest":
+        return FOREST_TREES * max(1, settings.n_repeats)
+    return len(grid_params(settings.max_depth, settings.n_repeats))
+
+
+def _pool_step(state: Session, split: Split, settings: PoolSettings) -> tuple[RulePool, float] | None:
+    """The pool of ``split``'s training rows, or None while a thread builds it (its status drawn here)."""
+    data = split.train
+    trees = n_trees(settings)
+    kind = "random-forest trees" if settings.source == "forest" else "CART trees"
+    depth = f"depth {settings.max_depth - 1}" if settings.source == "forest" else f"depth 1 … {settings.max_depth - 1}"
+    grown = ", then rules grown one condition at a time beside them" if settings.grow else ""
+    limit = settings.max_fit_rows
+    rows = (f"a class-stratified sample of {limit:,} of the {data.n_rows:,} rows" if limit and data.n_rows > limit
+            else f"{data.n_rows:,} rows")
+    return steps.ready(
+        state, "pool", _pool_key(data, settings), lambda: _build(settings, data),
+        title=f"Building the rule pool … ({trees} trees)",
+        detail=f"{trees} {kind} of {depth} fitted on {rows}; every root-to-leaf path becomes a candidate rule "
+               f"(its rows and errors counted on the whole table){grown}.",
+        done=lambda built, seconds: f"Rule pool built in {seconds:.1f} s: {built[0].n_rules:,} rules "
+                                    f"from {built[0].n_trees} trees",
+    )
+
+
+def ensure_pool(state: Session, settings: PoolSettings) -> RulePool | None:
+    """The pool of the session's data and settings (built on the training rows when some are held out),
+    or None while it is being built (the page shows the step; see :mod:`.steps`).
 
     A new pool drops what was computed from the old one: its results and frontier belong to other rules.
     """
     dataset = state.dataset
     key = (dataset.fingerprint, settings)
-    if state.pool_key != key:
-        split = training_split(dataset, settings)
-        pool, seconds = cached_pool(split.train, settings)
-        if state.pool_key is not None:
-            forget_pool_results(state)
-        state.pool = pool
-        state.pool_key = key
-        state.pool_time = seconds
-        state.split = split
+    if state.pool_key == key:
+        steps.summary(state, "pool", _pool_key(work_data(state), settings))
+        return state.pool
+    split = training_split(dataset, settings)
+    built = _pool_step(state, split, settings)
+    if built is None:
+        return None
+    pool, seconds = built
+    if state.pool_key is not None:
+        forget_pool_results(state)
+    state.pool = pool
+    state.pool_key = key
+    state.pool_time = seconds
+    state.split = split
     return state.pool
 
 

@@ -79,6 +79,8 @@ class Session:
     pool_time = Slot[float]("pool_time", 0.0)
     split = Slot[Any]("split")  # Split: training rows and held-out rows
     budget_for = Slot[tuple]("budget_for")  # pool_key the budgets were set for
+    steps_done = Slot[dict]("steps_done")  # step name -> (cache key, "done in x s" line, detail) of long steps
+    loading = Slot[dict]("loading")  # {"source", "options"} of the data being read for Load data
 
     # ---------------------------------------------------------------- runs (belong to the pool)
     job = Slot[Any]("job")  # RunJob of the Explain page (running or finished)

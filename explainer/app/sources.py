@@ -107,9 +107,19 @@ def source_from_ref(ref: str) -> Source | None:
 # --------------------------------------------------------------------------- reading and preparing
 
 
+def table_key(source: Source) -> tuple:
+    """Where the server's cache keeps the raw table of ``source``."""
+    return ("table", source.ident)
+
+
+def read_source(source: Source) -> pd.DataFrame:
+    """The raw table of ``source``, read now; raises DataError."""
+    return read_table(source.reader_input())
+
+
 def cached_table(source: Source) -> pd.DataFrame:
     """The raw table of ``source`` (read once while the server's cache holds it); raises DataError."""
-    return COMPUTED.get_or_make(("table", source.ident), lambda: read_table(source.reader_input()))
+    return COMPUTED.get_or_make(table_key(source), lambda: read_source(source))
 
 
 def _load(source: Source, target, categorical, exclude, keep) -> Dataset:
@@ -133,11 +143,21 @@ def suggested_target(table: pd.DataFrame) -> tuple[str, str]:
     return name, f"Suggested target: '{name}' ({reason})."
 
 
+def dataset_key(source: Source, target=None, categorical=(), exclude=(), keep=()) -> tuple:
+    """Where the server's cache keeps ``source`` prepared with these column overrides."""
+    return ("dataset", source.ident, target, tuple(categorical), tuple(exclude), tuple(keep))
+
+
+def prepare_source(source: Source, target=None, categorical=(), exclude=(), keep=()) -> Dataset:
+    """``source`` read and encoded now, with the column overrides; raises DataError."""
+    return _load(source, target, tuple(categorical), tuple(exclude), tuple(keep))
+
+
 def load_source(source: Source, target=None, categorical=(), exclude=(), keep=()) -> Dataset:
     """Prepare ``source`` with the column overrides (once while the server's cache holds it); raises DataError
     with a readable message."""
     options = (target, tuple(categorical), tuple(exclude), tuple(keep))
-    return COMPUTED.get_or_make(("dataset", source.ident, *options), lambda: _load(source, *options))
+    return COMPUTED.get_or_make(dataset_key(source, *options), lambda: prepare_source(source, *options))
 
 
 def load_upload(name: str, data: bytes, **options) -> Dataset:
@@ -149,10 +169,16 @@ def try_load(source: Source, **options) -> tuple[Dataset | None, str]:
     """(dataset, "") or, on bad input, (None, a readable message)."""
     try:
         return load_source(source, **options), ""
-    except DataError as exc:
-        return None, str(exc)
-    except Exception as exc:  # a reader bug must not wipe the session either
-        return None, f"The file could not be read ({type(exc).__name__}: {exc})."
+    except Exception as exc:
+        return None, failure_message(exc)
+
+
+def failure_message(exc: Exception) -> str:
+    """What the page says when reading or preparing data failed."""
+    if isinstance(exc, DataError):
+        return str(exc)
+    # a reader bug must not wipe the session either
+    return f"The file could not be read ({type(exc).__name__}: {exc})."
 
 
 def columns_frame(dataset: Dataset) -> pd.DataFrame:

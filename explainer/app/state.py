@@ -14,15 +14,20 @@ import threading
 
 import streamlit as st
 
-from explainer.app import jobs
+from explainer.app import jobs, steps
 from explainer.app.budgets import default_rules
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
 from explainer.app.sources import (
     Source,
+    dataset_key,
     digest,
+    failure_message,
     keep_upload,
+    prepare_source,
+    read_source,
     sample_sources,
     source_from_ref,
+    table_key,
     try_load,
 )
 from explainer.app.text import label, md_escape
@@ -121,6 +126,69 @@ def load_into(state: Session, source: Source, **options) -> tuple[bool, str]:
         return False, message
     set_dataset(state, dataset, source, options)
     return True, ""
+
+
+def _size(source: Source) -> str:
+    size = len(source.data) if source.data is not None else None
+    return f" ({size / 1e6:.1f} MB)" if size else ""  # the uploader's unit
+
+
+def read_step(state: Session, source: Source):
+    """The raw table of ``source`` (the Data page's preview), or None while a thread reads it (its status drawn
+    here); raises DataError."""
+    return steps.ready(
+        state, "read", table_key(source), lambda: read_source(source),
+        title=f"Reading the table{_size(source)} …",
+        detail=f"{md_escape(source.title)}: its rows and columns as text, before any column is encoded.",
+        done=lambda table, seconds: f"Table read in {seconds:.1f} s{_size(source)}",
+    )
+
+
+def request_load(state: Session, source: Source, **options) -> None:
+    """Load data was pressed: ``source`` is read and encoded with ``options`` (see :func:`pending_load`)."""
+    state.loading = {"source": source, "options": options}
+    del state.data_error
+
+
+def pending_load(state: Session, source: Source) -> str | None:
+    """Carry on with the load :func:`request_load` asked for.
+
+    Returns None (no load of ``source`` pending), ``"reading"`` (its status is drawn here: the page ends
+    its run and is drawn again when the data is ready), ``"loaded"`` (the data is in the session) or
+    ``"failed"`` (``state.data_error`` says why; the data loaded before stays).
+    """
+    pending = state.loading
+    if pending is None or pending["source"].ident != source.ident:
+        del state.loading  # another source is shown now: its own Load data starts afresh
+        return None
+    options = pending["options"]
+    try:
+        dataset = steps.ready(
+            state, "load", dataset_key(source, **options),
+            lambda: prepare_source(source, **options),
+            title="Encoding the table …",
+            detail="Every column checked and encoded: one-hot categories, 'is missing' indicators, "
+                   "identifier-like columns left out, the target's classes.",
+            done=lambda dataset, seconds: f"Table encoded in {seconds:.1f} s: {dataset.n_rows:,} rows, "
+                                          f"{dataset.n_features} features",
+        )
+    except Exception as exc:
+        del state.loading
+        state.data_error = failure_message(exc)
+        return "failed"
+    if dataset is None:
+        return "reading"
+    del state.loading
+    set_dataset(state, dataset, source, options)
+    return "loaded"
+
+
+def load_summary(state: Session, source: Source) -> None:
+    """The collapsed line of the last load, while the data in use came from it (see :mod:`.steps`)."""
+    ref = state.data_ref or {}
+    if ref.get("ident") == source.ident:
+        options = {"target": ref.get("target"), **{k: ref.get(k) or [] for k in LIST_PARAMS}}
+        steps.summary(state, "load", dataset_key(source, **options))
 
 
 def load_default_sample(state: Session, name: str = "iris") -> bool:
@@ -303,11 +371,16 @@ def sidebar(state: Session, page: str) -> None:
             st.text(state.data_label or dataset.name)
             st.caption(f"{dataset.n_rows} rows · {dataset.n_features} features · {len(dataset.classes)} classes")
         explanation = state.explanation
+        # one slot, drawn empty while there is no explanation (a run going on): the last one's lines
+        # would otherwise stay there, greyed, until the run ends
+        last = st.empty()
         if explanation is not None:
-            st.caption("Last explanation")
             r = explanation.result
-            st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * explanation.report.accuracy:.1f}% accuracy · "
-                    f"{100 * explanation.report.balanced_accuracy:.1f}% balanced · {100 * r.coverage_score:.1f}% coverage")
+            with last.container():
+                st.caption("Last explanation")
+                st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * explanation.report.accuracy:.1f}% "
+                        f"accuracy · {100 * explanation.report.balanced_accuracy:.1f}% balanced · "
+                        f"{100 * r.coverage_score:.1f}% coverage")
         running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]

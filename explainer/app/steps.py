@@ -1,0 +1,175 @@
+"""Long steps of a page (reading a table, encoding it, building a rule pool, choosing default budgets),
+computed beside the page and shown as a Streamlit status while they last.
+
+A step computed inside the page's script run holds that run: everything the page drew below it the
+time before stays on screen, greyed, with the numbers of the old data or pool, until the run ends.
+So a step that has not ended within :data:`INLINE_WAIT_S` (shorter than the browser's half second
+before it greys anything) goes on in a thread of the server, and its value lands in the server's
+cache (:data:`.caching.COMPUTED`) like any computed value; the page draws the step as an expanded
+``st.status`` (its name, what it does, the seconds so far), ends its run there, so nothing old
+remains below, and a fragment looks at the step every :data:`POLL_S` and draws the whole page
+again once it has ended.  There the status is one collapsed line, "... in x s", for as long as the
+page shows that step's value.
+
+One thread computes a key however many pages wait for it (a rerun, another tab, another session).
+Never computes anything itself: the caller's ``make`` does.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable
+
+import streamlit as st
+
+from explainer.app.caching import COMPUTED
+from explainer.app.session import Session
+
+#: A step that ends within this many seconds is waited for inside the page's run (no status, nothing greyed).
+INLINE_WAIT_S = 0.4
+#: Seconds between two looks of the page at a step being computed (the status's clock moves as often).
+POLL_S = 0.5
+#: A finished step nobody has taken its value from is dropped after this many seconds (its value is
+#: in the cache unless it was larger than the cache's budget).
+UNCLAIMED_S = 300.0
+
+_MISSING = object()
+
+
+class Step:
+    """One computation in a thread of the server: ``value`` or ``error`` once :attr:`done`."""
+
+    def __init__(self, key: Hashable, make: Callable[[], object]):
+        self.key = key
+        self._make = make
+        self.value = None
+        self.error: BaseException | None = None
+        self.started_at = time.perf_counter()
+        self.finished_at: float | None = None
+        self._ended = threading.Event()
+        self._thread = threading.Thread(target=self._work, name="explainer-step", daemon=True)
+
+    def start(self) -> Step:
+        self._thread.start()
+        return self
+
+    def _work(self) -> None:
+        try:
+            # kept where every page looks first; a value over the cache's budget is still handed over once
+            self.value = COMPUTED.get_or_make(self.key, self._make)
+        except BaseException as exc:  # raised again in the page that asked, with the page's own message
+            self.error = exc
+        finally:
+            self.finished_at = time.perf_counter()
+            self._ended.set()
+
+    @property
+    def done(self) -> bool:
+        return self._ended.is_set()
+
+    @property
+    def seconds(self) -> float:
+        end = self.finished_at if self.finished_at is not None else time.perf_counter()
+        return end - self.started_at
+
+    def wait(self, timeout: float | None) -> bool:
+        """Block up to ``timeout`` s for the step to end; True if it has."""
+        return self._ended.wait(timeout)
+
+
+_lock = threading.Lock()
+_steps: dict[Hashable, Step] = {}
+
+
+def _step(key: Hashable, make: Callable[[], object]) -> Step:
+    """The step computing ``key``: the one some page started already, or a new one."""
+    with _lock:
+        now = time.perf_counter()
+        for old in [k for k, s in _steps.items() if s.done and now - s.finished_at > UNCLAIMED_S]:
+            del _steps[old]
+        step = _steps.get(key)
+        if step is None:
+            step = _steps[key] = Step(key, make).start()
+        return step
+
+
+def _claim(step: Step) -> None:
+    with _lock:
+        if _steps.get(step.key) is step:
+            del _steps[step.key]
+
+
+def running() -> list[Step]:
+    """The steps being computed now."""
+    with _lock:
+        return [s for s in _steps.values() if not s.done]
+
+
+def wait_all(timeout: float | None = None) -> bool:
+    """Block until every step computed now has ended (at most ``timeout`` s each); True if they have."""
+    return all(step.wait(timeout) for step in running())
+
+
+def ready(state: Session, name: str, key: Hashable, make: Callable[[], object], *, title: str, detail: str = "",
+          done: Callable[[object, float], str]) -> object | None:
+    """The value of ``key``: from the server's cache, computed now, or None while a thread computes it.
+
+    ``name`` is the page's step ("pool", "budgets", ...); ``title`` says what is being done (the status
+    adds the seconds so far), ``detail`` how, and ``done(value, seconds)`` the collapsed line after.  While
+    it is computed the status is drawn here and the caller ends its run (``st.stop()``); the page is drawn
+    again when the step has ended.  The step's error is raised here, in the page that asked.
+    """
+    with _lock:
+        step = _steps.get(key)
+    if step is None:  # nothing computing it, or already handed over: the cache may hold it
+        value = COMPUTED.get(key, _MISSING)
+        if value is not _MISSING:
+            summary(state, name, key)
+            return value
+        step = _step(key, make)
+    if not step.wait(INLINE_WAIT_S):
+        _forget(state, name)
+        _watch(state, name, step, title, detail, done)
+        return None
+    _claim(step)
+    if step.error is not None:
+        _forget(state, name)
+        raise step.error
+    if step.seconds > INLINE_WAIT_S:  # long enough to be seen: say what it took, from now on in one line
+        _record(state, name, step, detail, done)
+    summary(state, name, key)
+    return step.value
+
+
+def summary(state: Session, name: str, key: Hashable) -> None:
+    """The collapsed "done" line of step ``name``, if this session waited for it at ``key``."""
+    entry = (state.steps_done or {}).get(name)
+    if entry is None or entry[0] != key:
+        return
+    with st.status(entry[1], state="complete", expanded=False):
+        if entry[2]:
+            st.caption(entry[2])
+
+
+def _record(state: Session, name: str, step: Step, detail: str, done: Callable[[object, float], str]) -> None:
+    state.steps_done = {**(state.steps_done or {}), name: (step.key, done(step.value, step.seconds), detail)}
+
+
+def _forget(state: Session, name: str) -> None:
+    if name in (state.steps_done or {}):
+        state.steps_done = {k: v for k, v in state.steps_done.items() if k != name}
+
+
+@st.fragment(run_every=POLL_S)
+def _watch(state: Session, name: str, step: Step, title: str, detail: str,
+           done: Callable[[object, float], str]) -> None:
+    """The step's status, expanded, its clock moving; the whole page is drawn again once it has ended."""
+    if step.done:
+        if step.error is None:
+            _record(state, name, step, detail, done)
+        st.rerun()
+    # not a ``with`` block: leaving it would mark the status complete
+    status = st.status(f"{title} · {step.seconds:.0f} s", state="running", expanded=True)
+    if detail:
+        status.caption(detail)

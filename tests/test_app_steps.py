@@ -1,0 +1,186 @@
+"""Long steps are shown while they last: a status with the step's name, running, then one collapsed line
+in the complete state; the page below a running step is not drawn (nothing old stays greyed), and Run
+is not on the page while the default budgets are chosen (streamlit.testing, no browser).
+
+``tests/conftest.py`` lets other page tests wait for their steps inside the run; here the wait is zero,
+so every step not already in the server's cache goes through its status, as in a browser.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+import uuid
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explainer.app import pools, steps
+from explainer.app import state as app_state
+from explainer.app.session import Session
+from explainer.bench.census import census_like
+from explainer.pipeline import resolve_budgets
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def steps_shown(monkeypatch):
+    monkeypatch.setattr(steps, "INLINE_WAIT_S", 0.0)
+    yield
+    assert steps.wait_all(120), "a step was still computing after its test"
+
+
+def gated_page():
+    """A page with one step whose computation waits for ``st.session_state["gate"]``."""
+    import streamlit as st
+
+    from explainer.app import steps
+    from explainer.app.session import Session
+    from explainer.data import DataError
+
+    state = Session()
+
+    def make():
+        st_gate.wait(60)
+        if st_fail:
+            raise DataError("column 'x' has no values")
+        return 42
+
+    st_gate, st_fail = st.session_state["gate"], st.session_state.get("fail", False)
+    try:
+        value = steps.ready(state, "count", ("count", st.session_state["key"]), make,
+                            title="Counting the rows …", detail="One by one.",
+                            done=lambda v, seconds: f"Rows counted in {seconds:.1f} s: {v}")
+    except DataError as exc:
+        st.error(f"Could not count: {exc}")
+        st.stop()
+    if value is None:
+        st.stop()
+    st.markdown(f"value = {value}")
+
+
+def gated_app(fail: bool = False) -> tuple[AppTest, threading.Event]:
+    at = AppTest.from_function(gated_page, default_timeout=30)
+    gate = threading.Event()
+    at.session_state["gate"] = gate
+    at.session_state["fail"] = fail
+    at.session_state["key"] = uuid.uuid4().hex  # a key no other test computed
+    return at, gate
+
+
+def test_a_step_shows_its_name_while_it_runs_and_one_complete_line_after():
+    at, gate = gated_app()
+    at.run()
+    assert not at.exception
+    [status] = at.status
+    assert status.state == "running" and status.proto.expanded
+    assert status.label.startswith("Counting the rows … · ") and status.label.endswith(" s")
+    assert [c.value for c in status.caption] == ["One by one."]
+    assert not at.markdown, "the page below a running step is not drawn"
+
+    at.run()  # looked at again while it still runs: the same step, not a second one
+    assert [s.state for s in at.status] == ["running"]
+    assert len(steps.running()) == 1
+
+    gate.set()
+    assert steps.wait_all(30)
+    at.run()
+    assert not at.exception
+    [status] = at.status
+    assert status.state == "complete" and not status.proto.expanded
+    assert status.label.startswith("Rows counted in ") and status.label.endswith(" s: 42")
+    assert [m.value for m in at.markdown] == ["value = 42"]
+
+    at.run()  # from the cache now: the line stays while the page shows that value
+    assert [(s.state, s.label) for s in at.status] == [("complete", status.label)]
+
+
+def test_a_failing_step_says_why_and_leaves_no_status():
+    at, gate = gated_app(fail=True)
+    at.run()
+    assert [s.state for s in at.status] == ["running"]
+    gate.set()
+    assert steps.wait_all(30)
+    at.run()
+    assert not at.exception and not at.status
+    assert [e.value for e in at.error] == ["Could not count: column 'x' has no values"]
+    assert not steps.running()
+
+
+def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
+    """Draw the page until no step runs (what the polling fragment does in a browser), keeping each run's
+    statuses and checking that a running step hides the rest of the page."""
+    for _ in range(rounds):
+        assert not at.exception, at.exception
+        running = [s for s in at.status if s.state == "running"]
+        seen.append([(s.state, s.label) for s in at.status])
+        if not running:
+            return
+        assert len(running) == 1 and running[0].proto.expanded
+        # below a running step nothing is drawn: no Run, no budget widgets, no numbers of an old pool
+        assert not [b for b in at.button if b.label == "Run"]
+        assert not [w for w in at.slider if "budget" in w.label]
+        if running[0].label.startswith("Building the rule pool"):
+            assert not at.metric
+        assert steps.wait_all(120)
+        at.run()
+    raise AssertionError(f"the page still had a running step after {rounds} runs: {seen[-1]}")
+
+
+@pytest.mark.slow
+def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    # a pool seed no other test uses: the pool and its budgets are not in the server's cache
+    at.session_state["w_pool_seed"] = 4242
+    at.switch_page("pages/1_Explain.py").run()
+    seen = []
+    settle(at, seen)
+    labels = [label for run in seen for _, label in run]
+    trees = pools.n_trees(pools.PoolSettings())
+    assert any(lb.startswith(f"Building the rule pool … ({trees} trees) · ") or lb.startswith("Rule pool built in ")
+               for lb in labels), labels
+    assert any(lb.startswith("Choosing default budgets … · ") for lb in labels), labels
+
+    pool = at.session_state["pool"]
+    final = dict((lb.split(" in ")[0], (state, lb)) for state, lb in seen[-1])
+    assert final["Rule pool built"][0] == "complete"
+    assert final["Rule pool built"][1].endswith(f": {pool.n_rules:,} rules from {pool.n_trees} trees")
+    bc, be = resolve_budgets(pool)
+    assert final["Default budgets chosen"][0] == "complete"
+    assert final["Default budgets chosen"][1].endswith(f": Bc = {bc}, Be = {be:,}")
+    assert (at.session_state["w_bc"], at.session_state["w_be"]) == (bc, be)
+    assert [b for b in at.button if b.label == "Run"] and not at.error
+    entry = at.session_state["frontier"]
+    if entry.job is not None:
+        entry.job.stop()
+        entry.job.join(30)
+
+
+@pytest.mark.slow
+def test_data_page_shows_reading_and_encoding_an_upload():
+    data = census_like(3000, seed=4242).to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    source = app_state.remember_upload(Session(at.session_state), "census.csv", data)
+    at.run()
+    seen = []
+    settle(at, seen)
+    assert any(lb.startswith("Reading the table") for run in seen for _, lb in run), seen
+    assert [s for s, lb in seen[-1] if lb.startswith("Table read in ")] == ["complete"], seen[-1]
+
+    at.selectbox(key=app_state.target_key(source)).set_value("income").run()
+    next(b for b in at.button if b.label == "Load data").click().run()
+    seen = []
+    settle(at, seen)
+    assert any(lb.startswith("Encoding the table …") or lb.startswith("Table encoded in")
+               for run in seen for _, lb in run), seen
+    assert at.session_state["dataset"].target == "income" and at.session_state["dataset"].n_rows == 3000
+    encoded = [(s, lb) for s, lb in seen[-1] if lb.startswith("Table encoded in")]
+    dataset = at.session_state["dataset"]
+    assert encoded == [("complete", encoded[0][1])]
+    assert encoded[0][1].endswith(f": {dataset.n_rows:,} rows, {dataset.n_features} features")
+    assert not at.error
