@@ -35,6 +35,7 @@ from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import ALGORITHMS
+from explainer.selection.solvers.exact import exit_now_if_solving
 from explainer.selection.solvers.registry import check_params, parameter_names
 
 EXIT_BAD_INPUT = 2
@@ -480,5 +481,13 @@ def _closed_pipe() -> int:
     return EXIT_CLOSED_PIPE
 
 
+def run() -> None:
+    """The ``explainer`` command: :func:`main`, then the process's end (at once while a stopped exact
+    solve still finishes in the background, see :func:`~explainer.selection.solvers.exact.exit_now_if_solving`)."""
+    status = main()
+    exit_now_if_solving(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -130,3 +130,26 @@ def test_other_solvers_stop_with_a_feasible_selection(large, algorithm, params):
     result = get_solver(algorithm, **params).solve(large, random_state=0, callback=StopAtGeneration())
     _check_stopped(large, result)
     assert np.asarray(result.selection).any() and result.history[-1].generation == 2
+
+
+def test_a_program_ends_with_its_own_status_while_a_given_up_solve_finishes():
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import threading
+        from explainer.selection.solvers import exact
+        exact.exit_now_if_solving(5)  # nothing in the background: returns
+        print("still here", flush=False)
+        hold = threading.Event()
+        thread = threading.Thread(target=hold.wait, daemon=True)
+        thread.start()
+        exact._GIVEN_UP.append(thread)
+        assert exact.solves_in_background()
+        exact.exit_now_if_solving(3)
+        print("not reached")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3
+    assert done.stdout == "still here\n"  # flushed before the end

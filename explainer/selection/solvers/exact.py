@@ -43,6 +43,8 @@ is the fallback incumbent and seeds the lazy pair set.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 
@@ -91,6 +93,33 @@ def greedy_incumbent(problem: SelectionProblem) -> np.ndarray:
 STOP_POLL_S = 0.05
 
 
+#: HiGHS solves given up on a stop, finishing in the background (see :func:`exit_now_if_solving`)
+_GIVEN_UP: list[threading.Thread] = []
+
+
+def solves_in_background() -> bool:
+    """True while a HiGHS solve given up on a stop still runs in its thread."""
+    _GIVEN_UP[:] = [t for t in _GIVEN_UP if t.is_alive()]
+    return bool(_GIVEN_UP)
+
+
+def exit_now_if_solving(status: int) -> None:
+    """End the process with ``status`` at once while a given-up HiGHS solve still runs.
+
+    A normal exit tears the solve's C++ state down under its running thread, and the C++
+    runtime then aborts the process ("terminate called without an active exception", exit
+    status 134) whatever the program's own status.  Output is flushed first.  For the ends
+    of whole programs only (the command line, the test run), never inside a library call.
+    """
+    if solves_in_background():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(int(status))
+
+
 def _until_stopped(solve_model, stop) -> _SubResult:
     """``solve_model()``, ended early (no selection, nothing proven) once ``stop()`` returns True.
 
@@ -105,6 +134,7 @@ def _until_stopped(solve_model, stop) -> _SubResult:
     while thread.is_alive():
         thread.join(STOP_POLL_S)
         if thread.is_alive() and stop():
+            _GIVEN_UP.append(thread)
             return _SubResult(None, None, np.inf, False, STOP_REQUEST)
     if not box:  # pragma: no cover - _solve_highs catches HiGHS's own failures
         raise RuntimeError("the MILP solve ended without a result")
