@@ -19,6 +19,7 @@ from explainer.data.defaults import default_load_settings
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
 from explainer.pipeline import (
     default_budgets,
+    every_class_explained,
     explain_pool,
     resolve_budgets,
     row_weights,
@@ -298,7 +299,8 @@ def cmd_frontier(args) -> int:
     weights = row_weights(pool.y, pool.classes, class_weight)
     if args.axis == "complexity" and args.errors is None:
         try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
-            args.errors = resolve_budgets(pool, complexity_budget=1, sample_weight=weights)[1]
+            args.errors = resolve_budgets(pool, complexity_budget=1, sample_weight=weights,
+                                          every_class=every_class_explained(class_weight))[1]
         except ValueError as exc:
             raise CLIError(str(exc)) from None
     if args.axis == "errors" and args.complexity is None:

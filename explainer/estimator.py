@@ -26,7 +26,7 @@ from sklearn.utils.validation import (
 )
 
 from explainer.data.encoder import TableEncoder
-from explainer.pipeline import explain_pool, row_weights
+from explainer.pipeline import every_class_explained, explain_pool, row_weights
 from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
@@ -231,6 +231,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             complexity_budget=self.complexity_budget, error_budget=self.error_budget,
             eps=self.eps, algorithm=self.algorithm, random_state=solve_seed,
             algorithm_params=self.algorithm_params, sample_weight=weights,
+            every_class=every_class_explained(self.class_weight),
             rules=np.arange(self.pool_.n_rules) if own_fallback else None,
         )
         self.result_ = explanation.result

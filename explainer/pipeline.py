@@ -169,7 +169,7 @@ class _PolicyView:
 
 
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
-                    tolerance: float = KNEE_TOLERANCE, sample_weight=None) -> DefaultBudgets:
+                    tolerance: float = KNEE_TOLERANCE, sample_weight=None, every_class: bool = False) -> DefaultBudgets:
     """Default budgets and form of explanation, chosen for accuracy and size together.
 
     With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
@@ -198,6 +198,10 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     the same policy in weights: e* is the weight of the rows the reference tree gets wrong, the
     error budgets are weights, a selection's accuracy counts the weight of the rows it gets right,
     the price and the knee's tolerance are shares of the total weight.
+
+    ``every_class`` (:func:`every_class_explained`: with balanced class weights): every class is to be
+    explained by rules of its own, so only the form ``"all"`` is weighed and a row no rule covers earns
+    its candidate nothing (the fallback class is not given to it).
     """
     if error_budget is not None:
         return knee_budgets(pool, error_budget=error_budget, eps=eps, tolerance=tolerance,
@@ -216,7 +220,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     top = max(2, 2 * int(best.complexity))
     lengths = pool.lengths  # a property that measures every rule: read once
     chosen, candidates = None, []
-    for form in FORMS:
+    for form in (("all",) if every_class else FORMS):
         rules = None if form == "all" else np.flatnonzero(pool.rule_class != fallback)
         if rules is not None and (not majority or rules.size == 0):
             continue
@@ -229,7 +233,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                 if bc > sweep.knee or not selection.any():
                     continue
                 full = selection if rules is None else _widen(selection, rules, pool.n_rules)
-                right = _training_right(view.problem, full, fallback)
+                right = _training_right(view.problem, full, -1 if every_class else fallback)
                 conditions = int(lengths[full].sum())
                 score = right - price * conditions
                 candidates.append({"form": form, "complexity_budget": int(bc), "error_budget": view.to_pool(be),
@@ -251,6 +255,13 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
         selections={b: (s if rules is None else _widen(s, rules, pool.n_rules)) for b, s in sweep.selections.items()},
         candidates=candidates, form=form, rules=rules, policy_rows=view.problem.n_rows,
     )
+
+
+def every_class_explained(class_weight=None) -> bool:
+    """Whether the default policy explains every class by rules of its own (``default_budgets(every_class=)``):
+    with ``class_weight="balanced"``, which asks for every class to count alike, where the fallback form
+    and the fallback's credit leave the most frequent class to the ``ELSE`` line."""
+    return isinstance(class_weight, str) and class_weight == "balanced"
 
 
 def _widen(selection: np.ndarray, rules: np.ndarray, n_rules: int) -> np.ndarray:
@@ -392,25 +403,28 @@ def _best_known(problem, start=None) -> np.ndarray:
 
 
 def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                     sample_weight=None) -> tuple[int, int | float, np.ndarray | None]:
+                     sample_weight=None, every_class: bool = False) -> tuple[int, int | float, np.ndarray | None]:
     """(Bc, Be, rules): missing budgets filled by :func:`default_budgets` (a given budget is kept), and the
     pool indices of the rules the explanation may use when the policy chose both budgets and its
     ``"fallback"`` form (else ``None``: every rule).  Weighted (``sample_weight``), Be is a weight."""
     if complexity_budget is None:
-        d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight)
+        d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
+                            every_class=every_class)
         rules = d.rules if error_budget is None else None
         return int(d.complexity_budget), _budget(d.error_budget, sample_weight), rules
     if error_budget is None:
         if pool.best_tree() is None:
             raise ValueError("no error budget given and no tree to size it; pass --errors")
-        error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight).error_budget
+        error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight,
+                                       every_class=every_class).error_budget
     return int(complexity_budget), _budget(error_budget, sample_weight), None
 
 
 def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                    sample_weight=None) -> tuple[int, int | float]:
+                    sample_weight=None, every_class: bool = False) -> tuple[int, int | float]:
     """Fill missing budgets with :func:`default_budgets` (a given budget is kept)."""
-    bc, be, _ = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight)
+    bc, be, _ = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight,
+                                 every_class=every_class)
     return bc, be
 
 
@@ -433,6 +447,7 @@ def explain_pool(
     rules=None,
     sample_weight=None,
     class_weight=None,
+    every_class=None,
 ) -> Explanation:
     """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
 
@@ -444,10 +459,13 @@ def explain_pool(
     selection's rows (:class:`~explainer.selection.problem.SelectionProblem`), the error budget
     then being a weight; ``class_weight`` (``None``, ``"balanced"`` or a dict of class label to
     weight) multiplies them by the weight of each row's class (:func:`row_weights`).  The report
-    counts rows either way, and gives the weighted errors and f* beside them.
+    counts rows either way, and gives the weighted errors and f* beside them.  ``every_class``: see
+    :func:`default_budgets` (``None``: :func:`every_class_explained` of ``class_weight``).
     """
-    sample_weight = row_weights(pool.y, pool.classes, class_weight, sample_weight)
-    bc, be, chosen = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight)
+    weights = row_weights(pool.y, pool.classes, class_weight, sample_weight)
+    bc, be, chosen = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=weights,
+                                      every_class=every_class_explained(class_weight) if every_class is None else every_class)
+    sample_weight = weights
     rules = chosen if rules is None else np.asarray(rules, dtype=np.int64).ravel()
     problem = SelectionProblem.from_pool(pool, bc, be, eps=eps, sample_weight=sample_weight)
     solved = problem if rules is None else problem.restrict(rules)

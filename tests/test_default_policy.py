@@ -187,3 +187,14 @@ def test_weighted_defaults_are_weights_that_the_chosen_selection_keeps_on_every_
     plain = default_budgets(pool)
     assert (ones.complexity_budget, ones.error_budget, ones.form) == (plain.complexity_budget, plain.error_budget,
                                                                      plain.form)
+
+
+def test_balanced_class_weights_explain_every_class_by_rules_of_its_own(two):
+    X, y, pool = two
+    assert pipeline.every_class_explained("balanced") and not pipeline.every_class_explained(None)
+    plain = explain_pool(pool, X, y, algorithm="greedy", random_state=0)
+    assert {str(r.label) for r in plain.rules} == {"yes"}  # the fallback form: "no" is the ELSE line
+    weighted = explain_pool(pool, X, y, algorithm="greedy", random_state=0, class_weight="balanced")
+    assert {str(r.label) for r in weighted.rules} == {"no", "yes"}
+    est = RuleSetExplainer(class_weight="balanced", algorithm="greedy", random_state=0).fit(X, y)
+    assert {str(r.label) for r in est.rules_} == {"no", "yes"}
