@@ -10,7 +10,7 @@ import pytest
 
 from explainer import pipeline
 from explainer.estimator import RuleSetExplainer
-from explainer.pipeline import default_budgets, explain_pool, policy_rows, resolve_budgets
+from explainer.pipeline import default_budgets, explain_pool, policy, policy_rows, resolve_budgets
 from explainer.rules.pool import build_pool
 from explainer.selection.problem import SelectionProblem
 
@@ -138,7 +138,7 @@ def test_policy_rows_are_a_fixed_stratified_sample():
 
 def test_a_large_table_is_read_on_a_subsample_and_its_budgets_fit_every_row(two, monkeypatch):
     _, _, pool = two
-    monkeypatch.setattr(pipeline, "POLICY_ROWS", 100)
+    monkeypatch.setattr(policy, "POLICY_ROWS", 100)
     d = default_budgets(pool)
     assert d.policy_rows == 100
     ev = SelectionProblem.from_pool(pool, d.complexity_budget, d.error_budget).evaluate(d.selection)
@@ -158,13 +158,13 @@ def test_another_default_class_lets_every_rule_be_used(two):
 
 def test_without_a_candidate_rule_the_default_is_the_knee_at_the_trees_errors(two, monkeypatch):
     _, _, pool = two
-    sweep = pipeline._knee_sweep
+    sweep = policy._knee_sweep
 
     def nothing_found(*args, **kwargs):
         s = sweep(*args, **kwargs)
         return dataclasses.replace(s, selections={b: np.zeros_like(v) for b, v in s.selections.items()})
 
-    monkeypatch.setattr(pipeline, "_knee_sweep", nothing_found)
+    monkeypatch.setattr(policy, "_knee_sweep", nothing_found)
     d = default_budgets(pool)
     assert (d.form, d.rules, d.candidates) == ("all", None, [])
     assert d.error_budget == pool.best_tree().errors
@@ -174,7 +174,7 @@ def test_without_a_candidate_rule_the_default_is_the_knee_at_the_trees_errors(tw
 def test_weighted_defaults_are_weights_that_the_chosen_selection_keeps_on_every_row(two, monkeypatch, sampled):
     _, _, pool = two
     if sampled:
-        monkeypatch.setattr(pipeline, "POLICY_ROWS", 100)
+        monkeypatch.setattr(policy, "POLICY_ROWS", 100)
     weights = pipeline.row_weights(pool.y, pool.classes, "balanced")
     d = default_budgets(pool, sample_weight=weights)
     assert isinstance(d.error_budget, float)  # balanced weights are fractions: the budget is a weight
