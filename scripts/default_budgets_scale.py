@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from explainer.bench.census import census_like  # noqa: E402
 from explainer.data import load_dataset  # noqa: E402
 from explainer.data.defaults import default_load_settings  # noqa: E402
-from explainer.pipeline import _training_right, default_budgets  # noqa: E402
+from explainer.pipeline.policy import _training_right, default_budgets  # noqa: E402
 from explainer.rules.defaults import default_pool_settings  # noqa: E402
 from explainer.rules.pool import build_pool  # noqa: E402
 from explainer.selection.problem import SelectionProblem  # noqa: E402
@@ -44,6 +44,7 @@ def main(argv=None) -> None:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     print(lines[0] + "\n" + lines[1], flush=True)
+    load = os.getloadavg()[0]  # the machine may be shared: how busy it was when the run began
     for n in (int(v) for v in args.rows.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "census.csv")
@@ -58,7 +59,7 @@ def main(argv=None) -> None:
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         problem = SelectionProblem.from_pool(pool)
         fallback = int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))
-        acc = 100 * _training_right(problem, d.selection, fallback, pool.y) / pool.n_rows
+        acc = 100 * _training_right(problem, d.selection, fallback) / pool.n_rows
         line = (f"| {n} | {pool.n_rules} | {t_pool:.1f} | {wall:.2f} | {cpu:.2f} | {d.policy_rows} | "
                 f"{d.complexity_budget} | {d.error_budget} | {d.form} | {acc:.2f} |")
         lines.append(line)
@@ -67,7 +68,7 @@ def main(argv=None) -> None:
         head = ["# Default budgets on census-like tables", "",
                 f"Command: `python scripts/default_budgets_scale.py {' '.join(argv or sys.argv[1:])}`; "
                 f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-                f"{time.strftime('%Y-%m-%d', time.gmtime())} (a shared machine: other work ran beside).", ""]
+                f"{time.strftime('%Y-%m-%d', time.gmtime())}, 1-minute load average {load:.2f} before the run.", ""]
         pathlib.Path(args.out).write_text("\n".join(head + lines) + "\n")
 
 
