@@ -116,9 +116,12 @@ with st.container(border=True):
         st.caption((f"Best tree: e\\* = {best.errors}. " if best else "")
                    + f"Now {be} rows = {100 * be / n_rows:.1f}% of {n_rows}.")
         default_bc, default_be = defaults
-        st.caption(f"Defaults for this pool: Bc = {default_bc}, Be = {default_be} (the engine's own: of the "
-                   "selections found with Be = 0, e*/4 and e*/2, the one whose training accuracy, less one row "
-                   "per condition, is best).")
+        st.caption(md_escape(
+            f"Defaults for this pool: Bc = {default_bc}, Be = {default_be}, "
+            f"{budgets.default_form_text(state, pool)}. The engine's own: of the selections found at a few error "
+            "budgets (0, a quarter and half of the best tree's errors), with rules for every class or only for "
+            "the classes other than the most frequent, the one whose training accuracy, less 0.25 % of the "
+            "rows per condition, is best; at these budgets a run keeps that form."))
     with b2:
         eps_now = float(state.eps)
         tree = pools.best_tree_report(state, bc, be, eps_now)
@@ -243,7 +246,7 @@ with results.container():
             bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
             st.markdown("**Selected rules**")
-            s0, sb, s1, s2, s3, s4, s5 = st.columns(7)
+            s0, sb, s1, s2, s3, s4 = st.columns(6)
             tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
             s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
                       delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
@@ -266,20 +269,19 @@ with results.container():
                       + (" (the weight of the rows the rules get wrong: rows weighted by class)"
                          if run_settings.get("class_weight", "none") != "none" else ""))
             s4.metric("Rules", result.n_rules)
-            s5.metric("Time", f"{result.time_s:.2f} s", help=f"{len(result.history)} generations/steps")
-            st.caption(md_escape(exports.accuracy_text(report)))
+            st.caption(md_escape(exports.accuracy_text(report)
+                                 + f" Found in {result.time_s:.2f} s ({len(result.history)} generations or steps)."))
 
             if bt_report is not None and best is not None:
                 st.markdown(f"**Best tree** (depth {best.tree.max_depth}, {best.tree.criterion}, "
                             f"{best.tree.splitter} splitter) for comparison")
-                t0, tb, t1, t2, t3, t4, t5 = st.columns(7)
+                t0, tb, t1, t2, t3, t4 = st.columns(6)
                 t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
                 tb.metric("Balanced accuracy", f"{100 * bt_report.balanced_accuracy:.2f}%")
                 t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
                 t2.metric("Complexity c*", best.complexity)
                 t3.metric("Errors e*", best.errors)
                 t4.metric("Rules (leaves)", best.tree.n_leaves)
-                t5.metric("Trees in the pool", pool.n_trees)
 
             holdout = getattr(report, "holdout", None)
             if holdout is not None:

@@ -165,8 +165,10 @@ def test_run_gives_history_and_summary_cards(explained):
     assert ex.result.history, "no fitness history"
     assert ex.result.complexity <= 3
     labels = [m.label for m in at.metric]
-    for wanted in ("Accuracy", "Coverage", "Complexity / budget", "Errors / budget", "Rules", "Time", "Complexity c*"):
+    for wanted in ("Accuracy", "Balanced accuracy", "Coverage", "Complexity / budget", "Errors / budget", "Rules",
+                   "Complexity c*"):
         assert wanted in labels
+    assert any(md_escape(f"Found in {ex.result.time_s:.2f} s") in c.value for c in at.caption)
     assert any(c.value.strip() == ex.report.rules_text().strip() for c in at.code)
 
 

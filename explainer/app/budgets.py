@@ -65,6 +65,15 @@ def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
     return None if chosen is None else tuple(chosen[:2])
 
 
+def default_form_text(state: Session, pool: RulePool) -> str:
+    """The form of explanation the default policy chose for this pool, in words (plain text, not Markdown)."""
+    chosen = COMPUTED.get(_key(state), None)
+    if chosen is None or chosen[2] is None:
+        return "rules for every class"
+    fallback = pool.classes[int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))]
+    return f"rules for the classes other than {fallback}, which takes every row they leave (ELSE)"
+
+
 def default_rules(state: Session, pool: RulePool, bc: int, be: int) -> np.ndarray | None:
     """The rules a run at budgets (bc, be) may use: those of the form the default policy chose while the
     budgets are its defaults (rules for the classes other than the fallback class only, when it chose
