@@ -26,13 +26,12 @@ st.caption(
     f"{report.conflicting_pairs} conflicting pairs"
 )
 
-k0, kb, k1, k2, k3, k4, k5 = st.columns(7)
+k0, kb, k1, k3, k4, k5 = st.columns(6)  # six fit their labels; the rows covered are in the line above
 k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
           help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
 kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=exports.BALANCED_HELP)
 k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
-k2.metric("Rows covered", f"{report.covered} / {report.n_rows}")
-k3.metric("Uncovered rows", report.n_uncovered)
+k3.metric("Uncovered rows", report.n_uncovered, help=f"{report.covered} of {report.n_rows} rows are covered by a rule.")
 k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
           help="Rows whose majority vote over the firing rules is the true class (uncovered and ties count as wrong).")
 k5.metric("Rules in conflict", sum(1 for m in report.per_rule if m.conflicts))
