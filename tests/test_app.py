@@ -659,3 +659,18 @@ def test_class_weight_reaches_the_run_and_balanced_accuracy_is_shown(explained):
     at.switch_page("pages/1_Explain.py").run()
     at.session_state["w_class_weight"] = "none"
     at.run()
+
+
+def test_the_frontier_says_why_a_run_in_the_fallback_form_sits_below_it():
+    from types import SimpleNamespace
+
+    from explainer.app import budgets
+
+    def state(classes):
+        report = SimpleNamespace(settings={"rule_classes": classes}, fallback="<=50K")
+        return SimpleNamespace(explanation=SimpleNamespace(report=report))
+
+    assert budgets._form_note(SimpleNamespace(explanation=None)) == ""
+    assert budgets._form_note(state(None)) == ""
+    note = budgets._form_note(state([">50K"]))
+    assert "rules for >50K only" in note and "gets <=50K" in note

@@ -19,7 +19,7 @@ from explainer.app.caching import COMPUTED
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
-from explainer.app.text import algorithm_parameters
+from explainer.app.text import algorithm_parameters, md_escape
 from explainer.pipeline import resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
@@ -262,10 +262,24 @@ def _compute_again(state: Session) -> None:
     del state.frontier
 
 
+def _form_note(state: Session) -> str:
+    """Why the last run sits below the curve when it used only some classes' rules (the policy's fallback form)."""
+    run = state.explanation
+    classes = None if run is None else run.report.settings.get("rule_classes")
+    if not classes:
+        return ""
+    return (f"The last run used rules for {', '.join(map(str, classes))} only (the default form: every other row "
+            f"gets {run.report.fallback}), so it covers fewer rows than the curve, which chooses among every rule; "
+            "compare them by accuracy.")
+
+
 def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: dict) -> None:
     """The frontier beside the budgets: growing while it is computed, then fixed; a click sets Bc."""
     bc = marks.get("bc")
     job = entry.job
+    note = _form_note(state)
+    if note:
+        st.caption(md_escape(note))
     if entry.result is not None:
         points = shown_points(state, entry, entry.result.points, n_rows)
         _frontier_chart(entry, points, n_rows, marks)
