@@ -105,7 +105,17 @@ def _idle(page, timeout=60_000):
 
 
 def _goto(page, title):
-    page.get_by_test_id("stSidebar").get_by_role("link", name=title, exact=True).click()
+    """Open the page ``title`` from the sidebar, and wait for its title.  A click that lands while the
+    page reruns a fragment (the frontier growing, a step's poll) can be lost: it is made again."""
+    heading = page.get_by_test_id("stMain").get_by_role("heading", name=title, exact=True)
+    for _ in range(3):
+        page.get_by_test_id("stSidebar").get_by_role("link", name=title, exact=True).click()
+        try:
+            heading.first.wait_for(timeout=20_000)
+            return
+        except Exception:
+            continue
+    heading.first.wait_for(timeout=20_000)
 
 
 #: A live element, not the stale copy Streamlit may still show from the run before.
