@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
 from explainer.data.encoder import TableEncoder
 from explainer.pipeline import every_class_explained, explain_pool, row_weights
 from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
+from explainer.report.evaluation import majority_class
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
@@ -224,8 +225,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         )
         # the default policy's fallback form leaves the most frequent class to the fallback: with another
         # default_class every rule may be used
-        values, counts = np.unique(y, return_counts=True)
-        own_fallback = self.default_class is not None and self.default_class_ != values[np.argmax(counts)]
+        own_fallback = self.default_class is not None and self.default_class_ != majority_class(y)
         explanation = explain_pool(
             self.pool_, frame, y,
             complexity_budget=self.complexity_budget, error_budget=self.error_budget,
@@ -248,8 +248,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         """``default_class`` as one of ``classes_`` (labels compared as text, like the rules'), else the most
         frequent training class."""
         if self.default_class is None:
-            values, counts = np.unique(y, return_counts=True)
-            return values[np.argmax(counts)]
+            return majority_class(y)
         match = np.flatnonzero(self.classes_.astype(str) == str(self.default_class))
         if match.size != 1:
             raise ValueError(

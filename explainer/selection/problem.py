@@ -164,14 +164,6 @@ class SelectionProblem:
         # float sums of the same weights in another order differ by a few ulps of the total
         self.error_tol = 1e-9 * max(1.0, self.total_weight)
 
-    @property
-    def weighted(self) -> bool:
-        return self.row_weight is not None
-
-    def row_weights_of(self, rows: np.ndarray):
-        """The weights of ``rows`` (``None`` unweighted: what ``np.bincount(weights=...)`` takes to count)."""
-        return None if self.row_weight is None else self.row_weight[rows]
-
     def _set_budgets(self, complexity_budget, error_budget) -> None:
         self.complexity_budget = UNBOUNDED if complexity_budget is None else int(complexity_budget)
         if error_budget is None or error_budget >= UNBOUNDED:
