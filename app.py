@@ -8,7 +8,7 @@ order).  Every page starts with ``state.setup``; the logic lives in
 
 import streamlit as st
 
-from explainer.app import charts, sources
+from explainer.app import charts, pools, sources
 from explainer.app import state as app
 from explainer.app.rows import rows_frame
 from explainer.app.session import Session
@@ -110,20 +110,18 @@ with left:
                                       key=Session.column_key("keep", fid),
                                       help="Columns to use even though they look like identifiers.")
             submitted = st.form_submit_button("Load data", type="primary", icon=":material/upload:", key="load_data")
+        others = [c for c in columns if c != target]
+        options = {"target": target, "categorical": [c for c in categorical if c in others],
+                   "exclude": [c for c in exclude if c in others], "keep": [c for c in keep if c in others]}
         if submitted:
-            others = [c for c in columns if c != target]
-            app.request_load(
-                state,
-                source,
-                target=target,
-                categorical=[c for c in categorical if c in others],
-                exclude=[c for c in exclude if c in others],
-                keep=[c for c in keep if c in others],
-            )
+            app.request_load(state, source, **options)
+        else:  # what Load data would do, started now: the table, its pool and budgets are under way meanwhile
+            pools.encode_ahead(state, source, **options)
         outcome = app.pending_load(state, source)
         if outcome == "reading":  # its status is on the page, which is drawn again when the data is ready
             st.stop()
         if outcome == "loaded":
+            pools.prepare(state)  # the Explain page's pool and default budgets, under way from now on
             state.data_toast = True
             st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
         if outcome is None:

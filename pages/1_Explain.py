@@ -25,10 +25,7 @@ if dataset is None:
     st.stop()
 
 # ------------------------------------------------------------------ 1. rule pool
-for slot, default in ((Session.pool_depth, pools.DEFAULT_DEPTH), (Session.pool_source, "grid"),
-                      (Session.pool_repeats, 1), (Session.pool_seed, 0), (Session.pool_holdout, 0.0)):
-    if not state.has(slot):
-        state.put(slot, default)
+settings = pools.page_settings(state)  # the form's values (its defaults where none is set yet)
 
 with st.container(border=True):
     st.subheader("1 · Rule pool")
@@ -54,13 +51,6 @@ with st.container(border=True):
                           "the result then shows coverage and accuracy on them beside the training rows.")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
 
-    settings = pools.PoolSettings(
-        max_depth=int(state.pool_depth),
-        source=str(state.pool_source),
-        n_repeats=int(state.pool_repeats),
-        random_state=int(state.pool_seed),
-        holdout=float(state.pool_holdout),
-    )
     try:
         pool = pools.ensure_pool(state, settings)
         if pool is None:  # being built: its status is on the page, which is drawn again when it is done

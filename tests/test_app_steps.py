@@ -1,5 +1,5 @@
 """Long steps are shown while they last: a status with the step's name, running, then one collapsed line
-in the complete state; the page below a running step is not drawn (nothing old stays greyed), and Run
+with a check mark (an expander, drawn as a completed status looks); the page below a running step is not drawn (nothing old stays greyed), and Run
 is not on the page while the default budgets are chosen (streamlit.testing, no browser).
 
 ``tests/conftest.py`` lets other page tests wait for their steps inside the run; here the wait is zero,
@@ -15,10 +15,13 @@ import uuid
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explainer.app import pools, steps
+from explainer.app import budgets, pools, steps
 from explainer.app import state as app_state
+from explainer.app.caching import COMPUTED
 from explainer.app.session import Session
+from explainer.app.sources import dataset_key
 from explainer.bench.census import census_like
+from explainer.data import load_dataset
 from explainer.pipeline import resolve_budgets
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -87,14 +90,14 @@ def test_a_step_shows_its_name_while_it_runs_and_one_complete_line_after():
     gate.set()
     assert steps.wait_all(30)
     at.run()
-    assert not at.exception
-    [status] = at.status
-    assert status.state == "complete" and not status.proto.expanded
-    assert status.label.startswith("Rows counted in ") and status.label.endswith(" s: 42")
+    assert not at.exception and not at.status
+    [line] = [e for e in at.expander if e.icon == steps.DONE_ICON]
+    assert not line.proto.expanded
+    assert line.label.startswith("Rows counted in ") and line.label.endswith(" s: 42")
     assert [m.value for m in at.markdown] == ["value = 42"]
 
     at.run()  # from the cache now: the line stays while the page shows that value
-    assert [(s.state, s.label) for s in at.status] == [("complete", status.label)]
+    assert step_lines(at) == [("complete", line.label)]
 
 
 def test_a_failing_step_says_why_and_leaves_no_status():
@@ -109,13 +112,19 @@ def test_a_failing_step_says_why_and_leaves_no_status():
     assert not steps.running()
 
 
+def step_lines(at: AppTest) -> list[tuple[str, str]]:
+    """The page's step lines: ("running", label) for a step being computed, ("complete", label) for a done one."""
+    return [(s.state, s.label) for s in at.status] + [("complete", e.label) for e in at.expander
+                                                       if e.icon == steps.DONE_ICON]
+
+
 def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
     """Draw the page until no step runs (what the polling fragment does in a browser), keeping each run's
     statuses and checking that a running step hides the rest of the page."""
     for _ in range(rounds):
         assert not at.exception, at.exception
         running = [s for s in at.status if s.state == "running"]
-        seen.append([(s.state, s.label) for s in at.status])
+        seen.append(step_lines(at))
         if not running:
             return
         assert len(running) == 1 and running[0].proto.expanded
@@ -124,7 +133,9 @@ def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
         assert not [w for w in at.slider if "budget" in w.label]
         if running[0].label.startswith("Building the rule pool"):
             assert not at.metric
-        assert steps.wait_all(120)
+        # the steps computing now, not the ones they start as they end (a pool its default budgets):
+        # those are what the next look at the page may find still running
+        assert all(step.wait(120) for step in steps.running())
         at.run()
     raise AssertionError(f"the page still had a running step after {rounds} runs: {seen[-1]}")
 
@@ -184,3 +195,43 @@ def test_data_page_shows_reading_and_encoding_an_upload():
     assert encoded == [("complete", encoded[0][1])]
     assert encoded[0][1].endswith(f": {dataset.n_rows:,} rows, {dataset.n_features} features")
     assert not at.error
+
+
+def test_a_read_table_is_encoded_and_its_pool_and_budgets_built_before_load_is_pressed():
+    """What Load data and the Explain page will ask for is under way as soon as the table is read: the
+    encoding with the form's options, then the pool at the Explain page's settings, then its default
+    budgets, each in the server's cache without a page asking for it."""
+    data = census_like(2500, seed=4343).to_csv(index=False).encode()
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    state = Session(at.session_state)
+    source = app_state.remember_upload(state, "ahead.csv", data)
+    at.run()
+    settle(at, [])  # the table is read; the page now shows its preview and the Load form
+    at.selectbox(key=app_state.target_key(source)).set_value("income").run()
+    assert steps.wait_all(120)
+    options = {"target": "income", "categorical": [], "exclude": [], "keep": []}
+    dataset = COMPUTED.get(dataset_key(source, **options))
+    assert dataset is not None and dataset.n_rows == 2500, "encoded before Load data"
+    settings = pools.page_settings(state)
+    pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
+    assert pool.n_rows == 2500, "its pool built too"
+    defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
+    assert defaults is not None and tuple(defaults[:2]) == resolve_budgets(pool), "and its default budgets"
+
+    next(b for b in at.button if b.label == "Load data").click().run()
+    seen = []
+    settle(at, seen)
+    assert not [lb for run in seen for st, lb in run if st == "running"], "nothing left to wait for"
+    assert at.session_state["dataset"].fingerprint == dataset.fingerprint
+
+
+def test_the_pool_step_starts_its_default_budgets_as_it_ends():
+    dataset = load_dataset(census_like(1500, seed=4444), target="income")
+    settings = pools.PoolSettings(random_state=4444)
+    pools.start_pool(dataset, settings)
+    assert steps.wait_all(120)
+    pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
+    defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
+    assert defaults is not None and tuple(defaults[:2]) == resolve_budgets(pool)

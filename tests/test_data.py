@@ -105,6 +105,21 @@ def test_semicolon_with_decimal_commas_reads_numbers_and_says_so():
     assert df.attrs["notes"] == ["Read numbers written with decimal commas (1,5 = 1.5) in 1 column: 'a'."]
 
 
+@pytest.mark.parametrize("text", [
+    "a;b;class\n1,5;2;x\n3,5;4;y\n2,5;NA;x\n",  # decimal commas, a missing marker
+    "age,job,class\n31, clerk ,yes\n45,?,no\n28,nurse,yes\n",  # padded text, '?' for missing
+])
+def test_a_table_read_once_loads_as_its_file_does(text):
+    """The dashboard encodes the table its preview read rather than parsing the file again: the same
+    data set, notes included."""
+    from_file = load_dataset(csv_bytes(text), target="class")
+    from_table = load_dataset(read_table(csv_bytes(text)), target="class")
+    assert from_table.fingerprint == from_file.fingerprint
+    assert from_table.X.equals(from_file.X) and list(from_table.y) == list(from_file.y)
+    assert from_table.notes == from_file.notes
+    assert [c.name for c in from_table.columns] == [c.name for c in from_file.columns]
+
+
 def test_quoted_fields_with_delimiters_and_newlines():
     df = read_table(csv_bytes('name,note,class\n"Smith, J","two\nlines",a\nLee,plain,b\n'))
     assert df["name"].tolist() == ["Smith, J", "Lee"]

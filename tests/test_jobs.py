@@ -87,6 +87,22 @@ def test_stop_keeps_the_best_so_far(iris):
     assert "Run 1 of 2" in job.status_text()
 
 
+def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):
+    """Stop's callback waits (briefly: bounded, made generous here) for the run's best selection, so the
+    page drawn after the click shows the result, not the run once more."""
+    if "ga" not in available():
+        pytest.skip("ga is not installed")
+    from explainer.app import live
+
+    ds, pool = iris
+    job = RunJob(pool, ds, [Task("ga", 0)], complexity_budget=4, error_budget=5, eps=1.0,
+                 algorithm_params={"ga": {"n_generations": 10**6}}).start()
+    _wait_for_records(job)
+    monkeypatch.setattr(live, "STOP_WAIT_S", 30.0)
+    live._stop(job)
+    assert job.done and job.stopped and job.explanations[0].result.status == "stopped"
+
+
 def test_a_failing_run_is_reported_not_raised(iris):
     ds, pool = iris
     job = RunJob(pool, ds, [Task("no_such_algorithm", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()

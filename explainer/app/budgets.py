@@ -37,15 +37,21 @@ def set_budgets(state: Session, bc: int | None = None, be: int | None = None) ->
         state.be = int(be)
 
 
-def _defaults(pool: RulePool) -> tuple[int, int, np.ndarray | None]:
+def choose_defaults(pool: RulePool) -> tuple[int, int, np.ndarray | None]:
+    """Bc, Be and the rules a run at them may use (None: every rule), as the engine chooses them."""
     try:
         return resolve_defaults(pool)
     except ValueError:  # no reference tree: something small
         return 10, max(1, pool.n_rows // 20), None
 
 
+def defaults_key(pool_key: tuple) -> tuple:
+    """Where the default budgets of the pool known to the session as ``pool_key`` are kept."""
+    return ("default budgets", pool_key)
+
+
 def _key(state: Session) -> tuple:
-    return ("default budgets", state.pool_key)
+    return defaults_key(state.pool_key)
 
 
 def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
@@ -53,7 +59,7 @@ def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
     None while a thread chooses them (the page shows the step; see :mod:`.steps`)."""
     best = pool.best_tree()
     chosen = steps.ready(
-        state, "budgets", _key(state), lambda: _defaults(pool),
+        state, "budgets", _key(state), lambda: choose_defaults(pool),
         title="Choosing default budgets …",
         detail=(f"Coverage frontiers at a few error budgets, sized by the best tree's {best.errors:,} errors, with "
                 "rules for every class or only for the classes other than the most frequent one; of the "

@@ -11,8 +11,10 @@ import numpy as np
 import pandas as pd
 
 from explainer.app import steps
+from explainer.app.budgets import choose_defaults, defaults_key
 from explainer.app.caching import COMPUTED
 from explainer.app.session import Session
+from explainer.app.sources import dataset_key, prepare_source
 from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
 from explainer.pipeline import split_holdout
@@ -83,6 +85,15 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
     return pool, time.perf_counter() - t0
 
 
+def _build_then_budgets(settings: PoolSettings, dataset: Dataset, budgets_key: tuple) -> tuple[RulePool, float]:
+    """The pool, and its default budgets started in a thread of their own: the page asks for them next,
+    and they are chosen while it draws the pool."""
+    built = _build(settings, dataset)
+    if COMPUTED.get(budgets_key, None) is None:
+        steps.start(budgets_key, lambda: choose_defaults(built[0]))
+    return built
+
+
 def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:
     return ("pool", dataset.fingerprint, settings)
 
@@ -109,14 +120,75 @@ def _pool_step(state: Session, split: Split, settings: PoolSettings) -> tuple[Ru
     limit = settings.max_fit_rows
     rows = (f"a class-stratified sample of {limit:,} of the {data.n_rows:,} rows" if limit and data.n_rows > limit
             else f"{data.n_rows:,} rows")
+    budgets_key = defaults_key((state.dataset.fingerprint, settings))
     return steps.ready(
-        state, "pool", _pool_key(data, settings), lambda: _build(settings, data),
+        state, "pool", _pool_key(data, settings), lambda: _build_then_budgets(settings, data, budgets_key),
         title=f"Building the rule pool … ({trees} trees)",
         detail=f"{trees} {kind} of {depth} fitted on {rows}; every root-to-leaf path becomes a candidate rule "
                f"(its rows and errors counted on the whole table){grown}.",
         done=lambda built, seconds: f"Rule pool built in {seconds:.1f} s: {built[0].n_rules:,} rules "
                                     f"from {built[0].n_trees} trees",
     )
+
+
+#: The pool form's fields, each with its value before the user sets one.
+FORM_DEFAULTS = ((Session.pool_depth, DEFAULT_DEPTH), (Session.pool_source, "grid"),
+                 (Session.pool_repeats, DEFAULT_REPEATS), (Session.pool_seed, 0), (Session.pool_holdout, 0.0))
+
+
+def page_settings(state: Session) -> PoolSettings:
+    """The pool settings the Explain page's form shows (its defaults where the user has set none)."""
+    for slot, default in FORM_DEFAULTS:
+        if not state.has(slot):
+            state.put(slot, default)
+    return PoolSettings(
+        max_depth=int(state.pool_depth),
+        source=str(state.pool_source),
+        n_repeats=int(state.pool_repeats),
+        random_state=int(state.pool_seed),
+        holdout=float(state.pool_holdout),
+    )
+
+
+def start_pool(dataset: Dataset, settings: PoolSettings) -> None:
+    """Start the pool of ``dataset`` at ``settings`` in a thread of the server (and, once built, its default
+    budgets), unless it is known or under way already; the Explain page then waits only for what is left."""
+    data = training_split(dataset, settings).train
+    key = _pool_key(data, settings)
+    if COMPUTED.get(key, None) is None:
+        budgets_key = defaults_key((dataset.fingerprint, settings))
+        steps.start(key, lambda: _build_then_budgets(settings, data, budgets_key))
+
+
+def prepare(state: Session) -> None:
+    """The session's data was loaded: its pool at the Explain page's settings is started (if need be), so it
+    is under way while the Data page is drawn and the user moves on."""
+    dataset = state.dataset
+    settings = page_settings(state)
+    if dataset is not None and state.pool_key != (dataset.fingerprint, settings):
+        start_pool(dataset, settings)
+
+
+def encode_ahead(state: Session, source, **options) -> None:
+    """The Data page shows a table read and the options its Load data would use: encode it with them now,
+    then build its pool and default budgets, in a thread of the server, so Load data and the Explain page
+    find them done or under way.  Not for the data in use (its pool is the Explain page's business), and
+    one table at a time: a guess never piles up work."""
+    key = dataset_key(source, **options)
+    if (state.data_ref or {}).get("ident") == source.ident or COMPUTED.get(key, None) is not None:
+        return
+    if any(step.key[0] == "dataset" for step in steps.running()):
+        return
+    settings = page_settings(state)
+    current = state.dataset.fingerprint if state.dataset is not None else None
+
+    def make():
+        dataset = prepare_source(source, **options)
+        # new data starts without held-out rows (the share belongs to the data it was chosen for)
+        start_pool(dataset, settings if dataset.fingerprint == current else dataclasses.replace(settings, holdout=0.0))
+        return dataset
+
+    steps.start(key, make)
 
 
 def ensure_pool(state: Session, settings: PoolSettings) -> RulePool | None:

@@ -2,6 +2,8 @@
 compiled loops, loaded once (see :mod:`explainer.selection.solvers.warmup`), so no run starts by loading
 machine code."""
 
+import gc
+
 from explainer.selection.solvers.warmup import warm_up
 
 try:
@@ -10,3 +12,7 @@ except Exception:
     # only a head start: a worker loads the loops itself, while an error raised here would take
     # the fork server, and with it every run, down
     pass
+
+# every worker forked from here shares these objects: frozen, its collections never walk them (nor
+# write to their pages, which stay shared with this process)
+gc.freeze()

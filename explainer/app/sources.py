@@ -123,8 +123,10 @@ def cached_table(source: Source) -> pd.DataFrame:
 
 
 def _load(source: Source, target, categorical, exclude, keep) -> Dataset:
+    # the table as the Data page read it for its preview: parsing the file again would cost as much
+    # as encoding it (0.5 of 0.85 s at 32,561 rows, 2.2 of 4.0 s at 130,000)
     return load_dataset(
-        source.reader_input(),
+        cached_table(source),
         target=target,
         categorical=list(categorical),
         exclude=list(exclude),

@@ -7,9 +7,9 @@ So a step that has not ended within :data:`INLINE_WAIT_S` (shorter than the brow
 before it greys anything) goes on in a thread of the server, and its value lands in the server's
 cache (:data:`.caching.COMPUTED`) like any computed value; the page draws the step as an expanded
 ``st.status`` (its name, what it does, the seconds so far), ends its run there, so nothing old
-remains below, and a fragment looks at the step every :data:`POLL_S` and draws the whole page
-again once it has ended.  There the status is one collapsed line, "... in x s", for as long as the
-page shows that step's value.
+remains below, and a fragment looks at the step every :data:`POLL_S` (each look waiting on the step's
+end a little first) and draws the whole page again the moment it has ended.  There the status is one
+collapsed line, "... in x s", for as long as the page shows that step's value.
 
 One thread computes a key however many pages wait for it (a rerun, another tab, another session).
 Never computes anything itself: the caller's ``make`` does.
@@ -30,9 +30,14 @@ from explainer.app.session import Session
 INLINE_WAIT_S = 0.4
 #: Seconds between two looks of the page at a step being computed (the status's clock moves as often).
 POLL_S = 0.5
+#: How long each look waits for the step to end before drawing its status again (less than POLL_S).
+WATCH_WAIT_S = 0.4
 #: A finished step nobody has taken its value from is dropped after this many seconds (its value is
 #: in the cache unless it was larger than the cache's budget).
 UNCLAIMED_S = 300.0
+
+#: The icon of a step's collapsed "done" line (a completed ``st.status``'s own).
+DONE_ICON = ":material/check:"
 
 _MISSING = object()
 
@@ -82,8 +87,12 @@ _lock = threading.Lock()
 _steps: dict[Hashable, Step] = {}
 
 
-def _step(key: Hashable, make: Callable[[], object]) -> Step:
-    """The step computing ``key``: the one some page started already, or a new one."""
+def start(key: Hashable, make: Callable[[], object]) -> Step:
+    """The step computing ``key``: the one some page started already, or a new one.
+
+    Called by a page that will ask for ``key`` soon (a loaded table's pool, a pool's default budgets),
+    so the work is under way while the page is drawn and the user moves on; :func:`ready` then finds it.
+    """
     with _lock:
         now = time.perf_counter()
         for old in [k for k, s in _steps.items() if s.done and now - s.finished_at > UNCLAIMED_S]:
@@ -107,8 +116,13 @@ def running() -> list[Step]:
 
 
 def wait_all(timeout: float | None = None) -> bool:
-    """Block until every step computed now has ended (at most ``timeout`` s each); True if they have."""
-    return all(step.wait(timeout) for step in running())
+    """Block until no step is computed, the ones they start included (at most ``timeout`` s each); True if so."""
+    while True:
+        now = running()
+        if not now:
+            return True
+        if not all(step.wait(timeout) for step in now):
+            return False
 
 
 def ready(state: Session, name: str, key: Hashable, make: Callable[[], object], *, title: str, detail: str = "",
@@ -127,10 +141,10 @@ def ready(state: Session, name: str, key: Hashable, make: Callable[[], object], 
         if value is not _MISSING:
             summary(state, name, key)
             return value
-        step = _step(key, make)
+        step = start(key, make)
     if not step.wait(INLINE_WAIT_S):
         _forget(state, name)
-        _watch(state, name, step, title, detail, done)
+        _watch(state, name, step, title, detail, done, {})
         return None
     _claim(step)
     if step.error is not None:
@@ -147,7 +161,9 @@ def summary(state: Session, name: str, key: Hashable) -> None:
     entry = (state.steps_done or {}).get(name)
     if entry is None or entry[0] != key:
         return
-    with st.status(entry[1], state="complete", expanded=False):
+    # drawn as a completed status looks (an expander with its check mark): ``st.status`` itself waits
+    # 50 ms in every page run that draws it, so that an update right after it is not lost
+    with st.expander(entry[1], expanded=False, icon=DONE_ICON):
         if entry[2]:
             st.caption(entry[2])
 
@@ -163,8 +179,17 @@ def _forget(state: Session, name: str) -> None:
 
 @st.fragment(run_every=POLL_S)
 def _watch(state: Session, name: str, step: Step, title: str, detail: str,
-           done: Callable[[object, float], str]) -> None:
-    """The step's status, expanded, its clock moving; the whole page is drawn again once it has ended."""
+           done: Callable[[object, float], str], seen: dict) -> None:
+    """The step's status, expanded, its clock moving; the whole page is drawn again once it has ended.
+
+    Each rerun of this fragment first waits up to :data:`WATCH_WAIT_S` on the step's own event, so the
+    page is redrawn the moment the step ends rather than at the next look.  Not its first call: that one
+    is part of the page's run, which must end at once so nothing old stays greyed below the status
+    (``seen``, the same dict in every rerun of the fragment, tells the two apart).
+    """
+    if seen:
+        step.wait(WATCH_WAIT_S)
+    seen["drawn"] = True
     if step.done:
         if step.error is None:
             _record(state, name, step, detail, done)

@@ -346,6 +346,7 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
                 out[name] = kept
     res = pd.DataFrame(out)
     res.index = pd.RangeIndex(len(res))
+    res.attrs["notes"] = list(df.attrs.get("notes", []))  # a table read_table gave keeps what it decided
     return res
 
 
