@@ -267,3 +267,37 @@ def test_weighted_errors_and_coverage_by_hand():
     assert rep.within_budgets is True  # the budget bounds the weight 8
     d = json.loads(rep.to_json())
     assert d["weighted_errors"] == 8 and d["weighted_coverage"] == 18 and d["total_weight"] == 21
+
+
+def test_accuracies_follow_the_fallback_and_survive_pickling():
+    """The report keeps its labels as text for the next read; a new fallback class is read afresh, and a
+    pickled report (what a worker sends to the page) carries no such text and reads the same."""
+    import pickle
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    rep = evaluate_rules(RULES, X, y, eps=1.0)
+    assert 0 <= rep.accuracy <= 1  # read once: the texts are kept
+    for fallback in ("q", "p"):
+        rep.fallback = fallback
+        predicted = rep.predicted.astype(str)
+        assert rep.accuracy == float(np.mean(predicted == y))
+        assert rep.balanced_accuracy == balanced_accuracy_score(y, predicted)
+        left = (rep.predictions == UNCOVERED) | (rep.predictions == TIE)
+        assert rep.fallback_right == int(np.count_nonzero(y[left] == fallback))
+    back = pickle.loads(pickle.dumps(rep))
+    assert "_texts" not in back.__dict__
+    assert (back.accuracy, back.balanced_accuracy) == (rep.accuracy, rep.balanced_accuracy)
+
+
+def test_balanced_accuracy_matches_scikit_learn_on_mixed_labels():
+    from sklearn.metrics import balanced_accuracy_score
+
+    from explainer.report.evaluation import balanced_accuracy
+
+    rng = np.random.default_rng(0)
+    for labels in (np.array([1, 2, 3]), np.array(["a", "b"]), np.array([">50K", "<=50K", "x y"])):
+        t = rng.choice(labels, 200)
+        p = rng.choice(labels, 200)
+        assert np.isclose(balanced_accuracy(t, p), balanced_accuracy_score(t.astype(str), p.astype(str)))
+    assert balanced_accuracy(np.array([]), np.array([])) == 0.0
