@@ -97,7 +97,7 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
     log = Path(workdir) / f"server_{n_rows}.log"
     with open(log, "wb") as out:
         proc, url = start_dashboard(stdout=out)
-    row: dict = {"rows": n_rows}
+    row: dict = {"rows": n_rows, "load": os.getloadavg()[0]}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -189,18 +189,20 @@ def markdown(rows: list[dict], info: dict) -> str:
     head = ("# The dashboard on census-sized tables, in a browser\n\n"
             "`scripts/dashboard_timing.py` (its docstring says what each column times): a census-like table "
             "uploaded into a fresh dashboard in headless Chromium, loaded, explained at the default budgets, "
-            "then runs stopped at random moments.  The browser runs on the same machine as the server.\n\n")
+            "then runs stopped at random moments (a run that ended before its Stop is not counted).  The browser "
+            "runs on the same machine as the server; *load before* is the 1-minute load average before the size "
+            "started.\n\n")
     table = ["| rows | preview | load | pool + budgets | run | upload to explanation | frontier | "
              "Stop: status median / worst | Stop: chart median / worst | charts within 1 s | kept a selection | "
-             "server peak RSS | tracebacks |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "server peak RSS | tracebacks | load before |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         table.append(f"| {r['rows']:,} | {_s(r['preview'])} | {_s(r['load'])} | {_s(r['pool_budgets'])} | "
                      f"{_s(r['run'])} | {_s(r['total'])} | {_s(r['frontier'])} | "
                      f"{_s(r['stop_status_median'], 2)} / {_s(r['stop_status_worst'], 2)} | "
                      f"{_s(r['stop_chart_median'], 2)} / {_s(r['stop_chart_worst'], 2)} | "
                      f"{r['stops_within_1s']} of {r['stops']} | {r['stops_kept']} of {r['stops']} | "
-                     f"{r['server_peak_rss_mib']:.0f} MiB | {r['tracebacks']} |")
+                     f"{r['server_peak_rss_mib']:.0f} MiB | {r['tracebacks']} | {r['load']:.2f} |")
     steps = ["", "The steps' own lines on the Explain page:", ""] + [f"- {r['rows']:,} rows: {r['steps']}"
                                                                     for r in rows]
     return head + _provenance_md(info) + "\n" + "\n".join(table + steps) + "\n"
