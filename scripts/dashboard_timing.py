@@ -97,7 +97,7 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
     log = Path(workdir) / f"server_{n_rows}.log"
     with open(log, "wb") as out:
         proc, url = start_dashboard(stdout=out)
-    row: dict = {"rows": n_rows, "load": os.getloadavg()[0]}
+    row: dict = {"rows": n_rows, "load_avg": os.getloadavg()[0]}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -202,7 +202,7 @@ def markdown(rows: list[dict], info: dict) -> str:
                      f"{_s(r['stop_status_median'], 2)} / {_s(r['stop_status_worst'], 2)} | "
                      f"{_s(r['stop_chart_median'], 2)} / {_s(r['stop_chart_worst'], 2)} | "
                      f"{r['stops_within_1s']} of {r['stops']} | {r['stops_kept']} of {r['stops']} | "
-                     f"{r['server_peak_rss_mib']:.0f} MiB | {r['tracebacks']} | {r['load']:.2f} |")
+                     f"{r['server_peak_rss_mib']:.0f} MiB | {r['tracebacks']} | {r['load_avg']:.2f} |")
     steps = ["", "The steps' own lines on the Explain page:", ""] + [f"- {r['rows']:,} rows: {r['steps']}"
                                                                     for r in rows]
     return head + _provenance_md(info) + "\n" + "\n".join(table + steps) + "\n"
