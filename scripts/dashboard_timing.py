@@ -70,6 +70,15 @@ def _idle(page) -> None:
     page.wait_for_function(IDLE, timeout=LIMIT_S)
 
 
+def _timed(page, act, done) -> float:
+    """Seconds from ``act()`` until ``done`` is on the page and Streamlit has finished drawing."""
+    t = time.perf_counter()
+    act()
+    done.first.wait_for()
+    _idle(page)
+    return time.perf_counter() - t
+
+
 def _median(values):
     return statistics.median(values) if values else None
 
@@ -112,27 +121,18 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
             main.locator("input[type='file']").wait_for(state="attached")
             _idle(page)
 
-            t0 = time.perf_counter()
-            main.locator("input[type='file']").set_input_files(str(csv))
-            page.locator(".st-key-load_data button").first.wait_for()
-            _idle(page)
-            t1 = time.perf_counter()
-            page.locator(".st-key-load_data button").first.click()
-            main.get_by_text("Class distribution of").first.wait_for()
-            _idle(page)
-            t2 = time.perf_counter()
-            sidebar.get_by_role("link", name="Explain", exact=True).click()
-            page.locator(".st-key-run button:not([disabled])").first.wait_for()
-            _idle(page)
-            t3 = time.perf_counter()
-            page.locator(".st-key-run button").first.click()
-            page.locator(".st-key-final_fitness").first.wait_for()
-            _idle(page)
-            t4 = time.perf_counter()
+            upload = main.locator("input[type='file']")
+            preview = _timed(page, lambda: upload.set_input_files(str(csv)), page.locator(".st-key-load_data button"))
+            load = _timed(page, lambda: page.locator(".st-key-load_data button").first.click(),
+                          main.get_by_text("Class distribution of"))
+            pool_budgets = _timed(page, lambda: sidebar.get_by_role("link", name="Explain", exact=True).click(),
+                                  page.locator(".st-key-run button:not([disabled])"))
+            run_shown = time.perf_counter()
+            run = _timed(page, lambda: page.locator(".st-key-run button").first.click(),
+                         page.locator(".st-key-final_fitness"))
             page.locator(".st-key-frontier_done").first.wait_for()
-            t5 = time.perf_counter()
-            row.update(preview=t1 - t0, load=t2 - t1, pool_budgets=t3 - t2, run=t4 - t3, total=t4 - t0,
-                       frontier=t5 - t3)
+            row.update(preview=preview, load=load, pool_budgets=pool_budgets, run=run,
+                       total=preview + load + pool_budgets + run, frontier=time.perf_counter() - run_shown)
             steps = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stExpander\"] summary')]"
                                   ".map(e => e.innerText.trim().replace(/^check\\s*/, ''))")
             row["steps"] = "; ".join(s for s in steps if " in " in s and "s:" in s)
