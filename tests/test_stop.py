@@ -153,3 +153,35 @@ def test_a_program_ends_with_its_own_status_while_a_given_up_solve_finishes():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 3
     assert done.stdout == "still here\n"  # flushed before the end
+
+
+def test_a_stop_cuts_the_evaluation_of_a_population_to_its_first_blocks(large, monkeypatch):
+    monkeypatch.setattr(SelectionProblem, "EVAL_BLOCK_ENTRIES", large.n_rows * large.n_classes * 4)  # 4 a block
+    rng = np.random.default_rng(1)
+    R = rng.random((20, large.n_rules)) < 0.02
+    whole = large.evaluate_population(R)
+    asked = []
+
+    def stop():
+        asked.append(1)
+        return len(asked) >= 2  # after the second block
+
+    part = large.evaluate_population(R, stop=stop)
+    assert len(part["coverage"]) == 8
+    for key, values in part.items():
+        assert np.array_equal(values, whole[key][:8]), key
+    assert np.array_equal(large.fitness(R, stop=lambda: False), whole["coverage"])
+
+
+def test_a_stop_before_qga_starts_ends_it_after_one_block_of_its_first_population(large, monkeypatch):
+    """Stopped from the start: the initial population is evaluated one block far, the best of it kept
+    (feasible), and the freed budget not filled (the answer comes at once)."""
+    monkeypatch.setattr(SelectionProblem, "EVAL_BLOCK_ENTRIES", large.n_rows * large.n_classes * 4)
+    qga = get_solver("qga", n_generations=10**6)
+    flag = StopFlag()
+    flag.set()
+    stopped = qga.solve(large, random_state=0, callback=flag)
+    _check_stopped(large, stopped)
+    assert stopped.info["initial_population"] == 4
+    assert stopped.info["generations"] == 0
+    assert stopped.info["cleanup"]["added"] == 0

@@ -30,6 +30,7 @@ every solver starts from); :class:`Evaluation` holds the metrics of one selectio
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -314,12 +315,14 @@ class SelectionProblem:
         for lo in range(0, P, step):
             yield slice(lo, min(lo + step, P))
 
-    def evaluate_population(self, R: np.ndarray) -> dict[str, np.ndarray]:
+    def evaluate_population(self, R: np.ndarray, stop: Callable[[], bool] | None = None) -> dict[str, np.ndarray]:
         """Vectorised metrics for a P x M selection matrix.
 
         A block of individuals at a time (at most ``EVAL_BLOCK_ENTRIES``
         per-row counts in memory); counts gathered from the rows of the
         selected rules, O(selected nonzeros + P N K), unless P x nnz is cheaper.
+        ``stop``: asked after each block; once it returns True the rest is left, and the metrics cover
+        only the first rows, those evaluated (at least one block).
         """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
         P = R.shape[0]
@@ -334,6 +337,9 @@ class SelectionProblem:
             else:  # per row an integer number of pairs, weighted
                 covered[blk] = (total > 0) @ w
                 pairs[blk] = ((total * total - squares) // 2) @ w
+            if stop is not None and blk.stop < P and stop():
+                R, covered, pairs = R[:blk.stop], covered[:blk.stop], pairs[:blk.stop]
+                break
         complexity = R @ self.lengths
         errors = R @ self.errors
         return {
@@ -345,9 +351,10 @@ class SelectionProblem:
             "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_limit),
         }
 
-    def fitness(self, R: np.ndarray) -> np.ndarray:
-        """f* for each row of a P x M selection matrix (or a single selection)."""
-        return self.evaluate_population(R)["coverage"]
+    def fitness(self, R: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
+        """f* for each row of a P x M selection matrix (or a single selection); ``stop`` as in
+        :meth:`evaluate_population` (then f* of the first rows only)."""
+        return self.evaluate_population(R, stop)["coverage"]
 
     def evaluate(self, r) -> Evaluation:
         r = np.asarray(r, dtype=bool).ravel()

@@ -96,10 +96,15 @@ class Monitor:
         solves), so a Stop takes effect at once rather than when the generation ends; a set flag
         counts as a stop request, as if ``on_generation`` had returned True.
         """
+        return self.stop_asked() or self.out_of_time()
+
+    def stop_asked(self) -> bool:
+        """Is a stop flag in the callback set (the time limit aside)?  For a step that is cut short only on
+        request, as the evaluation of QGA's initial population is."""
         if not self.stop_requested and stop_flag_set(self.callback):
             self.stop_requested = True
             self.stop_reason = STOP_REQUEST
-        return self.stop_requested or self.out_of_time()
+        return self.stop_requested
 
     def offer(self, selection: np.ndarray, coverage: float) -> None:
         """Keep ``selection`` if it is feasible and strictly better than the best so far."""
@@ -191,7 +196,8 @@ class Solver:
             outcome.message = outcome.message or FULL_COVERAGE
         selection = np.asarray(outcome.selection, dtype=bool)
         if self.clean_up and self.respects_budgets:
-            selection, outcome.info["cleanup"] = self._clean_up(problem, selection, outcome.info)
+            selection, outcome.info["cleanup"] = self._clean_up(problem, selection, outcome.info,
+                                                                stopped=monitor.stop_requested)
         ev = problem.evaluate(selection)
         if not ev.feasible and self.respects_budgets:
             # a budget-respecting algorithm never hands back an infeasible selection
@@ -220,11 +226,15 @@ class Solver:
         monitor.callback.on_end(result)
         return result
 
-    def _clean_up(self, problem: SelectionProblem, selection: np.ndarray, info: dict):
-        """No dead rules; never lowers f*, never breaks a budget (a gap/bound in ``info`` is refreshed)."""
+    def _clean_up(self, problem: SelectionProblem, selection: np.ndarray, info: dict, *, stopped: bool = False):
+        """No dead rules; never lowers f*, never breaks a budget (a gap/bound in ``info`` is refreshed).
+
+        A run stopped on request answers at once: its dead rules are dropped but the freed budget is not
+        filled (the greedy adds need a move scorer, 0.3 s to set up on 130,000 rows when the run had none).
+        """
 
         before = problem.evaluate(selection).coverage
-        cleaned, stats = clean_up(problem, selection, fill=self.clean_up == "full")
+        cleaned, stats = clean_up(problem, selection, fill=self.clean_up == "full" and not stopped)
         after = problem.evaluate(cleaned).coverage
         if after < before - 1e-9 or not problem.is_feasible(cleaned):  # pragma: no cover - a bug guard
             raise AssertionError(f"{self.name}: the clean-up lowered f* or broke a budget")
