@@ -293,7 +293,7 @@ def test_accuracies_follow_the_fallback_and_survive_pickling():
 def test_balanced_accuracy_matches_scikit_learn_on_mixed_labels():
     from sklearn.metrics import balanced_accuracy_score
 
-    from explainer.report.evaluation import balanced_accuracy
+    from explainer.report import balanced_accuracy
 
     rng = np.random.default_rng(0)
     for labels in (np.array([1, 2, 3]), np.array(["a", "b"]), np.array([">50K", "<=50K", "x y"])):

@@ -189,7 +189,7 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
 
 
 def export_text(report, kind: str) -> str:
-    """A :class:`~explainer.report.evaluation.RuleSetReport`'s rule set as ``kind`` (one of
+    """A :class:`~explainer.report.metrics.RuleSetReport`'s rule set as ``kind`` (one of
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
     expression or a Python function ``predict(row)``.  The command line and the dashboard call it."""
     if kind == "text":

@@ -1,0 +1,445 @@
+"""What one evaluation of a rule set on data holds: :class:`RuleSetReport`, its per-rule
+:class:`RuleMetrics`, and its exports (text, JSON, CSV with formula cells neutralised).
+
+Per rule: length, support, correct, errors, precision, conflicts with the other
+rules of the set.  Totals: complexity, errors, covered rows, conflicting pairs,
+coverage f* and coverage score f*/N, with the paper's definitions (the same
+numbers :class:`~explainer.selection.problem.SelectionProblem` gives, which the
+tests check).  Each row also gets the class voted by the rules that fire on it
+(ties and uncovered rows are reported).  Accuracy is reported beside balanced accuracy (the mean
+over the classes present in ``y`` of the share of their rows that get their class: uncovered and
+tied rows count as ``predict`` gives them, the fallback class).  With row weights
+(``sample_weight``) the report still counts rows, and adds the weighted errors and f* the
+selection was bound by.  The report is made by :func:`explainer.report.evaluation.evaluate_rules`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage
+from explainer.rules.model import Rule, RuleSet
+from explainer.rules.render import render_label
+
+
+@dataclass
+class RuleMetrics:
+    index: int
+    rule: Rule = field(repr=False)
+    label: object
+    length: int
+    support: int
+    correct: int
+    errors: int
+    precision: float
+    conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
+
+    @property
+    def text(self) -> str:
+        """The rule's line, written when asked for: a file of tens of thousands of rules is
+        evaluated in full, but only the rules a page shows are ever written out."""
+        return self.rule.text
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "label": _plain(self.label),
+            "length": self.length,
+            "support": self.support,
+            "correct": self.correct,
+            "errors": self.errors,
+            "precision": self.precision,
+            "conflicts": self.conflicts,
+        }
+
+
+@dataclass
+class RuleSetReport:
+    rules: RuleSet
+    per_rule: list[RuleMetrics]
+    n_rows: int
+    complexity: int
+    errors: int
+    covered: int
+    conflicting_pairs: int
+    coverage: float
+    eps: float
+    predictions: np.ndarray  # voted label per row, or UNCOVERED / TIE
+    y: np.ndarray
+    firing: RuleCoverage  # which rules fire on which rows
+    complexity_budget: int | None = None
+    error_budget: int | None = None
+    test_accuracy: float | None = None
+    test_rows: int | None = None
+    holdout: RuleSetReport | None = None  # the same rules on held-out rows
+    fingerprint: str | None = None
+    settings: dict = field(default_factory=dict)
+    fallback: object = None  # the class of rows no rule covers, or where classes tie (``ELSE CLASS=...``)
+    target: str | None = None  # the name of the class column
+    sample_weight: np.ndarray | None = None  # the rows' weights in the selection (None: unweighted)
+    #: (covered weight, weighted pairs, weighted errors), when weighted
+    weighted: tuple[float, float, float] | None = None
+
+    @property
+    def n_rules(self) -> int:
+        return len(self.rules)
+
+    def __repr__(self) -> str:
+        held = f", held-out rows={self.holdout.n_rows}" if self.holdout is not None else ""
+        return (f"RuleSetReport(rules={self.n_rules}, rows={self.n_rows}, coverage={100 * self.coverage_score:.2f}%, "
+                f"complexity={self.complexity}, errors={self.errors}{held})")
+
+    def metrics(self) -> dict:
+        """The totals (no per-rule detail): what the held-out check reports beside the training rows."""
+        return {
+            "n_rows": self.n_rows,
+            "covered": self.covered,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "errors": self.errors,
+            "conflicting_pairs": self.conflicting_pairs,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "covered_accuracy": self.covered_accuracy,
+            "accuracy": self.accuracy,
+            "balanced_accuracy": self.balanced_accuracy,
+            "fallback_right": self.fallback_right,
+        }
+
+    def __getstate__(self) -> dict:
+        # the label texts below are kept to be read again in this process, not to travel with the report
+        return {k: v for k, v in self.__dict__.items() if k != "_texts"}
+
+    def _labels_as_text(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``y``, the votes and :attr:`predicted` as text (labels compare as text), made once per report and
+        fallback class: a page reads several accuracies at every redraw (each conversion is about 20 ms at
+        130,000 rows)."""
+        memo = self.__dict__.get("_texts")
+        if memo is None or memo[0] is not self.y or memo[1] is not self.predictions or memo[2] != str(self.fallback):
+            memo = (self.y, self.predictions, str(self.fallback), self.y.astype(str), self.predictions.astype(str),
+                    self.predicted.astype(str))
+            self.__dict__["_texts"] = memo
+        return memo[3], memo[4], memo[5]
+
+    @property
+    def predicted(self) -> np.ndarray:
+        """The class each row gets: the vote of the rules that fire, else (uncovered, tied) the fallback."""
+        out = self.predictions.copy()
+        out[(out == UNCOVERED) | (out == TIE)] = self.fallback
+        return out
+
+    @property
+    def accuracy(self) -> float:
+        """Share of all rows that get the right class (the vote, else the fallback): ``predict``'s accuracy."""
+        y, _, predicted = self._labels_as_text()
+        return float(np.mean(predicted == y)) if self.n_rows else 0.0
+
+    @property
+    def balanced_accuracy(self) -> float:
+        """Mean over the classes present in ``y`` of the share of their rows that get their class (the vote,
+        else the fallback, as :attr:`accuracy` counts them): macro recall, scikit-learn's
+        ``balanced_accuracy_score`` of :attr:`predicted`."""
+        y, _, predicted = self._labels_as_text()
+        return balanced_accuracy(y, predicted)
+
+    @property
+    def weighted_errors(self) -> float | None:
+        """The weight of the rows each rule gets wrong, summed (what the error budget bounds when weighted)."""
+        return None if self.weighted is None else self.weighted[2]
+
+    @property
+    def weighted_coverage(self) -> float | None:
+        """f* with the rows' weights: covered weight - eps x weighted conflicting pairs."""
+        return None if self.weighted is None else self.weighted[0] - self.eps * self.weighted[1]
+
+    @property
+    def fallback_right(self) -> int:
+        """Uncovered and tied rows whose true class is the fallback."""
+        left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
+        return int(np.count_nonzero(self._labels_as_text()[0][left] == str(self.fallback)))
+
+    @property
+    def else_text(self) -> str:
+        """``ELSE CLASS=<fallback>``: the last line of the rules wherever they are listed."""
+        return f"ELSE CLASS={render_label(self.fallback)}"
+
+    def rules_text(self) -> str:
+        """The rules, one a line, and the fallback as the last line ``ELSE CLASS=...``."""
+        return self.rules.to_text(fallback=self.fallback)
+
+    @property
+    def covered_accuracy(self) -> float:
+        """Share of the covered rows whose voted class is right (ties count as wrong)."""
+        covered = self.predictions != UNCOVERED
+        if not covered.any():
+            return 0.0
+        y, votes, _ = self._labels_as_text()
+        return float(np.mean(votes[covered] == y[covered]))
+
+    @property
+    def coverage_score(self) -> float:
+        return self.coverage / self.n_rows if self.n_rows else 0.0
+
+    @property
+    def n_uncovered(self) -> int:
+        return int(np.count_nonzero(self.predictions == UNCOVERED))
+
+    @property
+    def n_ties(self) -> int:
+        return int(np.count_nonzero(self.predictions == TIE))
+
+    @property
+    def vote_accuracy(self) -> float:
+        """Share of all rows whose voted class is right (uncovered and ties count as wrong)."""
+        y, votes, _ = self._labels_as_text()
+        return float(np.mean(votes == y)) if self.n_rows else 0.0
+
+    @property
+    def within_budgets(self) -> bool | None:
+        if self.complexity_budget is None and self.error_budget is None:
+            return None
+        ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
+        if self.weighted is None:
+            ok_e = self.error_budget is None or self.errors <= self.error_budget
+        else:  # the budget bounds a weight: compared as the selection compares it
+            ok_e = self.error_budget is None or self.weighted_errors <= self.error_budget + 1e-9 * max(
+                1.0, float(np.sum(self.sample_weight)))
+        return ok_c and ok_e
+
+    def uncovered_rows(self) -> np.ndarray:
+        return np.flatnonzero(~self.firing.covered_mask)
+
+    def rows_covered_by(self, i: int) -> np.ndarray:
+        """The rows rule ``i`` fires on."""
+        return self.firing.rows_of(i)
+
+    def conflicting_rules(self, i: int) -> list[int]:
+        """The rules of another class that fire on some row rule ``i`` fires on (built on demand)."""
+        return self.firing.conflicting_rules(i)
+
+    def conflicts_between(self, i: int, k: int) -> np.ndarray:
+        """Rows where rules i and k both fire with different classes."""
+        if str(self.rules[i].label) == str(self.rules[k].label):
+            return np.zeros(0, dtype=int)
+        return self.firing.between(i, k)
+
+    def wrong_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows some rule fires on with another class than the row's, (rows, R) mask of those rules)."""
+        rows = self.firing.wrong_rows()
+        own = self.firing.rule_class[None, :] == self.firing.y[rows][:, None]
+        return rows, self.firing.firing(rows) & ~own
+
+    def per_class(self) -> pd.DataFrame:
+        """Per true class: rows, rows covered, rows voted right."""
+        y, votes, _ = self._labels_as_text()
+        covered = self.firing.covered_mask
+        right = votes == y
+        rows = []
+        for label in sorted(set(y.tolist())):
+            m = y == label
+            rows.append(
+                {
+                    "class": label,
+                    "rows": int(m.sum()),
+                    "covered": int((covered & m).sum()),
+                    "covered_pct": 100.0 * float((covered & m).sum()) / max(1, int(m.sum())),
+                    "voted_right": int((right & m).sum()),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        out = {
+            "n_rows": self.n_rows,
+            "n_rules": self.n_rules,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+            "eps": self.eps,
+            "uncovered_rows": self.n_uncovered,
+            "tied_rows": self.n_ties,
+            "vote_accuracy": self.vote_accuracy,
+            "accuracy": self.accuracy,
+            "balanced_accuracy": self.balanced_accuracy,
+            "fallback_class": _plain(self.fallback),
+            "else_text": self.else_text,
+            "fallback_right": self.fallback_right,
+            "target": self.target,
+            "complexity_budget": self.complexity_budget,
+            "error_budget": self.error_budget,
+            "within_budgets": self.within_budgets,
+            "rules": [m.to_dict() for m in self.per_rule],
+        }
+        if self.weighted is not None:
+            out["weighted_errors"] = self.weighted_errors
+            out["weighted_coverage"] = self.weighted_coverage
+            out["total_weight"] = float(np.sum(self.sample_weight))
+        if self.test_accuracy is not None:
+            out["test_accuracy"] = self.test_accuracy
+            out["test_rows"] = self.test_rows
+        if self.holdout is not None:
+            out["training"] = self.metrics()
+            out["holdout"] = self.holdout.metrics()
+        if self.fingerprint is not None:
+            out["data_fingerprint"] = self.fingerprint
+        if self.settings:
+            out["settings"] = self.settings
+        return out
+
+    def to_json(self, **extra) -> str:
+        d = self.to_dict()
+        d["rules_text"] = self.rules_text()  # with its ELSE line, as the text export
+        d.update(extra)
+        return json.dumps(d, indent=2, default=_plain)
+
+    def summary_lines(self) -> list[str]:
+        """Accuracy and coverage first, each saying what it counts, and the class column."""
+        n, covered, pct = self.n_rows, self.n_rows - self.n_uncovered, _percent
+        right = int(round(self.accuracy * n))
+        voted = int(round(self.vote_accuracy * n))
+        fallback = render_label(self.fallback)
+        return [
+            f"target column:      {self.target if self.target is not None else '(not named)'}",
+            f"accuracy:           {pct(right, n)} ({right} of {n} rows get their true class: the vote of the "
+            f"rules that fire, else {fallback})",
+            f"balanced accuracy:  {100 * self.balanced_accuracy:.2f}% (the mean over the classes of the share "
+            f"of their rows right)",
+            f"  voted right:      {voted} of {covered - self.n_ties} rows with a majority among the rules",
+            f"  uncovered rows:   {self.n_uncovered} (no rule fires; they get {fallback})",
+            f"  tied rows:        {self.n_ties} (classes tie among the rules; they get {fallback})",
+            f"  by the fallback:  {self.fallback_right} of those {self.n_uncovered + self.n_ties} right",
+            f"coverage:           {pct(covered, n)} ({covered} of {n} rows fire at least one rule, right or wrong)",
+        ]
+
+    def to_text(self) -> str:
+        lines = [self.rules_text().rstrip("\n"), ""]
+        cb = f" / {self.complexity_budget}" if self.complexity_budget is not None else ""
+        eb = f" / {self.error_budget}" if self.error_budget is not None else ""
+        lines += self.summary_lines() + [""]
+        lines += [
+            f"rules:              {self.n_rules}",
+            f"complexity:         {self.complexity}{cb}",
+            f"errors:             {self.errors}{'' if self.weighted is not None else eb}",
+            f"covered rows:       {self.covered} / {self.n_rows}",
+            f"conflicting pairs:  {self.conflicting_pairs}",
+            f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
+        ]
+        if self.weighted is not None:
+            total = float(np.sum(self.sample_weight))
+            f_w = self.weighted_coverage
+            lines += [
+                f"weighted errors:    {self.weighted_errors:.4g}{eb} (the weight of the rows the rules get wrong)",
+                f"weighted f*:        {f_w:.4g} ({100 * f_w / total if total else 0.0:.2f}% of the weight "
+                f"{total:.4g})",
+            ]
+        if self.holdout is not None:
+            lines += ["", self.holdout_text()]
+        return "\n".join(lines) + "\n"
+
+    def holdout_text(self) -> str:
+        """Training and held-out rows side by side."""
+        tr, ho = self.metrics(), self.holdout.metrics()
+        rows = [
+            ("rows", "n_rows", "{:d}"),
+            ("covered rows", "covered", "{:d}"),
+            ("coverage f*", "coverage_score", "pct"),
+            ("errors", "errors", "{:d}"),
+            ("conflicting pairs", "conflicting_pairs", "{:d}"),
+            ("accuracy", "accuracy", "pct"),
+            ("balanced accuracy", "balanced_accuracy", "pct"),
+            ("voted right", "vote_accuracy", "pct"),
+            ("right when covered", "covered_accuracy", "pct"),
+        ]
+        out = [f"{'':20s}{'training':>12s}{'held-out':>12s}"]
+        for label, key, fmt in rows:
+            cells = [f"{100 * d[key]:.2f}%" if fmt == "pct" else fmt.format(d[key]) for d in (tr, ho)]
+            out.append(f"{label + ':':20s}{cells[0]:>12s}{cells[1]:>12s}")
+        return "\n".join(out)
+
+    def rules_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {
+                    "rule": m.index + 1,
+                    "text": m.text,
+                    "class": m.label,
+                    "length": m.length,
+                    "support": m.support,
+                    "correct": m.correct,
+                    "errors": m.errors,
+                    "precision": round(m.precision, 4),
+                    "conflicts": m.conflicts,
+                }
+                for m in self.per_rule
+            ]
+        )
+
+    def to_csv(self) -> str:
+        """The rules' metrics, and a last row ``ELSE``: the fallback class and the rows it is given."""
+        frame = self.rules_frame()
+        left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
+        n_left = int(np.count_nonzero(left))
+        else_row = {
+            "rule": "ELSE", "text": self.else_text, "class": self.fallback,
+            "length": 0, "support": n_left, "correct": self.fallback_right, "errors": n_left - self.fallback_right,
+            "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "",
+        }
+        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True))
+
+
+def balanced_accuracy(y_true, y_pred) -> float:
+    """Mean over the classes present in ``y_true`` of the share of their rows predicted as that class
+    (labels compared as text; 0.0 without rows)."""
+    t = np.asarray(y_true)
+    t = t if t.dtype.kind == "U" else t.astype(str)
+    if not t.size:
+        return 0.0
+    p = np.asarray(y_pred)
+    right = t == (p if p.dtype.kind == "U" else p.astype(str))
+    labels, codes = np.unique(t, return_inverse=True)
+    recalls = np.bincount(codes, weights=right, minlength=len(labels)) / np.bincount(codes, minlength=len(labels))
+    return float(np.mean(recalls))
+
+
+def _percent(k: int, m: int) -> str:
+    return f"{100 * k / m:.2f}%" if m else "n/a"
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
+
+
+def neutralise_cell(value):
+    """Make a text cell inert in spreadsheets (CSV/formula injection)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def frame_to_safe_csv(frame: pd.DataFrame) -> str:
+    safe = frame.copy()
+    safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(neutralise_cell)
+    buf = io.StringIO()
+    safe.to_csv(buf, index=False, quoting=csv.QUOTE_MINIMAL)
+    return buf.getvalue()
