@@ -177,7 +177,7 @@ def encode_ahead(state: Session, source, **options) -> None:
     key = dataset_key(source, **options)
     if (state.data_ref or {}).get("ident") == source.ident or COMPUTED.get(key, None) is not None:
         return
-    if any(step.key[0] == "dataset" for step in steps.running()):
+    if any(isinstance(step.key, tuple) and step.key[:1] == ("dataset",) for step in steps.running()):
         return
     settings = page_settings(state)
     current = state.dataset.fingerprint if state.dataset is not None else None
