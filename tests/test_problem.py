@@ -191,3 +191,21 @@ def test_budget_copies_share_the_budget_free_caches():
     # the budget caches stay each copy's own
     assert np.array_equal(a.fits_alone, (p.lengths <= 3) & (p.errors <= 2))
     assert np.array_equal(b.fits_alone, p.lengths <= 5)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_each_rules_errors_and_rows_against_a_dense_count(weighted):
+    """A rule's errors (the rows it covers of another class) and its rows, weighted or not, as a dense
+    loop over the coverage matrix counts them."""
+    rng = np.random.default_rng(7)
+    N, M, K = 300, 40, 3
+    C = rng.random((N, M)) < 0.15
+    rc, y, L = rng.integers(0, K, M), rng.integers(0, K, N), rng.integers(1, 4, M)
+    w = rng.uniform(0.1, 3.0, N) if weighted else None
+    p = SelectionProblem(C, rc, y, L, 10, 50, n_classes=K, sample_weight=w)
+    weight = np.ones(N) if w is None else w
+    for i in range(M):
+        rows = np.flatnonzero(C[:, i])
+        assert p.errors[i] == pytest.approx(weight[rows][y[rows] != rc[i]].sum())
+        assert p.weighted_support[i] == pytest.approx(weight[rows].sum())
+    assert p.errors.dtype == (np.float64 if weighted else np.int64)

@@ -95,3 +95,22 @@ def count_sums(total, per_class, rule_class, r_ptr, r_idx, n_rules, w=None):
 
 
 __all__ = ["count_sums", "owners_per_column", "rules_per_row_set", "zero_one_sums"]
+
+
+@njit(cache=True, nogil=True)
+def rule_errors(indptr, indices, y, rule_class, w=None):
+    """Per rule (a column of the coverage as CSC): (the rows it covers whose class is not its own, all
+    the rows it covers), each row counting its weight (1 unweighted).  One pass in the nonzeros' order,
+    so the float sums are those of ``np.bincount`` over the same entries."""
+    n_rules = indptr.size - 1
+    wrong = np.zeros(n_rules)
+    rows = np.zeros(n_rules)
+    for i in range(n_rules):
+        c = rule_class[i]
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            wj = _weight(w, j)
+            rows[i] += wj
+            if y[j] != c:
+                wrong[i] += wj
+    return wrong, rows

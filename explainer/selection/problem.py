@@ -37,6 +37,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from explainer.selection.gathers import rule_errors
 from explainer.selection.loops import first_fit_adds, flip_rule, rule_delta
 
 #: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
@@ -133,15 +134,15 @@ class SelectionProblem:
         self.indices = cov.indices.astype(np.int64)
         self.support = np.diff(self.indptr)  # rows each rule covers (a count, weighted or not)
         self._set_weights(sample_weight)
-        owner = np.repeat(np.arange(self.n_rules), self.support)
-        wrong = self.y[self.indices] != self.rule_class[owner]
+        # one compiled pass over the nonzeros (gathers and bincounts over index arrays built here took
+        # about 0.2 s of the 0.4 s a problem of 130,000 rows, 11 M nonzeros, took to build)
+        wrong, rows = rule_errors(self.indptr, self.indices, self.y, self.rule_class, self.row_weight)
         if self.row_weight is None:
-            self.errors = np.bincount(owner, weights=wrong, minlength=self.n_rules).astype(np.int64)
+            self.errors = wrong.astype(np.int64)
             self.weighted_support = self.support
         else:
-            w = self.row_weight[self.indices]
-            self.errors = np.bincount(owner, weights=wrong * w, minlength=self.n_rules)
-            self.weighted_support = np.bincount(owner, weights=w, minlength=self.n_rules)
+            self.errors = wrong
+            self.weighted_support = rows
         #: weight of the rows each rule gets right (= support - errors unweighted)
         self.correct = self.weighted_support - self.errors
         self._set_budgets(complexity_budget, error_budget)
