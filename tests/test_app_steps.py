@@ -235,3 +235,17 @@ def test_the_pool_step_starts_its_default_budgets_as_it_ends():
     pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
     defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
     assert defaults is not None and tuple(defaults[:2]) == resolve_budgets(pool)
+
+
+def test_a_finished_step_holds_its_value_only_in_the_cache():
+    """Work started ahead for a page never opened must not hold memory beyond the cache's byte budget:
+    once done, a step keeps neither its value (the cache does) nor what it was made from."""
+    made_from = [0] * 1000
+    value = ("made", len(made_from))
+    step = steps.start(("held only in the cache", uuid.uuid4().hex), lambda: (made_from, value)[1])
+    assert step.wait(30)
+    assert step._make is None and step._value is None
+    assert step.result() == value
+    with COMPUTED._lock:  # the cache drops it (its budget, or idle): the step says so, and holds nothing
+        COMPUTED._drop(step.key)
+    assert step.result() is steps._MISSING

@@ -43,12 +43,13 @@ _MISSING = object()
 
 
 class Step:
-    """One computation in a thread of the server: ``value`` or ``error`` once :attr:`done`."""
+    """One computation in a thread of the server: :meth:`result` or ``error`` once :attr:`done`."""
 
     def __init__(self, key: Hashable, make: Callable[[], object]):
         self.key = key
         self._make = make
-        self.value = None
+        self._value = None
+        self._in_cache = False
         self.error: BaseException | None = None
         self.started_at = time.perf_counter()
         self.finished_at: float | None = None
@@ -61,13 +62,22 @@ class Step:
 
     def _work(self) -> None:
         try:
-            # kept where every page looks first; a value over the cache's budget is still handed over once
-            self.value = COMPUTED.get_or_make(self.key, self._make)
+            value = COMPUTED.get_or_make(self.key, self._make)
+            # kept where every page looks first, and only there: a step nobody claims (work started
+            # ahead for a page never opened) then holds nothing beyond the cache's byte budget.  A value
+            # over that budget stays with the step, to be handed over once.
+            self._in_cache = COMPUTED.get(self.key, _MISSING) is value
+            self._value = None if self._in_cache else value
         except BaseException as exc:  # raised again in the page that asked, with the page's own message
             self.error = exc
         finally:
+            self._make = None  # nor what it was made from (a data set, a pool), through its closure
             self.finished_at = time.perf_counter()
             self._ended.set()
+
+    def result(self):
+        """The value computed (from the cache, where it is kept), or ``_MISSING`` if the cache has dropped it."""
+        return COMPUTED.get(self.key, _MISSING) if self._in_cache else self._value
 
     @property
     def done(self) -> bool:
@@ -150,10 +160,13 @@ def ready(state: Session, name: str, key: Hashable, make: Callable[[], object], 
     if step.error is not None:
         _forget(state, name)
         raise step.error
+    value = step.result()
+    if value is _MISSING:  # dropped from the cache since it was computed (it was never asked for): again
+        return ready(state, name, key, make, title=title, detail=detail, done=done)
     if step.seconds > INLINE_WAIT_S:  # long enough to be seen: say what it took, from now on in one line
-        _record(state, name, step, detail, done)
+        _record(state, name, step, detail, done, value)
     summary(state, name, key)
-    return step.value
+    return value
 
 
 def summary(state: Session, name: str, key: Hashable) -> None:
@@ -168,8 +181,9 @@ def summary(state: Session, name: str, key: Hashable) -> None:
             st.caption(entry[2])
 
 
-def _record(state: Session, name: str, step: Step, detail: str, done: Callable[[object, float], str]) -> None:
-    state.steps_done = {**(state.steps_done or {}), name: (step.key, done(step.value, step.seconds), detail)}
+def _record(state: Session, name: str, step: Step, detail: str, done: Callable[[object, float], str],
+            value) -> None:
+    state.steps_done = {**(state.steps_done or {}), name: (step.key, done(value, step.seconds), detail)}
 
 
 def _forget(state: Session, name: str) -> None:
@@ -191,8 +205,9 @@ def _watch(state: Session, name: str, step: Step, title: str, detail: str,
         step.wait(WATCH_WAIT_S)
     seen["drawn"] = True
     if step.done:
-        if step.error is None:
-            _record(state, name, step, detail, done)
+        value = step.result() if step.error is None else _MISSING
+        if value is not _MISSING:
+            _record(state, name, step, detail, done, value)
         st.rerun()
     # not a ``with`` block: leaving it would mark the status complete
     status = st.status(f"{title} · {step.seconds:.0f} s", state="running", expanded=True)
