@@ -1,8 +1,8 @@
 """The reading an analyst gets without choosing (the CLI and the dashboard share it).
 
 The estimator does not: its default encoder reads numbers as numbers, so that a DataFrame and the
-same values as an array give the same rules; ``RuleSetExplainer(encoder=TableEncoder(**default_load_settings()))``
-gives it this reading.
+same values as an array give the same rules;
+``RuleSetExplainer(encoder=TableEncoder(**default_load_settings()))`` gives it this reading.
 """
 
 from __future__ import annotations
