@@ -19,7 +19,7 @@ Models:
     python scripts/accuracy_bench.py                       # all 13 data sets -> docs/benchmarks/accuracy.{csv,md}
     python scripts/accuracy_bench.py --datasets iris,zoo --models explainer,ripper
 
-The target (README, "Accuracy against peers"): the default explanation's held-out accuracy is at
+The target (docs/benchmarks/README.md#accuracy-against-peers): the default explanation's held-out accuracy is at
 least RIPPER's minus 0.5 points and it has no more conditions than RIPPER's rule set.
 """
 

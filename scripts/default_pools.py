@@ -1,4 +1,4 @@
-"""Pool sizes and build times at the default pool settings (the README's table).
+"""Pool sizes and build times at the default pool settings (the tables of docs/method.md#default-pool).
 
 For the paper's ten data sets and the bundled samples, loaded as the command
 line loads them without options (``default_load_settings``): the settings of

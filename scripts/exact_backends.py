@@ -1,6 +1,6 @@
 """Compare the exact solver's engines (HiGHS, CP-SAT) cold on the paper's data sets.
 
-Prints the markdown table of the README; CP-SAT needs ``pip install ortools``.
+Prints the markdown table of docs/method.md#the-algorithms; CP-SAT needs ``pip install ortools``.
 Run from the project root: ``python scripts/exact_backends.py``.
 """
 

@@ -21,7 +21,7 @@ def _table(n_rows):
 
 
 def test_defaults_are_the_readme_values_and_take_overrides():
-    # README, "Default pool": depth 8, the grid trained once
+    # docs/method.md#default-pool: depth 8, the grid trained once
     # and trees that learn from at most 20,000 rows
     assert default_pool_settings() == {"max_depth": 8, "n_repeats": 1, "source": "grid", "phrase_length": True,
                                        "grow": True, "max_fit_rows": 20000}

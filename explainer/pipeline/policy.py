@@ -1,7 +1,7 @@
 """The default budget policy: Bc, Be and the form of explanation when the user gives none.
 
 The paper's objective and budgets stay the engine; this is a documented, deterministic policy above
-it (README, *Default budgets*): for each form of explanation and a few error budgets, the coverage
+it (docs/method.md#default-budgets): for each form of explanation and a few error budgets, the coverage
 frontier is swept up to its knee, and the selection found whose training accuracy less a price per
 condition is best gives the defaults.  Large tables are read on a stratified sample of rows.
 """
@@ -79,7 +79,7 @@ POLICY_ROWS = 2000
 FORMS = ("all", "fallback")
 #: the fallback form is weighed only where the fallback class holds at least this share of the rows (every
 #: two-class table): where it does not, the fallback takes the uncovered rows of several classes and is
-#: wrong on most of them (README, "Default budgets")
+#: wrong on most of them (docs/method.md#default-budgets)
 FALLBACK_FORM_SHARE = 0.5
 
 

@@ -8,7 +8,7 @@ but triple the pool and the solver's time on the first click for one more
 covered row in a hundred over the peers' runs (``scripts/peer_coverage.py``), so
 the default trains the grid once.  The measurements behind
 the numbers: ``scripts/peer_coverage.py`` and ``scripts/default_pools.py``
-(README, "Default pool").  The benchmark keeps the paper's own settings.
+(docs/method.md#default-pool).  The benchmark keeps the paper's own settings.
 """
 
 from __future__ import annotations
