@@ -22,6 +22,7 @@ from explainer.pipeline import (
     every_class_explained,
     explain_pool,
     resolve_budgets,
+    resolve_defaults,
     row_weights,
     split_holdout,
 )
@@ -231,19 +232,17 @@ def cmd_explain(args) -> int:
 
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
     pool = _pool(args, ds, X, y)
-    params = {}
-    if args.generations is not None:
-        params["n_generations"] = args.generations
-    if args.time_limit is not None:
-        params["time_limit"] = args.time_limit
-    _check_params(args.algorithm, params)
+    params = {} if args.generations is None else {"n_generations": args.generations}
+    # checked before the default policy spends its time
+    _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
+    choice = resolve_defaults(pool, args.complexity, args.errors, args.eps,
+                              sample_weight=row_weights(pool.y, pool.classes, class_weight),
+                              every_class=every_class_explained(class_weight))
+    run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
+                              class_weight=class_weight, seed=args.seed, time_limit=args.time_limit)
     callback = None if args.quiet else ProgressBar()
-    exp = explain_pool(
-        pool, X, y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
-        algorithm=args.algorithm, random_state=args.seed, callback=callback,
-        fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test, target=ds.target,
-        class_weight=class_weight,
-    )
+    exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
+                       target=ds.target)
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
         pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")

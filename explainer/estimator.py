@@ -9,6 +9,7 @@ parameters) before the table is encoded or a tree is grown, ``random_state`` rea
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,7 +27,7 @@ from sklearn.utils.validation import (
 )
 
 from explainer.data.encoder import TableEncoder
-from explainer.pipeline import every_class_explained, explain_pool, row_weights
+from explainer.pipeline import every_class_explained, explain_pool, resolve_defaults, row_weights
 from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.report.evaluation import majority_class
 from explainer.rules.defaults import default_pool_settings
@@ -200,8 +201,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         self.default_class_ = self._default_class(y)
         codes = np.searchsorted(self.classes_, y)
-        weights = row_weights(codes, list(self.classes_), self.class_weight,
-                              _check_sample_weight(sample_weight, checked) if sample_weight is not None else None)
+        own_weights = _check_sample_weight(sample_weight, checked) if sample_weight is not None else None
+        weights = row_weights(codes, list(self.classes_), self.class_weight, own_weights)
         frame = self._fit_frame(X, checked)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
@@ -226,14 +227,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         # the default policy's fallback form leaves the most frequent class to the fallback: with another
         # default_class every rule may be used
         own_fallback = self.default_class is not None and self.default_class_ != majority_class(y)
-        explanation = explain_pool(
-            self.pool_, frame, y,
-            complexity_budget=self.complexity_budget, error_budget=self.error_budget,
-            eps=self.eps, algorithm=self.algorithm, random_state=solve_seed,
-            algorithm_params=self.algorithm_params, sample_weight=weights,
-            every_class=every_class_explained(self.class_weight),
-            rules=np.arange(self.pool_.n_rules) if own_fallback else None,
-        )
+        choice = resolve_defaults(self.pool_, self.complexity_budget, self.error_budget, self.eps,
+                                  sample_weight=weights, every_class=every_class_explained(self.class_weight))
+        run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
+                                  eps=self.eps, class_weight=self.class_weight, seed=solve_seed)
+        if own_fallback:
+            run = replace(run, form="all")
+        explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules

@@ -5,7 +5,6 @@ import streamlit as st
 from explainer.app import budgets, charts, exports, live, pools
 from explainer.app import state as app
 from explainer.app.budgets import changed_parameters
-from explainer.app.jobs import Task
 from explainer.app.session import Session
 from explainer.app.text import (
     algorithm_choices,
@@ -167,21 +166,18 @@ job = state.job
 running = job is not None and not job.done
 
 
-def start_run(shown: dict) -> None:
+def start_run(pool_key, run) -> None:
     """on_click of Run: the worker starts before the page is drawn again, with the settings the page showed.
 
-    ``shown`` was bound when Run was drawn, so a click while the page is being recomputed (a new pool,
-    its new default budgets) runs what the user saw; if the pool has changed since, nothing runs and
-    the page asks again.
+    ``run`` (its :class:`RunSettings`) was bound when Run was drawn, so a click while the page is being
+    recomputed (a new pool, its new default budgets) runs what the user saw; if the pool has changed since,
+    nothing runs and the page asks again.
     """
-    if shown["pool_key"] != state.pool_key:
+    if pool_key != state.pool_key:
         state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
         return
     app.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
-    name = shown["algorithm"]
-    app.start_job(state, Session.job, [Task(name, shown["seed"])], complexity_budget=shown["bc"],
-                  error_budget=shown["be"], eps=shown["eps"], algorithm_params={name: shown["params"]},
-                  class_weight=shown["class_weight"])
+    app.start_job(state, Session.job, run)
 
 
 run_box = st.container(border=True)
@@ -191,10 +187,8 @@ results = st.empty()
 with run_box:
     st.subheader("3 · Run")
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
-    shown = {"pool_key": state.pool_key, "algorithm": algorithm, "seed": int(seed), "bc": int(bc), "be": int(be),
-             "eps": float(eps), "params": changed_parameters(state, algorithm), "class_weight": class_weight}
     r1.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch", key="run",
-              on_click=start_run, args=(shown,))
+              on_click=start_run, args=(state.pool_key, budgets.run_settings(state)))
     if running:  # said in the same place, so the line the page showed before a run never stays greyed
         r2.caption(f"Running {label(job.tasks[0].algorithm)} on the {pool.n_rules} rules with "
                    f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}"

@@ -1,10 +1,11 @@
 """Compare page: several algorithms and seeds on the same pool and budgets."""
 
+from dataclasses import replace
+
 import streamlit as st
 
-from explainer.app import charts, exports, live
+from explainer.app import budgets, charts, exports, live
 from explainer.app import state as app
-from explainer.app.jobs import Task
 from explainer.app.session import Session
 from explainer.app.text import algorithm_choices, algorithm_parameters, label, md_escape
 
@@ -56,7 +57,9 @@ with st.container(border=True):
     if bad_seeds:
         st.error("Seeds must be whole numbers separated by commas, e.g. 0, 1, 2.", icon=":material/error:")
     seeds = list(dict.fromkeys(seeds))[:10] or [0]
-    tasks = [Task(a, s) for a in algorithms for s in (seeds[:1] if a in DETERMINISTIC else seeds)]
+    run = budgets.run_settings(state)  # each algorithm with its own defaults
+    tasks = [replace(run, algorithm=a, algorithm_params={}, seed=s)
+             for a in algorithms for s in (seeds[:1] if a in DETERMINISTIC else seeds)]
     start = c3.button("Run all", type="primary", icon=":material/play_arrow:", key="run_all",
                       disabled=running or not tasks or bad_seeds, width="stretch")
     if "exact" in algorithms:
@@ -64,8 +67,7 @@ with st.container(border=True):
         if limit:
             st.caption(f"The exact solver runs with its own time limit of {limit:g} s, as from the command line.")
     if start:
-        job = app.start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be, eps=eps,
-                            class_weight=state.class_weight)
+        job = app.start_job(state, Session.compare_job, tasks)
         running = not job.done
     elif not running:
         st.caption(f"{len(tasks)} runs, one after the other.")

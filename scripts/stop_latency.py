@@ -20,10 +20,11 @@ import random
 import sys
 import time
 
-from explainer.app.jobs import RunJob, Task, warm_up
+from explainer.app.jobs import RunJob, warm_up
 from explainer.bench.census import census_like
 from explainer.data import load_dataset
 from explainer.rules.pool import build_pool
+from explainer.selection.settings import RunSettings
 
 
 def main(argv=None) -> int:
@@ -49,9 +50,9 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     worst, failures = 0.0, 0
     for k in range(args.tries):
-        job = RunJob(pool, dataset, [Task(args.algorithm, k)], complexity_budget=args.complexity,
-                     error_budget=args.errors, eps=1.0,
-                     algorithm_params={args.algorithm: {"time_limit": 600}} if args.algorithm == "exact" else {})
+        job = RunJob(pool, dataset, RunSettings(complexity_budget=args.complexity, error_budget=args.errors,
+                                                algorithm=args.algorithm, seed=k,
+                                                time_limit=600 if args.algorithm == "exact" else None))
         job.start()
         wait = rng.uniform(0.2, args.latest)
         ended_first = job.wait_for_end(wait)

@@ -218,7 +218,7 @@ def test_a_read_table_is_encoded_and_its_pool_and_budgets_built_before_load_is_p
     pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
     assert pool.n_rows == 2500, "its pool built too"
     defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
-    assert defaults is not None and tuple(defaults[:2]) == resolve_budgets(pool), "and its default budgets"
+    assert defaults is not None and defaults.budgets == resolve_budgets(pool), "and its default budgets"
 
     next(b for b in at.button if b.label == "Load data").click().run()
     seen = []
@@ -234,7 +234,7 @@ def test_the_pool_step_starts_its_default_budgets_as_it_ends():
     assert steps.wait_all(120)
     pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
     defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
-    assert defaults is not None and tuple(defaults[:2]) == resolve_budgets(pool)
+    assert defaults is not None and defaults.budgets == resolve_budgets(pool)
 
 
 def test_a_finished_step_holds_its_value_only_in_the_cache():

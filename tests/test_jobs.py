@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 from explainer.app import jobs
-from explainer.app.jobs import FrontierJob, RunJob, Task, _Line
+from explainer.app.jobs import FrontierJob, RunJob, _Line
+from explainer.app.worker import Ended, FrontierFound, PointFound, TaskStarted
 from explainer.data import load_dataset, sample_datasets
 from explainer.pipeline import explain_pool
 from explainer.rules.pool import build_pool
 from explainer.selection.frontier import frontier
+from explainer.selection.settings import RunSettings
 from explainer.selection.solvers import available
 
 
@@ -28,8 +30,11 @@ def iris():
 
 
 def _long_run(ds, pool, **kwargs):
-    return RunJob(pool, ds, [Task("ga", 0)], complexity_budget=4, error_budget=5, eps=1.0,
-                  algorithm_params={"ga": {"n_generations": 10**6}}, **kwargs)
+    return RunJob(pool, ds, _run("ga", 0, algorithm_params={"n_generations": 10**6}), **kwargs)
+
+
+def _run(algorithm, seed, **more):
+    return RunSettings(complexity_budget=4, error_budget=5, eps=1.0, algorithm=algorithm, seed=seed, **more)
 
 
 def _wait_for_records(job, seconds=60):
@@ -43,7 +48,7 @@ def test_a_job_gives_the_in_process_result_and_every_generation(iris):
     if "qga" not in available():
         pytest.skip("qga is not installed")
     ds, pool = iris
-    job = RunJob(pool, ds, [Task("qga", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
+    job = RunJob(pool, ds, _run("qga", 0)).start()
     job.join(60)
     assert job.done and job.errors == [None]
     here = explain_pool(pool, ds.X, ds.y, complexity_budget=4, error_budget=5, algorithm="qga", random_state=0)
@@ -56,10 +61,10 @@ def test_a_job_gives_the_in_process_result_and_every_generation(iris):
 
 
 def test_a_job_uses_only_the_rules_it_is_given(iris):
-    # what the dashboard passes at the default budgets when the policy chose the fallback form
+    # what the dashboard asks for at the default budgets when the policy chose the fallback form
     ds, pool = iris
-    rules = np.flatnonzero(pool.rule_class != 0)
-    job = RunJob(pool, ds, [Task("greedy", 0)], complexity_budget=4, error_budget=5, eps=1.0, rules=rules).start()
+    rules = np.flatnonzero(pool.rule_class != 0)  # iris: 50 rows a class, so the fallback class is the first
+    job = RunJob(pool, ds, _run("greedy", 0, form="fallback")).start()
     job.join(60)
     assert job.done and job.errors == [None]
     there = job.explanations[0]
@@ -74,8 +79,7 @@ def test_stop_keeps_the_best_so_far(iris):
     if "ga" not in available():
         pytest.skip("ga is not installed")
     ds, pool = iris
-    job = RunJob(pool, ds, [Task("ga", 0), Task("ga", 1)], complexity_budget=4, error_budget=5, eps=1.0,
-                 algorithm_params={"ga": {"n_generations": 10**6}}).start()
+    job = RunJob(pool, ds, [_run("ga", seed, algorithm_params={"n_generations": 10**6}) for seed in (0, 1)]).start()
     _wait_for_records(job)
     job.stop()
     job.join(30)
@@ -95,8 +99,7 @@ def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):
     from explainer.app import live
 
     ds, pool = iris
-    job = RunJob(pool, ds, [Task("ga", 0)], complexity_budget=4, error_budget=5, eps=1.0,
-                 algorithm_params={"ga": {"n_generations": 10**6}}).start()
+    job = RunJob(pool, ds, _run("ga", 0, algorithm_params={"n_generations": 10**6})).start()
     _wait_for_records(job)
     monkeypatch.setattr(live, "STOP_WAIT_S", 30.0)
     live._stop(job)
@@ -105,7 +108,7 @@ def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):
 
 def test_a_failing_run_is_reported_not_raised(iris):
     ds, pool = iris
-    job = RunJob(pool, ds, [Task("no_such_algorithm", 0)], complexity_budget=4, error_budget=5, eps=1.0).start()
+    job = RunJob(pool, ds, _run("no_such_algorithm", 0)).start()
     job.join(60)
     assert job.done and job.explanations == [None]
     assert "failed" in job.errors[0]
@@ -117,11 +120,11 @@ def send_a_frontier_and_exit(request, queue, stop_event):
     """A worker whose last messages are still in flight when it ends (module level: the fork server imports it)."""
     fr = frontier(request.pool, request.error_budget, request.budget_range, eps=request.eps, exact_time_limit=0,
                   qga_time_limit=0)
-    queue.put(("start", 0))
+    queue.put(TaskStarted(0))
     for p in fr.points:
-        queue.put(("point", 0, p))
-    queue.put(("frontier", 0, fr))
-    queue.put(("end",))
+        queue.put(PointFound(p))
+    queue.put(FrontierFound(fr))
+    queue.put(Ended())
 
 
 class QuickFrontierJob(FrontierJob):
@@ -162,13 +165,13 @@ def test_the_reader_reads_what_an_ended_worker_left_before_it_gives_up(iris):
     _, pool = iris
     fr = frontier(pool, 5, (1, 4), exact_time_limit=0, qga_time_limit=0)
     job = FrontierJob(pool, error_budget=5, budget_range=(1, 4), eps=1.0)
-    job._queue = _Queue([("start", 0), *(("point", 0, p) for p in fr.points), ("frontier", 0, fr), ("end",)])
+    job._queue = _Queue([TaskStarted(0), *(PointFound(p) for p in fr.points), FrontierFound(fr), Ended()])
     job._process = _EndedProcess()
     job._drain()
     assert job.errors == [None] and job.frontier is fr and len(job.points) == 4
     # a worker that really ended without its "end" is reported
     job = FrontierJob(pool, error_budget=5, budget_range=(1, 4), eps=1.0)
-    job._queue = _Queue([("start", 0), ("point", 0, fr.points[0])])
+    job._queue = _Queue([TaskStarted(0), PointFound(fr.points[0])])
     job._process = _EndedProcess()
     job._drain()
     assert "ended unexpectedly" in job.errors[0] and len(job.points) == 1
@@ -181,7 +184,7 @@ def test_jobs_beyond_the_cores_wait_in_line_and_say_so(iris):
     line = _Line(1)
     first = _long_run(ds, pool, line=line).start()
     _wait_for_records(first)
-    second = RunJob(pool, ds, [Task("greedy", 0)], complexity_budget=4, error_budget=5, eps=1.0, line=line).start()
+    second = RunJob(pool, ds, _run("greedy", 0), line=line).start()
     time.sleep(2 * jobs.POLL_S)
     assert second.waiting == 0 and not second.done
     assert second.status_text().startswith("Waiting for a free core") and "it is next" in second.status_text()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 
-import numpy as np
 import streamlit as st
 
 from explainer.app import steps
@@ -20,9 +19,10 @@ from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_parameters, md_escape
-from explainer.pipeline import resolve_defaults
+from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
+from explainer.selection.settings import RunSettings
 
 
 def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
@@ -32,17 +32,15 @@ def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
 
 def set_budgets(state: Session, bc: int | None = None, be: int | None = None) -> None:
     if bc is not None:
-        state.bc = int(bc)
+        state.bc = bc
     if be is not None:
-        state.be = int(be)
+        state.be = be
 
 
-def choose_defaults(pool: RulePool) -> tuple[int, int, np.ndarray | None]:
-    """Bc, Be and the rules a run at them may use (None: every rule), as the engine chooses them."""
-    try:
-        return resolve_defaults(pool)
-    except ValueError:  # no reference tree: something small
-        return 10, max(1, pool.n_rows // 20), None
+def choose_defaults(pool: RulePool) -> PolicyChoice:
+    """The engine's choice for this pool: budgets, form of explanation, fallback class and the rules the form
+    allows (:func:`explainer.pipeline.resolve_defaults`; without a reference tree, what the policy uses then)."""
+    return resolve_defaults(pool, refuse_without_tree=False)
 
 
 def defaults_key(pool_key: tuple) -> tuple:
@@ -65,30 +63,53 @@ def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
                 "rules for every class or only for the classes other than the most frequent one; of the "
                 "selections found, the one whose training accuracy, less a small price per condition, is best "
                 "(the command line's defaults too).") if best is not None else "",
-        done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen[0]}, "
-                                     f"Be = {chosen[1]:,}",
+        done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen.complexity_budget}, "
+                                     f"Be = {chosen.error_budget:,}",
     )
-    return None if chosen is None else tuple(chosen[:2])
+    return None if chosen is None else chosen.budgets
+
+
+def _choice(state: Session) -> PolicyChoice | None:
+    """The policy's choice for the session's pool, while the server keeps it (None: not chosen, or dropped)."""
+    return COMPUTED.get(_key(state), None)
 
 
 def default_form_text(state: Session, pool: RulePool) -> str:
     """The form of explanation the default policy chose for this pool, in words (plain text, not Markdown)."""
-    chosen = COMPUTED.get(_key(state), None)
-    if chosen is None or chosen[2] is None:
+    chosen = _choice(state)
+    if chosen is None or chosen.form == "all":
         return "rules for every class"
-    fallback = pool.classes[int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))]
-    return f"rules for the classes other than {fallback}, which takes every row they leave (ELSE)"
+    return f"rules for the classes other than {pool.classes[chosen.fallback]}, which takes every row they leave (ELSE)"
 
 
-def default_rules(state: Session, pool: RulePool, bc: int, be: int) -> np.ndarray | None:
-    """The rules a run at budgets (bc, be) may use: those of the form the default policy chose while the
-    budgets are its defaults (rules for the classes other than the fallback class only, when it chose
-    that form), else ``None`` (every rule), as ``explain`` does without budgets and with them."""
-    chosen = COMPUTED.get(_key(state), None)
-    if chosen is None:  # not chosen yet, or no longer cached: every rule
-        return None
-    d_bc, d_be, rules = chosen
-    return rules if (int(bc), int(be)) == (d_bc, d_be) else None
+def default_form(state: Session, bc: int, be: int, class_weight) -> str:
+    """The form of a run at budgets (bc, be): the one the default policy chose while the budgets are its
+    defaults, else ``"all"`` (every rule), as ``explain`` does without budgets and with them.  The policy
+    weighs unweighted rows, so a run whose rows are weighted (``class_weight``) may use every rule."""
+    chosen = _choice(state)
+    if chosen is None or class_weight is not None:
+        return "all"
+    return chosen.form_at(bc, be)
+
+
+def run_settings(state: Session) -> RunSettings:
+    """The run the Explain page's widgets describe: budgets, algorithm and its changed parameters, eps, seed,
+    class weight (the widget's ``"none"`` is ``None``) and, at the default budgets, the policy's form."""
+    class_weight = None if state.class_weight == "none" else state.class_weight
+    return RunSettings(
+        complexity_budget=state.bc, error_budget=state.be, algorithm=state.algorithm,
+        algorithm_params=changed_parameters(state, state.algorithm), eps=state.eps,
+        form=default_form(state, state.bc, state.be, class_weight), class_weight=class_weight, seed=state.seed,
+    )
+
+
+def settings_view(settings: RunSettings) -> dict:
+    """A finished run's settings as the result cards read them (class weight in the widget's words)."""
+    return {
+        "algorithm": settings.algorithm, "seed": settings.seed, "complexity_budget": settings.complexity_budget,
+        "error_budget": settings.error_budget, "eps": settings.eps, "form": settings.form,
+        "class_weight": settings.class_weight or "none",
+    }
 
 
 def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:
@@ -100,12 +121,12 @@ def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> N
         if not (from_url and state.has(Session.bc) and state.has(Session.be)):
             set_budgets(state, *defaults)
     bc_max, be_max = budget_limits(pool, pool.n_rows)
-    state.bc = min(max(int(state.bc), 1), bc_max)
-    state.be = min(max(int(state.be), 0), be_max)
+    state.bc = min(max(state.bc, 1), bc_max)
+    state.be = min(max(state.be, 0), be_max)
 
 
 def _take(state: Session, name: str, widget_key: str) -> None:
-    state.put(BUDGETS[name], int(state.value(widget_key)))
+    state.put(BUDGETS[name], state.value(widget_key))
 
 
 #: The budget values by the short names their widgets are keyed with.

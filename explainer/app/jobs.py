@@ -26,8 +26,19 @@ from multiprocessing import spawn
 
 from explainer.app import worker
 from explainer.app.text import label
-from explainer.app.worker import FrontierRequest, RunRequest, Task
+from explainer.app.worker import (
+    Ended,
+    Explained,
+    Failed,
+    FrontierFound,
+    FrontierRequest,
+    PointFound,
+    Records,
+    RunRequest,
+    TaskStarted,
+)
 from explainer.pipeline import Explanation
+from explainer.selection.settings import RunSettings
 
 #: After Stop, a run gets this long to return its best selection before its process is ended
 #: (the solvers poll the stop flag inside their long steps, so this is a safety net).
@@ -261,23 +272,23 @@ class Job:
         self._fail_running("the worker process ended unexpectedly" + (f" (exit status {code})" if code else ""))
 
     def _handle(self, message) -> bool:
-        """Take one message in; True for the last one."""
-        kind = message[0]
+        """Take one reply in; True for the last one."""
         with self._news:
-            if kind == "start":
-                self.current = message[1]
-            elif kind == "error":
-                self.errors[message[1]] = message[2]
-            elif kind == "end":
-                self._ended = True
-            else:
-                self._take(kind, message)
+            match message:
+                case TaskStarted(task=i):
+                    self.current = i
+                case Failed(task=i, message=why):
+                    self.errors[i] = why
+                case Ended():
+                    self._ended = True
+                case _:
+                    self._take(message)
             self.version += 1
             self._news.notify_all()
-        return kind == "end"
+        return isinstance(message, Ended)
 
-    def _take(self, kind: str, message: tuple) -> None:
-        """A message only this kind of job sends (called with the lock held)."""
+    def _take(self, message) -> None:
+        """A reply only this kind of job gets (called with the lock held)."""
         raise NotImplementedError
 
     def _has_answer(self, i: int) -> bool:
@@ -343,51 +354,66 @@ class Job:
 
 
 class RunJob(Job):
-    """One or more selection runs on the same pool and budgets, in a worker process.
+    """One or more selection runs on the same pool, budgets, eps and class weights, in a worker process.
 
+    ``runs``: the :class:`~explainer.selection.settings.RunSettings` of each run (one value for a single
+    run), sent to the worker as they are; they may differ only in algorithm, parameters and seed.
     Besides :class:`Job`'s: :meth:`records` (the running task's generations so far),
-    :attr:`explanations`; :meth:`stop` ends the current run (best selection so far) and
-    skips the rest.  ``rules``: pool indices of the rules the runs may use (``None``: all of them).
+    :attr:`explanations`; :meth:`stop` ends the current run (best selection so far) and skips the rest.
     """
 
-    def __init__(self, pool, dataset, tasks: list[Task], *, complexity_budget: int, error_budget: int,
-                 eps: float, algorithm_params: dict | None = None, holdout: tuple | None = None,
-                 alive: Callable[[], bool] | None = None, line: _Line | None = None, class_weight: str | None = None,
-                 rules=None):
+    def __init__(self, pool, dataset, runs: RunSettings | list[RunSettings], *, holdout: tuple | None = None,
+                 alive: Callable[[], bool] | None = None, line: _Line | None = None):
+        self.runs = (runs,) if isinstance(runs, RunSettings) else tuple(runs)
+        if not self.runs or not all(isinstance(r, RunSettings) for r in self.runs):
+            raise ValueError("a run job needs one or more RunSettings")
+        shared = {_shared(r) for r in self.runs}
+        if len(shared) > 1:
+            raise ValueError("the runs of a job share their budgets, eps, form and class weights")
         self.pool = pool
-        self.class_weight = class_weight
         self.dataset = dataset
         self.n_rows = dataset.n_rows
-        self.tasks = list(tasks)
-        self.complexity_budget = int(complexity_budget)
-        self.error_budget = int(error_budget)
-        self.eps = float(eps)
-        self.algorithm_params = {k: dict(v) for k, v in (algorithm_params or {}).items()}
         X_test, y_test = holdout if holdout is not None else (None, None)
-        request = RunRequest(pool=pool, X=dataset.X, y=dataset.y, fingerprint=dataset.fingerprint,
-                             tasks=tuple(self.tasks), complexity_budget=self.complexity_budget,
-                             error_budget=self.error_budget, eps=self.eps,
-                             algorithm_params=self.algorithm_params, X_test=X_test, y_test=y_test,
-                             target=dataset.target, class_weight=class_weight, rules=rules)
-        super().__init__(request, len(self.tasks), alive=alive, line=line)
-        self._records: list[list] = [[] for _ in self.tasks]
-        self.explanations: list[Explanation | None] = [None] * len(self.tasks)
-        self.settings = {
-            "algorithms": [t.algorithm for t in self.tasks],
-            "seeds": [t.seed for t in self.tasks],
-            "complexity_budget": self.complexity_budget,
-            "error_budget": self.error_budget,
-            "eps": self.eps,
-            "class_weight": self.class_weight or "none",
-        }
+        request = RunRequest(pool=pool, X=dataset.X, y=dataset.y, fingerprint=dataset.fingerprint, runs=self.runs,
+                             X_test=X_test, y_test=y_test, target=dataset.target)
+        super().__init__(request, len(self.runs), alive=alive, line=line)
+        self._records: list[list] = [[] for _ in self.runs]
+        self.explanations: list[Explanation | None] = [None] * len(self.runs)
 
-    def _take(self, kind, message):
-        if kind == "gen":
-            self._records[message[1]].extend(message[2])
-        elif kind == "done":
-            explanation = message[2]
-            explanation.pool = self.pool
-            self.explanations[message[1]] = explanation
+    # what every run shares, read from the settings (never kept twice)
+    @property
+    def settings(self) -> RunSettings:
+        """The first run's settings (the only run's, on the Explain page)."""
+        return self.runs[0]
+
+    @property
+    def tasks(self) -> tuple[RunSettings, ...]:
+        """The runs in order (each has ``algorithm`` and ``seed``)."""
+        return self.runs
+
+    @property
+    def complexity_budget(self):
+        return self.settings.complexity_budget
+
+    @property
+    def error_budget(self):
+        return self.settings.error_budget
+
+    @property
+    def eps(self) -> float:
+        return self.settings.eps
+
+    @property
+    def class_weight(self):
+        return self.settings.class_weight
+
+    def _take(self, message):
+        match message:
+            case Records(task=i, records=records):
+                self._records[i].extend(records)
+            case Explained(task=i, explanation=explanation):
+                explanation.pool = self.pool
+                self.explanations[i] = explanation
 
     def _has_answer(self, i):
         return self.explanations[i] is not None or self.errors[i] is not None
@@ -449,11 +475,12 @@ class FrontierJob(Job):
         self.points: list = []
         self.frontier = None
 
-    def _take(self, kind, message):
-        if kind == "point":
-            self.points.append(message[2])
-        elif kind == "frontier":
-            self.frontier = message[2]
+    def _take(self, message):
+        match message:
+            case PointFound(point=point):
+                self.points.append(point)
+            case FrontierFound(frontier=found):
+                self.frontier = found
 
     def _has_answer(self, i):
         return self.frontier is not None or self.errors[i] is not None
@@ -483,4 +510,9 @@ class FrontierJob(Job):
         return f"Frontier: {where} · {self.elapsed:.1f} s"
 
 
-__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "Task", "mp_context", "warm_up"]
+def _shared(settings: RunSettings) -> tuple:
+    """What the runs of one job have in common."""
+    return (settings.complexity_budget, settings.error_budget, settings.eps, settings.form, settings.class_weight)
+
+
+__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "mp_context", "warm_up"]

@@ -16,7 +16,7 @@ import threading
 import streamlit as st
 
 from explainer.app import jobs, steps
-from explainer.app.budgets import default_rules
+from explainer.app.budgets import settings_view
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -223,7 +223,7 @@ def collect_finished(state: Session) -> None:
     if explanation is not None:
         state.explanation = explanation
         state.explanation_data = job.dataset  # the rows it was computed on (training rows when some are held out)
-        state.run_settings = dict(job.settings, algorithm=job.tasks[0].algorithm, seed=job.tasks[0].seed)
+        state.run_settings = settings_view(job.settings)
         del state.run_error
     else:
         forget_results(state)
@@ -411,20 +411,13 @@ def notice(state: Session) -> None:
     del state.notices
 
 
-def start_job(state: Session, slot, tasks: list, *, complexity_budget, error_budget, eps,
-              algorithm_params: dict | None = None, class_weight: str = "none") -> jobs.RunJob:
-    """Start a run of ``tasks`` on the session's pool and data, replacing (and stopping) the job in ``slot``
-    (``class_weight``: ``"none"`` or ``"balanced"``, how the selection weighs the rows)."""
+def start_job(state: Session, slot, runs) -> jobs.RunJob:
+    """Start ``runs`` (:class:`~explainer.selection.settings.RunSettings`, one or a list) on the session's pool
+    and data, replacing (and stopping) the job in ``slot``."""
     _stop(state.get(slot))
     split = state.split
     holdout = (split.X_test, split.y_test) if split is not None and split.X_test is not None else None
     data = split.train if split is not None else state.dataset
-    weights = None if class_weight == "none" else class_weight
-    # at the default budgets, the form of explanation the default policy chose (as the command line's explain);
-    # the policy weighs unweighted rows, so weighted runs may use every rule
-    rules = default_rules(state, state.pool, complexity_budget, error_budget) if weights is None else None
-    job = jobs.RunJob(state.pool, data, tasks, complexity_budget=complexity_budget, error_budget=error_budget,
-                      eps=eps, algorithm_params=algorithm_params, holdout=holdout, alive=state.alive(),
-                      class_weight=weights, rules=rules)
+    job = jobs.RunJob(state.pool, data, runs, holdout=holdout, alive=state.alive())
     state.put(slot, job)
     return job.start()

@@ -3,19 +3,18 @@
 Runs in a child process (see :mod:`.jobs`), so the solver has a core of its
 own and never competes with the Streamlit server for the interpreter lock.
 Never imports Streamlit.  A job sends one typed request, :class:`RunRequest`
-or :class:`FrontierRequest` (numbers, arrays, the pool and the data frame:
-what multiprocessing pickles to start the process, nothing else).  Messages
-put on the queue, in order:
+or :class:`FrontierRequest` (the runs' :class:`~explainer.selection.settings.RunSettings`,
+arrays, the pool and the data frame: what multiprocessing pickles to start the process,
+nothing else).  Replies are frozen dataclasses put on the queue, in order:
 
-* ``("start", i)`` when task ``i`` begins;
-* ``("gen", i, [GenerationRecord, ...])`` batches of generation records;
-* ``("done", i, Explanation)`` (its ``pool`` and ``problem`` detached: the page holds the
-  pool and reads no problem) or
-  ``("error", i, message)``;
-* ``("end",)`` last, always.
+* :class:`TaskStarted` when task ``i`` begins;
+* :class:`Records`: batches of generation records;
+* :class:`Explained` (the explanation, its ``pool`` and ``problem`` detached: the page holds the
+  pool and reads no problem) or :class:`Failed` (a message for the page);
+* :class:`Ended` last, always.
 
-A frontier request sends ``("point", 0, FrontierPoint)`` after each point and
-``("frontier", 0, Frontier)`` at the end instead of records and an explanation.
+A frontier request sends a :class:`PointFound` after each point and a
+:class:`FrontierFound` at the end instead of records and an explanation.
 
 The process ends with its parent (the fork server, which ends with the
 Streamlit server): a killed server leaves no worker computing.
@@ -29,16 +28,17 @@ import signal
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from explainer.app.text import label
-from explainer.pipeline import explain_pool
+from explainer.pipeline import Explanation, explain_pool
 from explainer.rules.pool import RulePool
-from explainer.selection.callbacks import Callback
-from explainer.selection.frontier import frontier
+from explainer.selection.callbacks import Callback, GenerationRecord
+from explainer.selection.frontier import Frontier, FrontierPoint, frontier
+from explainer.selection.settings import RunSettings
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
@@ -48,31 +48,17 @@ _PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
-class Task:
-    """One selection run of a job: an algorithm and its seed."""
-
-    algorithm: str
-    seed: int | None
-
-
-@dataclass(frozen=True)
 class RunRequest:
-    """Selection runs on one pool, data and budgets, one task after the other."""
+    """Selection runs on one pool and data, one run after the other, each as its settings say."""
 
     pool: RulePool
     X: pd.DataFrame
     y: np.ndarray
     fingerprint: str
-    tasks: tuple[Task, ...]
-    complexity_budget: int
-    error_budget: int
-    eps: float
-    algorithm_params: dict[str, dict] = field(default_factory=dict)
+    runs: tuple[RunSettings, ...]
     X_test: pd.DataFrame | None = None  # held-out rows (never in the pool), reported beside the training rows
     y_test: np.ndarray | None = None
     target: str | None = None  # the class column, named in the report
-    class_weight: str | None = None  # None or "balanced": how the selection weighs the rows
-    rules: np.ndarray | None = None  # pool indices of the rules the runs may use (None: all of them)
 
 
 @dataclass(frozen=True)
@@ -84,6 +70,62 @@ class FrontierRequest:
     budget_range: tuple[int, int]
     eps: float
     seeds: tuple[np.ndarray, ...] = ()  # selections already known (runs, frontiers at a smaller Be): warm starts
+
+
+# ------------------------------------------------------------------ the replies, read by type
+
+
+@dataclass(frozen=True)
+class TaskStarted:
+    """Task ``task`` of the job has begun."""
+
+    task: int
+
+
+@dataclass(frozen=True)
+class Records:
+    """A batch of the running task's generation records."""
+
+    task: int
+    records: tuple[GenerationRecord, ...]
+
+
+@dataclass(frozen=True)
+class Explained:
+    """Task ``task`` ended with an explanation (its pool and problem detached)."""
+
+    task: int
+    explanation: Explanation
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Task ``task`` failed; ``message`` says how, for the page."""
+
+    task: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PointFound:
+    """One more point of the frontier being computed."""
+
+    point: FrontierPoint
+
+
+@dataclass(frozen=True)
+class FrontierFound:
+    """The finished (or stopped) frontier."""
+
+    frontier: Frontier
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The worker's last reply: nothing follows."""
+
+
+Reply = TaskStarted | Records | Explained | Failed | PointFound | FrontierFound | Ended
 
 
 class QueueReporter(Callback):
@@ -111,7 +153,7 @@ class QueueReporter(Callback):
 
     def flush(self, now: float | None = None) -> None:
         if self.buffer:
-            self.queue.put(("gen", self.task, self.buffer))
+            self.queue.put(Records(self.task, tuple(self.buffer)))
             self.buffer = []
         self.last_flush = time.perf_counter() if now is None else now
 
@@ -131,7 +173,7 @@ class PointReporter(Callback):
         return self.stop_event.is_set()
 
     def on_point(self, point):
-        self.queue.put(("point", 0, point))
+        self.queue.put(PointFound(point))
         return self.stop_event.is_set()
 
 
@@ -164,55 +206,40 @@ def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
     """The trade-off frontier of the pool at one error budget, point by point."""
     if hasattr(os, "nice"):  # a run started meanwhile gets the CPU first: the frontier is a guide, the run the work
         os.nice(10)
-    queue.put(("start", 0))
+    queue.put(TaskStarted(0))
     try:
         result = frontier(request.pool, request.error_budget, request.budget_range, eps=request.eps,
                           random_state=0, callback=PointReporter(queue, stop_event), seeds=list(request.seeds),
                           backward=True)  # the page reads Bc off this curve: let larger budgets lift smaller ones
     except Exception as exc:  # reported on the page, never a traceback there
         traceback.print_exc()
-        queue.put(("error", 0, f"The frontier failed: {type(exc).__name__}: {exc}"))
+        queue.put(Failed(0, f"The frontier failed: {type(exc).__name__}: {exc}"))
     else:
-        queue.put(("frontier", 0, result))
+        queue.put(FrontierFound(result))
 
 
 def run_selection(request: RunRequest, queue, stop_event) -> None:
-    """Every task of ``request`` in turn, until stopped."""
-    for i, task in enumerate(request.tasks):
+    """Every run of ``request`` in turn, until stopped."""
+    for i, settings in enumerate(request.runs):
         if stop_event.is_set():
             break
-        queue.put(("start", i))
+        queue.put(TaskStarted(i))
         reporter = QueueReporter(queue, stop_event, i)
         held = {"X_test": request.X_test, "y_test": request.y_test} if request.X_test is not None else {}
         try:
-            explanation = explain_pool(
-                request.pool,
-                request.X,
-                request.y,
-                complexity_budget=request.complexity_budget,
-                error_budget=request.error_budget,
-                eps=request.eps,
-                algorithm=task.algorithm,
-                random_state=task.seed,
-                callback=reporter,
-                fingerprint=request.fingerprint,
-                algorithm_params=request.algorithm_params.get(task.algorithm),
-                target=request.target,
-                class_weight=request.class_weight,
-                rules=request.rules,
-                **held,
-            )
+            explanation = explain_pool(request.pool, request.X, request.y, settings, callback=reporter,
+                                       fingerprint=request.fingerprint, target=request.target, **held)
         except Exception as exc:  # reported on the page, never a traceback there
             traceback.print_exc()
             reporter.flush()
-            queue.put(("error", i, f"{label(task.algorithm)} failed: {type(exc).__name__}: {exc}"))
+            queue.put(Failed(i, f"{label(settings.algorithm)} failed: {type(exc).__name__}: {exc}"))
             continue
         reporter.flush()
         explanation.pool = None  # the page has it; no need to send it back
         # nor the selection problem, which no page reads: the bulk of the message (about 46 of 47 MB
         # at 32,561 rows, scripts/stop_latency.py's table), a second in the pipe after a Stop
         explanation.problem = None
-        queue.put(("done", i, explanation))
+        queue.put(Explained(i, explanation))
 
 
 def run(request: RunRequest | FrontierRequest, queue, stop_event) -> None:
@@ -224,4 +251,4 @@ def run(request: RunRequest | FrontierRequest, queue, stop_event) -> None:
         else:
             run_selection(request, queue, stop_event)
     finally:
-        queue.put(("end",))
+        queue.put(Ended())

@@ -23,18 +23,22 @@ from explainer.pipeline.policy import (
     KNEE_TOLERANCE,
     POLICY_ROWS,
     DefaultBudgets,
+    PolicyChoice,
     default_budgets,
     every_class_explained,
+    fallback_class,
+    form_rules,
     knee_budgets,
     policy_rows,
     reference_errors,
     resolve_budgets,
     resolve_defaults,
 )
+from explainer.selection.settings import RunSettings
 
 __all__ = [
     "CLASS_WEIGHTS", "CONDITION_PRICE", "DEFAULTS_QGA", "ERROR_SHARES", "FALLBACK_FORM_SHARE", "FORMS",
-    "KNEE_TOLERANCE", "POLICY_ROWS", "DefaultBudgets", "Explanation", "default_budgets", "every_class_explained",
-    "explain_pool", "knee_budgets", "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults",
-    "row_weights", "split_holdout",
+    "KNEE_TOLERANCE", "POLICY_ROWS", "DefaultBudgets", "Explanation", "PolicyChoice", "RunSettings",
+    "default_budgets", "every_class_explained", "explain_pool", "fallback_class", "form_rules", "knee_budgets",
+    "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults", "row_weights", "split_holdout",
 ]

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
-from explainer.pipeline.policy import every_class_explained, resolve_defaults, widen_selection
+from explainer.pipeline.policy import (
+    every_class_explained,
+    form_rules,
+    resolve_defaults,
+    widen_selection,
+)
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import SelectionResult
-from explainer.selection.solvers import solve
+from explainer.selection.settings import RunSettings
+from explainer.selection.solvers import solve_run
 
 
 @dataclass
@@ -50,6 +57,7 @@ def explain_pool(
     pool: RulePool,
     X,
     y,
+    settings: RunSettings | None = None,
     *,
     complexity_budget=None,
     error_budget=None,
@@ -67,52 +75,75 @@ def explain_pool(
     class_weight=None,
     every_class=None,
 ) -> Explanation:
-    """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
+    """Solve ``pool`` as ``settings`` asks and report on ``(X, y)``.
 
-    ``rules``: pool indices of the rules the selection may use (``None``: all of them, or, when
-    the policy chooses both budgets, the rules of the form it chose; see :func:`resolve_defaults`).
-    With ``X_test, y_test`` (rows the pool never saw, see :func:`split_holdout`) the
-    report also holds the rules' metrics on them (``report.holdout``); ``target`` names the
-    class column in the report.  ``sample_weight`` (one per row of the pool) weighs the
-    selection's rows (:class:`~explainer.selection.problem.SelectionProblem`), the error budget
-    then being a weight; ``class_weight`` (``None``, ``"balanced"`` or a dict of class label to
-    weight) multiplies them by the weight of each row's class (:func:`row_weights`).  The report
-    counts rows either way, and gives the weighted errors and f* beside them.  ``every_class``: see
-    :func:`default_budgets` (``None``: :func:`every_class_explained` of ``class_weight``).
+    ``settings``: the :class:`~explainer.selection.settings.RunSettings` of the run, handed to the solver
+    unchanged; its budgets are used as they are (``None``: no budget) and its form picks the rules
+    (:func:`form_rules`).  Without it, the run is described by the keywords instead (``complexity_budget``
+    ... ``class_weight``), missing budgets filled by the default policy (:func:`resolve_defaults`), and
+    ``rules`` (pool indices) may name the rules the selection may use.
+
+    With ``X_test, y_test`` (rows the pool never saw, see :func:`split_holdout`) the report also holds the
+    rules' metrics on them (``report.holdout``); ``target`` names the class column in the report.
+    ``sample_weight`` (one per row of the pool) weighs the selection's rows
+    (:class:`~explainer.selection.problem.SelectionProblem`), the error budget then being a weight; the
+    class weight (``None``, ``"balanced"`` or a mapping of class label to weight) multiplies them by the
+    weight of each row's class (:func:`row_weights`).  The report counts rows either way, and gives the
+    weighted errors and f* beside them.  ``every_class``: see :func:`default_budgets` (``None``:
+    :func:`every_class_explained` of ``class_weight``).
     """
-    weights = row_weights(pool.y, pool.classes, class_weight, sample_weight)
-    bc, be, chosen = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=weights,
-                                      every_class=every_class_explained(class_weight) if every_class is None else every_class)
-    sample_weight = weights
-    rules = chosen if rules is None else np.asarray(rules, dtype=np.int64).ravel()
-    problem = SelectionProblem.from_pool(pool, bc, be, eps=eps, sample_weight=sample_weight)
+    if settings is None:
+        weights = row_weights(pool.y, pool.classes, class_weight, sample_weight)
+        choice = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=weights,
+                                  every_class=every_class_explained(class_weight) if every_class is None
+                                  else every_class)
+        settings = choice.run_settings(algorithm=algorithm, algorithm_params=algorithm_params or {}, eps=eps,
+                                       class_weight=class_weight, seed=random_state)
+    else:
+        given = {"complexity_budget": complexity_budget, "error_budget": error_budget, "algorithm_params": algorithm_params,
+                 "random_state": random_state, "rules": rules, "class_weight": class_weight, "every_class": every_class}
+        given = [k for k, v in given.items() if v is not None] + (["eps"] if eps != 1.0 else []) + (
+            ["algorithm"] if algorithm != "qga" else [])
+        if given:
+            raise TypeError(f"explain_pool: the settings describe the run; do not pass {', '.join(given)} too")
+        weights = row_weights(pool.y, pool.classes, settings.class_weight, sample_weight)
+    rules = form_rules(pool, settings.form) if rules is None else np.asarray(rules, dtype=np.int64).ravel()
+    return _explain(pool, X, y, settings, rules, weights, callback=callback, fingerprint=fingerprint,
+                    X_test=X_test, y_test=y_test, target=target)
+
+
+def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, callback, fingerprint, X_test, y_test,
+             target) -> Explanation:
+    """The run itself: problem (the budgets as the settings give them), solver, report."""
+    bc, be = settings.complexity_budget, settings.error_budget
+    problem = SelectionProblem.from_pool(pool, bc, be, eps=settings.eps, sample_weight=weights)
     solved = problem if rules is None else problem.restrict(rules)
-    result = solve(solved, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
+    result = solve_run(solved, settings, callback=callback)
     if rules is not None:  # the selection over the pool's rules, as every reader expects it
         selection = widen_selection(result.selection, rules, pool.n_rules)
         result = replace(result, selection=selection, evaluation=problem.evaluate(selection))
+    cw = settings.class_weight
     report = evaluate_rules(
         pool.rule_set(result.selection),
         X,
         y,
-        eps=eps,
+        eps=settings.eps,
         complexity_budget=bc,
         error_budget=be,
         fingerprint=fingerprint,
         X_test=X_test,
         y_test=y_test,
         target=target,
-        sample_weight=sample_weight,
+        sample_weight=weights,
         settings={
-            "class_weight": class_weight if class_weight is None or isinstance(class_weight, str)
-            else {str(k): float(v) for k, v in class_weight.items()},
-            "algorithm": algorithm,
-            "random_state": random_state,
+            "class_weight": cw if cw is None or isinstance(cw, str) else {str(k): float(v) for k, v in cw.items()},
+            "algorithm": settings.algorithm,
+            "random_state": settings.seed,
             "complexity_budget": bc,
             "error_budget": be,
-            "eps": eps,
+            "eps": settings.eps,
             "pool": pool.settings,
-            "algorithm_params": algorithm_params or {},
+            "algorithm_params": settings.solver_params(),
             # the classes whose rules the selection could use (None: every class's)
             "rule_classes": None if rules is None
             else [str(pool.classes[k]) for k in np.unique(pool.rule_class[rules])],
@@ -149,7 +180,7 @@ def row_weights(codes, classes, class_weight=None, sample_weight=None):
         counts = np.bincount(codes, minlength=len(classes)).astype(float)
         present = np.count_nonzero(counts)
         per_class = np.where(counts > 0, codes.size / (present * np.maximum(counts, 1.0)), 0.0)
-    elif isinstance(class_weight, dict):
+    elif isinstance(class_weight, Mapping):
         by_text = {str(k): v for k, v in class_weight.items()}
         unknown = set(by_text) - {str(c) for c in classes}
         if unknown:

@@ -16,6 +16,8 @@ from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
 from explainer.selection.problem import SelectionProblem
+from explainer.selection.settings import FORMS as RUN_FORMS
+from explainer.selection.settings import RunSettings
 from explainer.selection.solvers import solve
 
 #: the default Bc is the smallest whose coverage is within this many percentage points of the best at Be
@@ -75,8 +77,8 @@ ERROR_SHARES = (0.0, 0.25, 0.5)
 CONDITION_PRICE = 0.0025
 #: above this many rows the policy reads a stratified subsample of this many (see :func:`policy_rows`)
 POLICY_ROWS = 2000
-#: the forms of explanation the policy weighs
-FORMS = ("all", "fallback")
+#: the forms of explanation the policy weighs (those a run knows: :data:`explainer.selection.settings.FORMS`)
+FORMS = RUN_FORMS
 #: the fallback form is weighed only where the fallback class holds at least this share of the rows (every
 #: two-class table): where it does not, the fallback takes the uncovered rows of several classes and is
 #: wrong on most of them (docs/method.md#default-budgets)
@@ -374,27 +376,93 @@ def _best_known(problem, start=None) -> np.ndarray:
     return best
 
 
+@dataclass(frozen=True)
+class PolicyChoice:
+    """What a run uses, as the policy settles it: the budgets (given, or chosen by :func:`default_budgets`), the
+    form of explanation, its fallback class and the rules the form allows.
+
+    ``fallback``: the class code (an index into ``pool.classes``) of the class that takes every row no rule
+    covers.  ``rules``: pool indices of the rules the form allows (``None``: every rule).  ``chosen``: whether
+    the policy chose both budgets (the form is then its choice; with a given budget it is ``"all"``).
+    """
+
+    complexity_budget: int
+    error_budget: int | float
+    form: str = "all"
+    fallback: int = 0
+    rules: np.ndarray | None = field(default=None, compare=False, repr=False)
+    chosen: bool = False
+
+    @property
+    def budgets(self) -> tuple:
+        return self.complexity_budget, self.error_budget
+
+    def run_settings(self, **run) -> RunSettings:
+        """The :class:`~explainer.selection.settings.RunSettings` of a run at these budgets and this form;
+        ``run``: its other fields (algorithm, parameters, eps, class weight, seed, time limit)."""
+        return RunSettings(complexity_budget=self.complexity_budget, error_budget=self.error_budget, form=self.form,
+                           **run)
+
+    def form_at(self, complexity_budget, error_budget) -> str:
+        """The form a run at these budgets uses: the chosen one at the chosen budgets, else ``"all"``."""
+        return self.form if (complexity_budget, error_budget) == self.budgets else "all"
+
+
+#: what the policy uses when no reference tree sizes the budgets (and it is asked not to refuse): a small
+#: complexity budget, and an error budget of this share of the rows (at least one row)
+NO_TREE_COMPLEXITY = 10
+NO_TREE_ERROR_SHARE = 0.05
+
+
+def fallback_class(pool: RulePool) -> int:
+    """The class code of the fallback class: the most frequent class of the pool's rows."""
+    return int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))
+
+
+def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
+    """Pool indices of the rules ``form`` allows: ``None`` (every rule) for ``"all"``, the rules of the classes
+    other than the fallback class for ``"fallback"``."""
+    if form == "all":
+        return None
+    if form != "fallback":
+        raise ValueError(f"form must be one of {', '.join(FORMS)}, got {form!r}")
+    return np.flatnonzero(pool.rule_class != fallback_class(pool))
+
+
 def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                     sample_weight=None, every_class: bool = False) -> tuple[int, int | float, np.ndarray | None]:
-    """(Bc, Be, rules): missing budgets filled by :func:`default_budgets` (a given budget is kept), and the
-    pool indices of the rules the explanation may use when the policy chose both budgets and its
-    ``"fallback"`` form (else ``None``: every rule).  Weighted (``sample_weight``), Be is a weight."""
+                     sample_weight=None, every_class: bool = False, refuse_without_tree: bool = True) -> PolicyChoice:
+    """The :class:`PolicyChoice` of a run: missing budgets filled by :func:`default_budgets` (a given budget is
+    kept), and, when the policy chose both budgets, the form it chose and the rules that form allows.
+    Weighted (``sample_weight``), Be is a weight.
+
+    Without a reference tree to size a missing budget: ValueError, or with ``refuse_without_tree=False``
+    :data:`NO_TREE_COMPLEXITY` and :data:`NO_TREE_ERROR_SHARE` of the rows for the missing ones.
+    """
+    fallback = fallback_class(pool)
+    missing = complexity_budget is None or error_budget is None
+    if missing and pool.best_tree() is None:
+        if refuse_without_tree:
+            if complexity_budget is None:
+                raise ValueError("no budgets given and no tree to size them; pass both budgets")
+            raise ValueError("no error budget given and no tree to size it; pass --errors")
+        bc = NO_TREE_COMPLEXITY if complexity_budget is None else complexity_budget
+        be = max(1, int(NO_TREE_ERROR_SHARE * pool.n_rows)) if error_budget is None else error_budget
+        return PolicyChoice(bc, _budget(be, sample_weight), fallback=fallback)
     if complexity_budget is None:
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
                             every_class=every_class)
-        rules = d.rules if error_budget is None else None
-        return int(d.complexity_budget), _budget(d.error_budget, sample_weight), rules
+        both = error_budget is None
+        return PolicyChoice(int(d.complexity_budget), _budget(d.error_budget, sample_weight),
+                            form=d.form if both else "all", fallback=fallback, rules=d.rules if both else None,
+                            chosen=both)
     if error_budget is None:
-        if pool.best_tree() is None:
-            raise ValueError("no error budget given and no tree to size it; pass --errors")
         error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight,
                                        every_class=every_class).error_budget
-    return int(complexity_budget), _budget(error_budget, sample_weight), None
+    return PolicyChoice(complexity_budget, _budget(error_budget, sample_weight), fallback=fallback)
 
 
 def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
                     sample_weight=None, every_class: bool = False) -> tuple[int, int | float]:
-    """Fill missing budgets with :func:`default_budgets` (a given budget is kept)."""
-    bc, be, _ = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight,
-                                 every_class=every_class)
-    return bc, be
+    """Fill missing budgets with :func:`default_budgets` (a given budget is kept): (Bc, Be)."""
+    return resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight,
+                            every_class=every_class).budgets

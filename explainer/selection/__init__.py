@@ -5,6 +5,7 @@ matrices, so nothing here imports the data or rules stages.
 
 - :mod:`explainer.selection.problem`: :class:`SelectionProblem` (coverage f*, conflicts, budgets) and
   :class:`Evaluation`, the metrics of one selection;
+- :mod:`explainer.selection.settings`: :class:`RunSettings`, what one run is asked to do;
 - :mod:`explainer.selection.result`: :class:`SelectionResult`, which holds the Evaluation of its selection;
 - :mod:`explainer.selection.callbacks`: the progress protocol every algorithm reports through;
 - :mod:`explainer.selection.loops`: the compiled inner loops;
@@ -23,6 +24,7 @@ from explainer.selection.callbacks import (
 )
 from explainer.selection.problem import Evaluation, SelectionProblem
 from explainer.selection.result import SelectionResult
+from explainer.selection.settings import RunSettings
 from explainer.selection.solvers import (
     ALGORITHMS,
     LABELS,
@@ -40,6 +42,7 @@ __all__ = [
     "GenerationRecord",
     "ProgressBar",
     "Recorder",
+    "RunSettings",
     "SelectionProblem",
     "SelectionResult",
     "StopFlag",

@@ -167,6 +167,7 @@ class SelectionProblem:
         self.error_tol = 1e-9 * max(1.0, self.total_weight)
 
     def _set_budgets(self, complexity_budget, error_budget) -> None:
+        # the one place where "no budget" (None) becomes a number: UNBOUNDED compares above every sum
         self.complexity_budget = UNBOUNDED if complexity_budget is None else int(complexity_budget)
         if error_budget is None or error_budget >= UNBOUNDED:
             self.error_budget = UNBOUNDED
@@ -178,6 +179,12 @@ class SelectionProblem:
             raise ValueError("budgets must be >= 0")
         #: what selected errors are compared with: the error budget, plus ``error_tol`` when weighted
         self.error_limit = self.error_budget + self.error_tol if self.error_budget < UNBOUNDED else UNBOUNDED
+
+    @property
+    def budgets(self) -> tuple:
+        """(Bc, Be) as they were given: ``None`` where there is no budget (what a result reports)."""
+        return (None if self.complexity_budget >= UNBOUNDED else self.complexity_budget,
+                None if self.error_budget >= UNBOUNDED else self.error_budget)
 
     # ----------------------------------------------------------------- basics
     @property

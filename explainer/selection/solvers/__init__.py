@@ -14,6 +14,7 @@ from explainer.selection.solvers.registry import (
     get_solver,
     get_solver_class,
     solve,
+    solve_run,
 )
 
-__all__ = ["ALGORITHMS", "LABELS", "Monitor", "RunOutcome", "Solver", "available", "get_solver", "get_solver_class", "solve"]
+__all__ = ["ALGORITHMS", "LABELS", "Monitor", "RunOutcome", "Solver", "available", "get_solver", "get_solver_class", "solve", "solve_run"]

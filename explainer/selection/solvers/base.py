@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.selection.callbacks import Callback, CallbackList, GenerationRecord
-from explainer.selection.problem import UNBOUNDED, SelectionProblem
+from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import FEASIBLE, OK, OVER_BUDGET, STOPPED, SelectionResult
 from explainer.selection.solvers.local_search import clean_up
 from explainer.selection.solvers.termination import FULL_COVERAGE, TIME_LIMIT, Termination
@@ -49,10 +49,6 @@ class StopRelay(Callback):
 
     def on_generation(self, record):
         return self.is_set
-
-
-def _finite(budget: int) -> int | None:
-    return None if budget >= UNBOUNDED else int(budget)
 
 
 @dataclass
@@ -207,8 +203,8 @@ class Solver:
         if not ev.feasible and status == OK:
             status = OVER_BUDGET
             message = message or (
-                f"ignores the budgets: complexity {ev.complexity}/{problem.complexity_budget}, "
-                f"errors {ev.errors}/{problem.error_budget}"
+                f"ignores the budgets: complexity {ev.complexity}/{problem.budgets[0]}, "
+                f"errors {ev.errors}/{problem.budgets[1]}"
             )
         info = {"evaluations": monitor.evaluations, **outcome.info}
         result = SelectionResult(
@@ -220,8 +216,8 @@ class Solver:
             time_s=monitor.elapsed(),
             history=monitor.history,
             info=info,
-            complexity_budget=_finite(problem.complexity_budget),
-            error_budget=_finite(problem.error_budget),
+            complexity_budget=problem.budgets[0],
+            error_budget=problem.budgets[1],
         )
         monitor.callback.on_end(result)
         return result

@@ -92,3 +92,10 @@ def solve(problem, algorithm: str = "qga", *, random_state=None, callback=None, 
     """Run ``algorithm`` (a registry name) on ``problem``; extra keywords are its parameters."""
     return get_solver(algorithm, **params).solve(problem, random_state=random_state, callback=callback)
 
+
+
+def solve_run(problem, settings, *, callback=None):
+    """Run the algorithm a :class:`~explainer.selection.settings.RunSettings` names on ``problem``, with its
+    parameters, time limit and seed (the problem carries the budgets and eps)."""
+    return solve(problem, settings.algorithm, random_state=settings.seed, callback=callback,
+                 **settings.solver_params())
