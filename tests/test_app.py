@@ -461,12 +461,17 @@ def test_result_warnings_say_why_in_words():
     from types import SimpleNamespace
 
     over = SimpleNamespace(algorithm="forex", complexity=30, errors=9, coverage=-12.0, covered=80,
-                           conflicting_pairs=92)
+                           conflicting_pairs=92, total_weight=None)
     text = " ".join(exports.result_warnings(over, 10, 5, 150, 1.0))
     assert "ignores the budgets" in text and "30 conditions" in text and "9 errors" in text
     assert "negative" in text and "92 conflicts" in text
-    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0)
+    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0,
+                           total_weight=None)
     assert exports.result_warnings(fine, 4, 5, 150, 1.0) == []
+    # weighted errors at the budget, a few ulps over it, fit (the selection's tolerance, scaled by the weight)
+    weighed = SimpleNamespace(**{**vars(fine), "errors": 0.1 + 0.2, "total_weight": 40.0})
+    assert exports.result_warnings(weighed, 4, 0.3, 150, 1.0) == []
+    assert "errors against a budget" in " ".join(exports.result_warnings(weighed, 4, 0.3 - 1e-6, 150, 1.0))
 
 
 def test_the_server_answers_its_health_check():

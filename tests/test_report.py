@@ -269,6 +269,16 @@ def test_weighted_errors_and_coverage_by_hand():
     assert d["weighted_errors"] == 8 and d["weighted_coverage"] == 18 and d["total_weight"] == 21
 
 
+def test_weighted_budget_is_compared_as_the_selection_compares_it():
+    # errors weigh 0.1 (row 2) + 0.2 (row 4), a few ulps above 0.3: within a budget of 0.3, not of 0.3 - 1e-6
+    w = [1, 1, 0.1, 1, 0.2, 1]
+    assert evaluate_rules(RULES, X, y, error_budget=0.3, sample_weight=w).within_budgets is True
+    assert evaluate_rules(RULES, X, y, error_budget=0.3 - 1e-6, sample_weight=w).within_budgets is False
+    # unweighted: two rows wrong, an exact comparison
+    assert evaluate_rules(RULES, X, y, error_budget=2).within_budgets is True
+    assert evaluate_rules(RULES, X, y, error_budget=1).within_budgets is False
+
+
 def test_accuracies_follow_the_fallback_and_survive_pickling():
     """The report keeps its labels as text for the next read; a new fallback class is read afresh, and a
     pickled report (what a worker sends to the page) carries no such text and reads the same."""

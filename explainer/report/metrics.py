@@ -26,6 +26,7 @@ import pandas as pd
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage
 from explainer.rules.model import Rule, RuleSet
 from explainer.rules.render import render_label
+from explainer.selection.problem import within_error_budget
 
 
 @dataclass
@@ -208,10 +209,9 @@ class RuleSetReport:
             return None
         ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
         if self.weighted is None:
-            ok_e = self.error_budget is None or self.errors <= self.error_budget
-        else:  # the budget bounds a weight: compared as the selection compares it
-            ok_e = self.error_budget is None or self.weighted_errors <= self.error_budget + 1e-9 * max(
-                1.0, float(np.sum(self.sample_weight)))
+            ok_e = within_error_budget(self.errors, self.error_budget)
+        else:  # the budget bounds a weight
+            ok_e = within_error_budget(self.weighted_errors, self.error_budget, float(np.sum(self.sample_weight)))
         return ok_c and ok_e
 
     def uncovered_rows(self) -> np.ndarray:

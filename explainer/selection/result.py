@@ -62,6 +62,11 @@ class ReadsEvaluation:
     def n_rules(self) -> int:
         return self.evaluation.n_rules
 
+    @property
+    def total_weight(self) -> float | None:
+        """The rows' total weight (None: unweighted)."""
+        return self.evaluation.total_weight
+
 
 @dataclass
 class SelectionResult(ReadsEvaluation):
