@@ -43,6 +43,8 @@ def test_hand_computed_tiny_table():
     ev = p.evaluate([1, 1, 0])
     assert (ev.covered, ev.conflicting_pairs, ev.coverage) == (3, 1, 2.0)  # row1 in conflict
     assert (ev.complexity, ev.errors, ev.feasible) == (3, 1, True)
+    assert ev.to_dict() == {"n_rules": 2, "complexity": 3, "errors": 1, "covered": 3, "conflicting_pairs": 1,
+                            "coverage": 2.0, "coverage_score": 0.5}
     assert not p.evaluate([1, 1, 1]).feasible
     assert p.conflict_matrix.toarray().tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
 
@@ -172,8 +174,12 @@ def test_results_and_frontier_points_read_their_evaluation():
               "n_rules")
     for name in fields:
         assert getattr(result, name) == getattr(result.evaluation, name), name
+    metrics = result.evaluation.to_dict()
+    assert set(metrics) == set(fields) - {"feasible"} and metrics.items() <= result.summary().items()
+    assert result.summary()["feasible"] is result.feasible and result.summary()["algorithm"] == "greedy"
     sweep = frontier(p, 4, (1, 6), exact_time_limit=0, qga_time_limit=0)
     for point in sweep:
+        assert point.evaluation.to_dict().items() <= point.to_dict().items()
         assert point.evaluation == p.with_budgets(point.complexity_budget, 4).evaluate(point.selection)
         assert (point.coverage, point.n_rules, point.errors) == (
             point.evaluation.coverage, point.evaluation.n_rules, point.evaluation.errors)

@@ -38,6 +38,10 @@ def test_hand_computed_metrics():
     assert (rep.complexity, rep.errors, rep.covered, rep.conflicting_pairs) == (3, 2, 6, 1)
     assert rep.coverage == 5 and rep.coverage_score == 5 / 6
     assert rep.within_budgets is False  # 2 errors > 1
+    totals = {"n_rules": 3, "complexity": 3, "errors": 2, "covered": 6, "conflicting_pairs": 1, "coverage": 5,
+              "coverage_score": 5 / 6}
+    assert rep.evaluation.to_dict() == totals and rep.evaluation.feasible is False
+    assert totals.items() <= rep.to_dict().items() and totals.items() <= rep.metrics().items()
     assert rep.conflicts_between(0, 1).tolist() == [2]
     assert rep.uncovered_rows().tolist() == []
     # votes: row 2 is a tie (p vs q)

@@ -80,6 +80,19 @@ class Evaluation:
         total = self.n_rows if self.total_weight is None else self.total_weight
         return self.coverage / total if total else 0.0
 
+    def to_dict(self) -> dict:
+        """The selection's metrics under the keys every export publishes them (the JSON report, a frontier's
+        points, a result's summary)."""
+        return {
+            "n_rules": self.n_rules,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+        }
+
 
 class _shared_cache(cached_property):
     """A cached property that :meth:`SelectionProblem.with_budgets` copies share, even when it is first
