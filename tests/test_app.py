@@ -477,7 +477,7 @@ def test_result_warnings_say_why_in_words():
 def test_the_server_answers_its_health_check():
     import subprocess
 
-    from explainer.app.server import health, start_dashboard, stop_dashboard
+    from dashboard_server import health, start_dashboard, stop_dashboard
 
     proc, url = start_dashboard(stdout=subprocess.DEVNULL)
     try:
