@@ -78,7 +78,7 @@ def mp_context():
         return _context
 
 
-def warm_up() -> None:
+def start_fork_server() -> None:
     """Start the fork server (and its imports) ahead of the first run."""
     ctx = mp_context()
     if ctx.get_start_method() == "forkserver":
@@ -483,4 +483,4 @@ class FrontierJob(Job):
         return f"Frontier: {where} · {self.elapsed:.1f} s"
 
 
-__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "Task", "mp_context", "warm_up"]
+__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "Task", "mp_context", "start_fork_server"]
