@@ -28,8 +28,8 @@ st.caption(
     "unless you choose another one."
 )
 
-samples = sources.sample_sources()
-papers = sources.paper_sources()
+samples = sources.sample_choices()
+papers = sources.paper_choices()
 kinds = ["Bundled sample"] + (["Paper data set"] if papers else []) + ["Upload a CSV"]
 if state.source_kind not in kinds:
     state.source_kind = kinds[0]

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explainer.app import budgets, charts, exports, live, pools
+from explainer.app import budgets, charts, downloads, live, pools
 from explainer.app import state as app
 from explainer.app.budgets import changed_parameters
 from explainer.app.session import Session
@@ -225,7 +225,7 @@ with results.container():
             bc_run = run_settings.get("complexity_budget", report.complexity_budget)
             be_run = run_settings.get("error_budget", report.error_budget)
             eps_run = run_settings.get("eps", 1.0)
-            for warning in exports.result_warnings(result, bc_run, be_run, n_rows, eps_run):
+            for warning in downloads.result_warnings(result, bc_run, be_run, n_rows, eps_run):
                 st.warning(warning, icon=":material/report:")
             bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
@@ -240,7 +240,7 @@ with results.container():
             sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
                       delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs best tree"
                              if bt_report else None),
-                      delta_color="off" if tree_over else "normal", help=exports.BALANCED_HELP)
+                      delta_color="off" if tree_over else "normal", help=downloads.BALANCED_HELP)
             s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
                       delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
                              if bt_report else None),
@@ -248,12 +248,12 @@ with results.container():
                       help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
                            "so it is only a reference." if tree_over else None)
             s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
-            s3.metric("Errors / budget", f"{exports.count_text(result.errors)} / {be_run}",
+            s3.metric("Errors / budget", f"{downloads.count_text(result.errors)} / {be_run}",
                       help=f"{100 * result.errors / n_rows:.1f}% of the rows"
                       + (" (the weight of the rows the rules get wrong: rows weighted by class)"
                          if run_settings.get("class_weight", "none") != "none" else ""))
             s4.metric("Rules", result.n_rules)
-            st.caption(md_escape(exports.accuracy_text(report)
+            st.caption(md_escape(downloads.accuracy_text(report)
                                  + f" Found in {result.time_s:.2f} s ({len(result.history)} generations or steps)."))
 
             if bt_report is not None and best is not None:
@@ -270,7 +270,7 @@ with results.container():
             holdout = getattr(report, "holdout", None)
             if holdout is not None:
                 st.markdown("**Held-out check**: the same rules on rows the pool and the selection never saw")
-                st.table(exports.holdout_frame(report))
+                st.table(downloads.holdout_frame(report))
 
             g1, g2 = st.columns([1, 1], gap="large")
             with g1:

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explainer.app import charts, exports, rows
+from explainer.app import charts, downloads, rows
 from explainer.app import state as app
 from explainer.app.text import label, md_escape
 
@@ -29,20 +29,20 @@ st.caption(
 k0, kb, k1, k3, k4, k5 = st.columns(6)  # six fit their labels; the rows covered are in the line above
 k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
           help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
-kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=exports.BALANCED_HELP)
+kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=downloads.BALANCED_HELP)
 k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
 k3.metric("Uncovered rows", report.n_uncovered, help=f"{report.covered} of {report.n_rows} rows are covered by a rule.")
 k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
           help="Rows whose majority vote over the firing rules is the true class (uncovered and ties count as wrong).")
 k5.metric("Rules in conflict", sum(1 for m in report.per_rule if m.conflicts))
 
-table = exports.rules_table(report)
-rule_columns = {name: st.column_config.Column(width=width) for name, width in exports.RULE_COLUMN_WIDTHS.items()}
+table = downloads.rules_table(report)
+rule_columns = {name: st.column_config.Column(width=width) for name, width in downloads.RULE_COLUMN_WIDTHS.items()}
 st.subheader("Selected rules")
 if table.empty:
     st.warning("The selection is empty: no rule fits the budgets.")
     st.stop()
-picked = st.dataframe(exports.rules_view(table), hide_index=True, width="stretch", column_config=rule_columns,
+picked = st.dataframe(downloads.rules_view(table), hide_index=True, width="stretch", column_config=rule_columns,
                       on_select="rerun", selection_mode="single-row", key="rules_table")
 st.text(f"{report.else_text}   (rows no rule covers, or where classes tie)")
 st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows. "
@@ -112,7 +112,7 @@ else:
         (st.success if right else st.info)(("With the values changed: " if changed else "") + verdict,
                                            icon=":material/how_to_vote:")
         if fired:
-            st.dataframe(exports.rules_view(table.iloc[fired]), hide_index=True, width="stretch",
+            st.dataframe(downloads.rules_view(table.iloc[fired]), hide_index=True, width="stretch",
                          column_config=rule_columns)
 
 # ------------------------------------------------------------------ one rule

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from explainer.app import budgets, charts, exports, live
+from explainer.app import budgets, charts, downloads, live
 from explainer.app import state as app
 from explainer.app.session import Session
 from explainer.app.text import algorithm_choices, algorithm_parameters, label, md_escape
@@ -89,7 +89,7 @@ if job is not None and job.done:
     if job.stopped:
         st.warning("Stopped: the running algorithm kept its best selection so far; later runs were skipped.",
                    icon=":material/warning:")
-    frame = exports.comparison_frame(job, job.n_rows)
+    frame = downloads.comparison_frame(job, job.n_rows)
     done = frame[frame["status"].isin(["ok", "stopped", "optimal", "feasible", "over_budget"])] \
         if "status" in frame else frame
     st.subheader("Results")

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explainer.app import exports
+from explainer.app import downloads
 from explainer.app import state as app
 from explainer.app.text import label, md_escape
 
@@ -17,7 +17,7 @@ with st.container(border=True):
         st.info("Run an explanation first (Explain page); its rules can then be downloaded here.",
                 icon=":material/info:")
     else:
-        payloads = exports.export_payloads(explanation, dataset)
+        payloads = downloads.export_payloads(explanation, dataset)
         st.caption(
             f"{label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
             f"data fingerprint {(explanation.report.fingerprint or dataset.fingerprint)[:16]}…"
@@ -53,7 +53,7 @@ with st.container(border=True):
     if dataset is None:
         st.info("Load data first; a rule file is evaluated against the current data.", icon=":material/info:")
         st.stop()
-    rows, holdout, rows_text = exports.evaluation_rows(dataset, state.split)
+    rows, holdout, rows_text = downloads.evaluation_rows(dataset, state.split)
     st.caption(
         "One rule per line, e.g. `IF petal_width <= 0.8 THEN CLASS=setosa`, or a RIPPER rule list "
         "(wittgenstein's `ruleset_`, e.g. `[[petal_width=<0.8]]`). The budgets and eps of the "
@@ -64,12 +64,12 @@ with st.container(border=True):
     upload = state.rules_upload
     if upload:
         try:
-            text = exports.decode_text(upload["data"])
+            text = downloads.decode_text(upload["data"])
             ripper_class = None
-            if exports.is_ripper_text(text):
+            if downloads.is_ripper_text(text):
                 ripper_class = st.selectbox("A RIPPER rule list: the class its rules predict", dataset.classes,
                                             key="ripper_class", format_func=str)
-            report = exports.evaluate_rule_text(
+            report = downloads.evaluate_rule_text(
                 text,
                 rows,
                 complexity_budget=state.bc,
@@ -94,8 +94,8 @@ with st.container(border=True):
             e5.metric("Within budgets", {True: "yes", False: "no", None: "—"}[report.within_budgets])
             if report.holdout is not None:
                 st.caption("The same rules on the training rows and on the held-out rows:")
-                st.dataframe(exports.holdout_frame(report))
+                st.dataframe(downloads.holdout_frame(report))
             rule_columns = {name: st.column_config.Column(width=width)
-                            for name, width in exports.RULE_COLUMN_WIDTHS.items()}
-            st.dataframe(exports.rules_view(exports.rules_table(report)), hide_index=True, width="stretch",
+                            for name, width in downloads.RULE_COLUMN_WIDTHS.items()}
+            st.dataframe(downloads.rules_view(downloads.rules_table(report)), hide_index=True, width="stretch",
                          column_config=rule_columns)

@@ -54,9 +54,9 @@ def measure(n_rows: int, exact_time_limit: float, exact_max_rows: int, workdir: 
     from explainer.selection.frontier import default_range, frontier
     from explainer.selection.problem import SelectionProblem
     from explainer.selection.solvers import solve
-    from explainer.selection.solvers.warmup import warm_up
+    from explainer.selection.solvers.warmup import compile_loops
 
-    warm_up()  # the compiled loops loaded (as the set-up script and the dashboard do), not timed
+    compile_loops()  # the compiled loops loaded (as the set-up script and the dashboard do), not timed
     start_rss = _rss_mib()  # the interpreter, the libraries and the compiled loops
     path = Path(workdir) / f"census_{n_rows}.csv"
     census_like(n_rows).to_csv(path, index=False)

@@ -2,7 +2,7 @@
 
 For each size, a census-like table (:func:`explainer.bench.census.census_like`: 6 numeric columns with
 skew and ties, 8 categorical columns of 2 to 40 values, missing values, a 24 % minority class) is
-written as CSV, a fresh dashboard is started (``explainer.app.server.start_dashboard``) and headless
+written as CSV, a fresh dashboard is started (``tests/dashboard_server.py``) and headless
 Chromium does what a new user does, as fast as the page lets it: upload the file, press Load data,
 open Explain, press Run as soon as it is there.  Timed from the page (each wait ends when Streamlit
 has finished drawing):
@@ -41,8 +41,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from explainer.app.server import start_dashboard, stop_dashboard
 from explainer.bench.census import census_like
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the helper the browser tests use too
+from dashboard_server import start_dashboard, stop_dashboard  # noqa: E402
 
 CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

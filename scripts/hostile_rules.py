@@ -6,7 +6,7 @@ Writes a rule text of as many one-condition rules as fit in
 :data:`~explainer.rules.parse.MAX_TEXT_CHARS` characters, classes alternating
 and each rule firing on about half the rows (so almost every pair of rules
 conflicts), and a table of ``--rows`` rows for them.  Then reads, binds and
-evaluates the rules (:func:`explainer.app.exports.evaluate_rule_text`, what the
+evaluates the rules (:func:`explainer.app.downloads.evaluate_rule_text`, what the
 Export page runs on an upload) in a fresh process and prints the wall time and
 the process's peak resident memory, before and after.
 """
@@ -54,7 +54,7 @@ def peak_mb() -> float:
 
 def measure(rules_path: str, table_path: str) -> None:
     """In this (fresh) process: load the table, then evaluate the rule file; print the figures."""
-    from explainer.app.exports import decode_text, evaluate_rule_text
+    from explainer.app.downloads import decode_text, evaluate_rule_text
     from explainer.data import load_dataset
 
     dataset = load_dataset(table_path, target="class")

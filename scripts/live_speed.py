@@ -32,9 +32,11 @@ import time
 import urllib.parse
 import urllib.request
 
-from explainer.app.server import start_dashboard
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the helper that starts the dashboard (the browser tests use it too)
+
+from dashboard_server import start_dashboard  # noqa: E402
+
 CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]

@@ -20,7 +20,7 @@ import random
 import sys
 import time
 
-from explainer.app.jobs import RunJob, warm_up
+from explainer.app.jobs import RunJob, start_fork_server
 from explainer.bench.census import census_like
 from explainer.data import load_dataset
 from explainer.rules.pool import build_pool
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    warm_up()
+    start_fork_server()
     t0 = time.perf_counter()
     dataset = load_dataset(census_like(args.rows, args.seed), "income", name="census-like")
     pool = build_pool(dataset.X, dataset.y, args.depth, random_state=0, classes=dataset.classes,

@@ -25,8 +25,9 @@ import psutil
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the helper that starts the dashboard (the browser tests use it too)
 
-from explainer.app.server import start_dashboard, stop_dashboard  # noqa: E402
+from dashboard_server import start_dashboard, stop_dashboard  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 BYTES_PER_ROW = 114  # of the table below, as written by pandas (measured)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explainer.app import exports, rows, sources
+from explainer.app import downloads, rows, sources
 from explainer.app import state as app_state
 from explainer.app.session import Session
 from explainer.app.text import algorithm_parameters, md_escape
@@ -249,7 +249,7 @@ def test_export_text_equals_library_rendering(explained):
     at.switch_page("pages/4_Export.py").run()
     assert not at.exception
     ex = at.session_state["explanation"]
-    payloads = exports.export_payloads(ex, at.session_state["dataset"])
+    payloads = downloads.export_payloads(ex, at.session_state["dataset"])
     rules = ex.pool.rule_set(ex.result.selection)
     expected = rules.to_text(fallback=ex.report.fallback)  # the rules, then ELSE CLASS=<fallback>
     assert payloads["text"][2] == expected == ex.report.rules_text()
@@ -365,7 +365,7 @@ def test_settings_live_in_the_url_and_a_reload_restores_them():
 
 
 def test_a_link_to_a_paper_data_set_uses_its_target():
-    papers = {s.name: s for s in sources.paper_sources()}
+    papers = {s.name: s for s in sources.paper_choices()}
     if "zoo" not in papers:
         pytest.skip("the paper's data sets are not here")
     at = AppTest.from_file(APP, default_timeout=60)
@@ -461,18 +461,23 @@ def test_result_warnings_say_why_in_words():
     from types import SimpleNamespace
 
     over = SimpleNamespace(algorithm="forex", complexity=30, errors=9, coverage=-12.0, covered=80,
-                           conflicting_pairs=92)
-    text = " ".join(exports.result_warnings(over, 10, 5, 150, 1.0))
+                           conflicting_pairs=92, total_weight=None)
+    text = " ".join(downloads.result_warnings(over, 10, 5, 150, 1.0))
     assert "ignores the budgets" in text and "30 conditions" in text and "9 errors" in text
     assert "negative" in text and "92 conflicts" in text
-    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0)
-    assert exports.result_warnings(fine, 4, 5, 150, 1.0) == []
+    fine = SimpleNamespace(algorithm="qga", complexity=4, errors=2, coverage=120.0, covered=120, conflicting_pairs=0,
+                           total_weight=None)
+    assert downloads.result_warnings(fine, 4, 5, 150, 1.0) == []
+    # weighted errors at the budget, a few ulps over it, fit (the selection's tolerance, scaled by the weight)
+    weighed = SimpleNamespace(**{**vars(fine), "errors": 0.1 + 0.2, "total_weight": 40.0})
+    assert downloads.result_warnings(weighed, 4, 0.3, 150, 1.0) == []
+    assert "errors against a budget" in " ".join(downloads.result_warnings(weighed, 4, 0.3 - 1e-6, 150, 1.0))
 
 
 def test_the_server_answers_its_health_check():
     import subprocess
 
-    from explainer.app.server import health, start_dashboard, stop_dashboard
+    from dashboard_server import health, start_dashboard, stop_dashboard
 
     proc, url = start_dashboard(stdout=subprocess.DEVNULL)
     try:

@@ -25,8 +25,8 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from dashboard_server import start_dashboard, stop_dashboard
 
-from explainer.app.server import start_dashboard, stop_dashboard
 from explainer.data import load_dataset, sample_datasets
 from explainer.data.defaults import default_load_settings
 from explainer.pipeline import explain_pool

@@ -49,7 +49,13 @@ def test_explain_json(iris_csv, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["algorithm"] == "rfhc" and d["complexity"] <= 4 and d["errors"] <= 5
     assert d["rules_text"].startswith("IF ")
-    assert {"status", "time_s", "coverage", "coverage_score"} <= set(d)
+    # the keys scripts read, in their order: the report's, then the run's
+    assert list(d) == [
+        "n_rows", "n_rules", "complexity", "errors", "covered", "conflicting_pairs", "coverage", "coverage_score",
+        "eps", "uncovered_rows", "tied_rows", "vote_accuracy", "accuracy", "balanced_accuracy", "fallback_class",
+        "else_text", "fallback_right", "target", "complexity_budget", "error_budget", "within_budgets", "rules",
+        "data_fingerprint", "settings", "algorithm", "status", "message", "time_s", "generations", "rules_text",
+        "pool_rules", "pool_trees"]
 
 
 @pytest.mark.parametrize(

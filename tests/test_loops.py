@@ -8,7 +8,7 @@ from explainer.data import load_dataset, sample_datasets
 from explainer.rules.pool import build_pool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
-from explainer.selection.solvers.warmup import warm_up
+from explainer.selection.solvers.warmup import compile_loops
 
 
 def dispatchers():
@@ -16,8 +16,8 @@ def dispatchers():
     return {name: f for name, f in vars(loops).items() if isinstance(f, CPUDispatcher) and not name.startswith("_")}
 
 
-def test_warm_up_prepares_every_loop_with_the_types_of_real_runs():
-    warm_up()
+def test_compile_loops_prepares_every_loop_with_the_types_of_real_runs():
+    compile_loops()
     before = {name: list(f.signatures) for name, f in dispatchers().items()}
     assert before and all(before.values()), [name for name, sigs in before.items() if not sigs]
     ds = load_dataset(sample_datasets()["wine"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from lanes import seeds
 
-from explainer.selection.problem import SelectionProblem
+from explainer.selection.problem import SelectionProblem, error_tolerance, within_error_budget
 
 
 def naive_metrics(C, rule_class, y, lengths, r, eps):
@@ -43,6 +43,8 @@ def test_hand_computed_tiny_table():
     ev = p.evaluate([1, 1, 0])
     assert (ev.covered, ev.conflicting_pairs, ev.coverage) == (3, 1, 2.0)  # row1 in conflict
     assert (ev.complexity, ev.errors, ev.feasible) == (3, 1, True)
+    assert ev.to_dict() == {"n_rules": 2, "complexity": 3, "errors": 1, "covered": 3, "conflicting_pairs": 1,
+                            "coverage": 2.0, "coverage_score": 0.5}
     assert not p.evaluate([1, 1, 1]).feasible
     assert p.conflict_matrix.toarray().tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
 
@@ -172,11 +174,43 @@ def test_results_and_frontier_points_read_their_evaluation():
               "n_rules")
     for name in fields:
         assert getattr(result, name) == getattr(result.evaluation, name), name
+    metrics = result.evaluation.to_dict()
+    assert set(metrics) == set(fields) - {"feasible"} and metrics.items() <= result.summary().items()
+    assert result.summary()["feasible"] is result.feasible and result.summary()["algorithm"] == "greedy"
     sweep = frontier(p, 4, (1, 6), exact_time_limit=0, qga_time_limit=0)
     for point in sweep:
+        assert point.evaluation.to_dict().items() <= point.to_dict().items()
         assert point.evaluation == p.with_budgets(point.complexity_budget, 4).evaluate(point.selection)
         assert (point.coverage, point.n_rules, point.errors) == (
             point.evaluation.coverage, point.evaluation.n_rules, point.evaluation.errors)
+
+
+def test_within_error_budget_at_the_boundary():
+    # counted rows: an exact comparison, no slack
+    assert error_tolerance(None) == 0
+    assert within_error_budget(5, 5) and not within_error_budget(6, 5) and within_error_budget(10**9, None)
+    # weighed rows: a billionth of the total weight, at least 1e-9
+    assert error_tolerance(1000.0) == pytest.approx(1e-6) and error_tolerance(0.5) == pytest.approx(1e-9)
+    assert within_error_budget(5.0 + 0.9e-6, 5, 1000.0) and not within_error_budget(5.0 + 1.1e-6, 5, 1000.0)
+    assert within_error_budget(5.0 + 0.9e-9, 5, 0.5) and not within_error_budget(5.0 + 1.1e-9, 5, 0.5)
+    # 0.1 + 0.2 is a few ulps above 0.3: a weighted budget of 0.3 holds it, an unweighted comparison would not
+    assert 0.1 + 0.2 > 0.3 and within_error_budget(0.1 + 0.2, 0.3, 1.3)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_problem_feasibility_is_the_within_budget_helper(weighted):
+    """Rule 0 errs on row 1, rule 1 on row 3: the pair's errors sit exactly at the budget, or just over it."""
+    C = np.array([[1, 0], [1, 0], [0, 1], [0, 1]], dtype=bool)
+    y = np.array([0, 1, 1, 0])
+    w = np.array([1.0, 0.1, 1.0, 0.2]) if weighted else None
+    at = 0.1 + 0.2 if weighted else 2
+    total = None if w is None else float(w.sum())
+    for budget, fits in ((0.3 if weighted else 2, True), (0.3 - 1e-6 if weighted else 1, False)):
+        p = SelectionProblem(C, [0, 1], y, [1, 1], None, budget, n_classes=2, sample_weight=w)
+        ev = p.evaluate([True, True])
+        assert ev.errors == pytest.approx(at) and ev.total_weight == total
+        assert ev.feasible is fits and within_error_budget(ev.errors, budget, total) is fits
+        assert p.is_feasible([True, True]) is fits and p.state([True, True]).feasible is fits
 
 
 def test_budget_copies_share_the_budget_free_caches():

@@ -446,7 +446,11 @@ def test_ablation_switches(switch):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_kernel_gains_equal_full_evaluation(seed):
-    from explainer.selection.solvers.local_search import kernel_gains
+    from explainer.selection.solvers.local_search import flip_gains
+
+    def kernel_gains(st, R):  # f*(R[i]) - f*(st), from the flips each row of R makes
+        vid, rules = np.nonzero(R != st.r[None, :])
+        return flip_gains(st, vid, rules, R.shape[0])
 
     p = random_problem(650 + seed, N=70, M=40)
     free = SelectionProblem(p.coverage_dense, p.rule_class, p.y, p.lengths, None, None, n_classes=p.n_classes)

@@ -38,6 +38,10 @@ def test_hand_computed_metrics():
     assert (rep.complexity, rep.errors, rep.covered, rep.conflicting_pairs) == (3, 2, 6, 1)
     assert rep.coverage == 5 and rep.coverage_score == 5 / 6
     assert rep.within_budgets is False  # 2 errors > 1
+    totals = {"n_rules": 3, "complexity": 3, "errors": 2, "covered": 6, "conflicting_pairs": 1, "coverage": 5,
+              "coverage_score": 5 / 6}
+    assert rep.evaluation.to_dict() == totals and rep.evaluation.feasible is False
+    assert totals.items() <= rep.to_dict().items() and totals.items() <= rep.metrics().items()
     assert rep.conflicts_between(0, 1).tolist() == [2]
     assert rep.uncovered_rows().tolist() == []
     # votes: row 2 is a tie (p vs q)
@@ -267,6 +271,16 @@ def test_weighted_errors_and_coverage_by_hand():
     assert rep.within_budgets is True  # the budget bounds the weight 8
     d = json.loads(rep.to_json())
     assert d["weighted_errors"] == 8 and d["weighted_coverage"] == 18 and d["total_weight"] == 21
+
+
+def test_weighted_budget_is_compared_as_the_selection_compares_it():
+    # errors weigh 0.1 (row 2) + 0.2 (row 4), a few ulps above 0.3: within a budget of 0.3, not of 0.3 - 1e-6
+    w = [1, 1, 0.1, 1, 0.2, 1]
+    assert evaluate_rules(RULES, X, y, error_budget=0.3, sample_weight=w).within_budgets is True
+    assert evaluate_rules(RULES, X, y, error_budget=0.3 - 1e-6, sample_weight=w).within_budgets is False
+    # unweighted: two rows wrong, an exact comparison
+    assert evaluate_rules(RULES, X, y, error_budget=2).within_budgets is True
+    assert evaluate_rules(RULES, X, y, error_budget=1).within_budgets is False
 
 
 def test_accuracies_follow_the_fallback_and_survive_pickling():

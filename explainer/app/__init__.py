@@ -5,7 +5,7 @@ Split by concern: :mod:`.session` (typed access to the session state),
 page setup and sidebar), :mod:`.sources` (data sources and their caches),
 :mod:`.pools` (rule pools and budgets), :mod:`.jobs` (runs and frontier
 sweeps in a worker process, watched from the page), :mod:`.worker` (what
-that process does), :mod:`.charts`, :mod:`.exports` (tables and downloads), :mod:`.text`
+that process does), :mod:`.charts`, :mod:`.downloads` (tables, downloads and warnings), :mod:`.text`
 (labels and escaping).
 
 Only this subpackage imports Streamlit, and only in the modules that draw or

@@ -9,8 +9,6 @@ otherwise be undone by the other widget).
 
 from __future__ import annotations
 
-import collections
-
 import streamlit as st
 
 from explainer.app import steps
@@ -177,22 +175,18 @@ def changed_parameters(state: Session, algorithm: str) -> dict:
 FRONTIER_REFRESH_S = 1.0
 
 
-#: Whole frontiers the server keeps (the most recent ones).
-FRONTIERS_KEPT = 32
+def frontier_key(key: tuple) -> tuple:
+    """Where the server's cache (:data:`.caching.COMPUTED`) keeps the whole frontier of a (pool key, Be, eps,
+    range): a reload, another tab or a Be chosen again reuses it."""
+    return ("frontier", *key)
 
 
-@st.cache_resource(show_spinner=False)
-def _finished_frontiers() -> collections.OrderedDict:
-    """Frontiers computed on this server, by (pool key, Be, eps, range): a reload or another tab reuses them."""
-    return collections.OrderedDict()
-
-
-def _keep_frontier(key, result) -> None:
-    store = _finished_frontiers()
-    store[key] = result
-    store.move_to_end(key)
-    while len(store) > FRONTIERS_KEPT:
-        store.popitem(last=False)
+def _keep_finished(entry: FrontierEntry) -> None:
+    """Take the frontier ``entry``'s job has finished into the entry and, when whole, into the server's cache."""
+    if entry.result is None and entry.job is not None and entry.job.done and entry.job.frontier is not None:
+        entry.result = entry.job.frontier
+        if not entry.result.stopped:  # only a whole frontier is worth keeping for others
+            COMPUTED.put(frontier_key(entry.key), entry.result)
 
 
 def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
@@ -210,31 +204,31 @@ def known_selections(state: Session, be: int, eps: float) -> list:
     if state.explanation is not None and settings.get("eps") == float(eps) and \
             state.explanation.result.errors <= be:
         known.append(state.explanation.result)
-    for (pool_key, other_be, other_eps, _), result in list(_finished_frontiers().items()):
-        if pool_key == state.pool_key and other_eps == float(eps) and other_be <= be:
-            known.extend(result.points)
+    for key, result in COMPUTED.items():
+        if isinstance(key, tuple) and key[:1] == ("frontier",):
+            _, pool_key, other_be, other_eps, _ = key
+            if pool_key == state.pool_key and other_eps == float(eps) and other_be <= be:
+                known.extend(result.points)
     return known
 
 
 def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: float, bc_max: int) -> FrontierEntry:
-    """The frontier at Be for this pool: finished (from this server's store) or being computed in a worker.
+    """The frontier at Be for this pool: finished (from the server's cache) or being computed in a worker.
 
     A new Be, eps or pool stops the old computation; a Bc beyond the computed range starts a longer
     one.  The sweep starts from the last run's selection where it fits.
     """
     entry = state.frontier
     base_key = (state.pool_key, int(be), float(eps))
-    if entry is not None and entry.key[:3] == base_key and bc <= entry.range[1]:
-        if entry.result is None and entry.job.done and entry.job.frontier is not None:
-            entry.result = entry.job.frontier
-            if not entry.result.stopped:  # only a whole frontier is worth keeping for others
-                _keep_frontier(entry.key, entry.result)
-        return entry
-    if entry is not None and entry.job is not None and not entry.job.done:
-        entry.job.stop()
+    if entry is not None:
+        _keep_finished(entry)  # also when it finished since the last redraw and Be changes now
+        if entry.key[:3] == base_key and bc <= entry.range[1]:
+            return entry
+        if entry.job is not None and not entry.job.done:
+            entry.job.stop()
     rng = frontier_range(pool, bc, bc_max)
     key = (*base_key, rng)
-    done = _finished_frontiers().get(key)
+    done = COMPUTED.get(frontier_key(key))
     job = None
     if done is None:
         run = state.explanation

@@ -86,6 +86,12 @@ class BoundedStore:
             value = self.put(key, make())
         return value
 
+    def items(self) -> list[tuple[Hashable, object]]:
+        """The kept (key, value) pairs, least recently used first; looking through them is no use of any."""
+        with self._lock:
+            self._expire()
+            return [(key, value) for key, (value, _, _) in self._entries.items()]
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -89,7 +89,7 @@ def mp_context():
         return _context
 
 
-def warm_up() -> None:
+def start_fork_server() -> None:
     """Start the fork server (and its imports) ahead of the first run."""
     ctx = mp_context()
     if ctx.get_start_method() == "forkserver":
@@ -515,4 +515,4 @@ def _shared(settings: RunSettings) -> tuple:
     return (settings.complexity_budget, settings.error_budget, settings.eps, settings.form, settings.class_weight)
 
 
-__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "mp_context", "warm_up"]
+__all__ = ["FrontierJob", "Job", "MAX_RUNNING", "RunJob", "mp_context", "start_fork_server"]

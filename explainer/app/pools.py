@@ -98,11 +98,6 @@ def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:
     return ("pool", dataset.fingerprint, settings)
 
 
-def cached_pool(dataset: Dataset, settings: PoolSettings) -> tuple[RulePool, float]:
-    """The rule pool of ``dataset`` (built once per data fingerprint and settings)."""
-    return COMPUTED.get_or_make(_pool_key(dataset, settings), lambda: _build(settings, dataset))
-
-
 def n_trees(settings: PoolSettings) -> int:
     """How many trees a pool of ``settings`` trains."""
     if settings.source == "forest":

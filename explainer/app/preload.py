@@ -4,10 +4,10 @@ machine code."""
 
 import gc
 
-from explainer.selection.solvers.warmup import warm_up
+from explainer.selection.solvers.warmup import compile_loops
 
 try:
-    warm_up()
+    compile_loops()
 except Exception:
     # only a head start: a worker loads the loops itself, while an error raised here would take
     # the fork server, and with it every run, down

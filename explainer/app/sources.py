@@ -67,11 +67,13 @@ def _source(found: NamedSource) -> Source:
     return Source(found.kind, found.name, str(found.path), default_target=found.target)
 
 
-def sample_sources() -> list[Source]:
+def sample_choices() -> list[Source]:
+    """The bundled samples, as the Data page offers them."""
     return [_source(s) for s in data_sources.sample_sources()]
 
 
-def paper_sources() -> list[Source]:
+def paper_choices() -> list[Source]:
+    """The paper's data sets whose files are present, as the Data page offers them."""
     return [_source(s) for s in data_sources.paper_sources()]
 
 
@@ -155,7 +157,7 @@ def prepare_source(source: Source, target=None, categorical=(), exclude=(), keep
     return _load(source, target, tuple(categorical), tuple(exclude), tuple(keep))
 
 
-def load_source(source: Source, target=None, categorical=(), exclude=(), keep=()) -> Dataset:
+def load_choice(source: Source, target=None, categorical=(), exclude=(), keep=()) -> Dataset:
     """Prepare ``source`` with the column overrides (once while the server's cache holds it); raises DataError
     with a readable message."""
     options = (target, tuple(categorical), tuple(exclude), tuple(keep))
@@ -164,13 +166,13 @@ def load_source(source: Source, target=None, categorical=(), exclude=(), keep=()
 
 def load_upload(name: str, data: bytes, **options) -> Dataset:
     """Read an uploaded file given as bytes (what the Data page does with an upload)."""
-    return load_source(upload_source(name, data), **options)
+    return load_choice(upload_source(name, data), **options)
 
 
 def try_load(source: Source, **options) -> tuple[Dataset | None, str]:
     """(dataset, "") or, on bad input, (None, a readable message)."""
     try:
-        return load_source(source, **options), ""
+        return load_choice(source, **options), ""
     except Exception as exc:
         return None, failure_message(exc)
 

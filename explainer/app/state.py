@@ -26,7 +26,7 @@ from explainer.app.sources import (
     keep_upload,
     prepare_source,
     read_source,
-    sample_sources,
+    sample_choices,
     source_from_ref,
     table_key,
     try_load,
@@ -198,7 +198,7 @@ def load_default_sample(state: Session, name: str = "iris") -> bool:
     if state.default_sample_tried or state.dataset is not None:
         return False
     state.default_sample_tried = True
-    samples = {s.name: s for s in sample_sources()}
+    samples = {s.name: s for s in sample_choices()}
     source = samples.get(name) or next(iter(samples.values()), None)
     return source is not None and load_into(state, source)[0]
 
@@ -328,12 +328,12 @@ def restore_from_url(state: Session) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def warm_up() -> threading.Thread:
+def warm_up_server() -> threading.Thread:
     """Once per server, in the background: import the algorithms and start the worker processes' server."""
 
     def work():
         available()
-        jobs.warm_up()
+        jobs.start_fork_server()
         fitness_figure([{"generation": 0, "min": 0, "mean": 0, "max": 0}], 1)  # plotly's lazily loaded classes
         # The libraries' objects, some 200,000, live as long as the server: frozen, a full collection no
         # longer walks them (0.12-0.29 s each, several a second while a run is watched, measured at 32,561
@@ -354,7 +354,7 @@ def setup(page: str) -> Session:
         initial_sidebar_state="expanded",
     )
     state = Session()
-    warm_up()
+    warm_up_server()
     restore_from_url(state)
     persist_widgets(state)
     load_default_sample(state)

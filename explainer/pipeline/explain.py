@@ -34,13 +34,9 @@ class Explanation:
         return self.report.rules
 
     def to_dict(self) -> dict:
-        out = self.report.to_dict()
+        out = self.report.to_dict()  # the metrics of the rows as counted (the run's may be weighted)
         out.update(
-            algorithm=self.result.algorithm,
-            status=self.result.status,
-            message=self.result.message,
-            time_s=self.result.time_s,
-            generations=len(self.result.history),
+            self.result.run_dict(),
             rules_text=self.report.rules_text(),
             pool_rules=self.pool.n_rules,
             pool_trees=self.pool.n_trees,

@@ -26,6 +26,7 @@ import pandas as pd
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage
 from explainer.rules.model import Rule, RuleSet
 from explainer.rules.render import render_label
+from explainer.selection.problem import Evaluation, within_error_budget
 
 
 @dataclass
@@ -91,6 +92,16 @@ class RuleSetReport:
     def n_rules(self) -> int:
         return len(self.rules)
 
+    @property
+    def evaluation(self) -> Evaluation:
+        """The totals as a selection's :class:`~explainer.selection.problem.Evaluation` (rows counted, not
+        weighed; feasible: within the budgets, or no budgets given)."""
+        return Evaluation(
+            coverage=self.coverage, covered=self.covered, conflicting_pairs=self.conflicting_pairs,
+            complexity=self.complexity, errors=self.errors, feasible=self.within_budgets is not False,
+            n_rules=self.n_rules, n_rows=self.n_rows,
+        )
+
     def __repr__(self) -> str:
         held = f", held-out rows={self.holdout.n_rows}" if self.holdout is not None else ""
         return (f"RuleSetReport(rules={self.n_rules}, rows={self.n_rows}, coverage={100 * self.coverage_score:.2f}%, "
@@ -100,11 +111,7 @@ class RuleSetReport:
         """The totals (no per-rule detail): what the held-out check reports beside the training rows."""
         return {
             "n_rows": self.n_rows,
-            "covered": self.covered,
-            "coverage": self.coverage,
-            "coverage_score": self.coverage_score,
-            "errors": self.errors,
-            "conflicting_pairs": self.conflicting_pairs,
+            **self.evaluation.to_dict(),
             "uncovered_rows": self.n_uncovered,
             "tied_rows": self.n_ties,
             "vote_accuracy": self.vote_accuracy,
@@ -208,10 +215,9 @@ class RuleSetReport:
             return None
         ok_c = self.complexity_budget is None or self.complexity <= self.complexity_budget
         if self.weighted is None:
-            ok_e = self.error_budget is None or self.errors <= self.error_budget
-        else:  # the budget bounds a weight: compared as the selection compares it
-            ok_e = self.error_budget is None or self.weighted_errors <= self.error_budget + 1e-9 * max(
-                1.0, float(np.sum(self.sample_weight)))
+            ok_e = within_error_budget(self.errors, self.error_budget)
+        else:  # the budget bounds a weight
+            ok_e = within_error_budget(self.weighted_errors, self.error_budget, float(np.sum(self.sample_weight)))
         return ok_c and ok_e
 
     def uncovered_rows(self) -> np.ndarray:
@@ -259,13 +265,7 @@ class RuleSetReport:
     def to_dict(self) -> dict:
         out = {
             "n_rows": self.n_rows,
-            "n_rules": self.n_rules,
-            "complexity": self.complexity,
-            "errors": self.errors,
-            "covered": self.covered,
-            "conflicting_pairs": self.conflicting_pairs,
-            "coverage": self.coverage,
-            "coverage_score": self.coverage_score,
+            **self.evaluation.to_dict(),
             "eps": self.eps,
             "uncovered_rows": self.n_uncovered,
             "tied_rows": self.n_ties,

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from explainer.selection.problem import Evaluation, SelectionProblem
+from explainer.selection.problem import Evaluation, SelectionProblem, within_error_budget
 from explainer.selection.result import ReadsEvaluation
 from explainer.selection.solvers import solve
 from explainer.selection.solvers.base import StopRelay, stop_flag_set
@@ -81,13 +81,7 @@ class FrontierPoint(ReadsEvaluation):
         return {
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
-            "coverage": self.coverage,
-            "coverage_score": self.coverage_score,
-            "covered": self.covered,
-            "conflicting_pairs": self.conflicting_pairs,
-            "complexity": self.complexity,
-            "errors": self.errors,
-            "n_rules": self.n_rules,
+            **self.evaluation.to_dict(),
             "rules": self.rule_indices,
             "bound": self.bound,
             "proven_optimal": self.proven_optimal,
@@ -431,12 +425,10 @@ def lifted(result: Frontier, known) -> Frontier:
     once it reaches its bound.  So a frontier is never below a selection already known.
     """
     known = sorted(known, key=lambda k: -float(k.coverage))
-    # weighted errors are floats: compared with the problem's tolerance (0 unweighted)
-    tol = 0 if result.total_weight is None else 1e-9 * max(1.0, result.total_weight)
     points = []
     for p in result.points:
-        better = next((k for k in known if k.complexity <= p.complexity_budget and k.errors <= p.error_budget + tol),
-                      None)
+        better = next((k for k in known if k.complexity <= p.complexity_budget
+                       and within_error_budget(k.errors, p.error_budget, result.total_weight)), None)
         if better is not None and float(better.coverage) > p.coverage + _TOL:
             p = FrontierPoint(
                 complexity_budget=p.complexity_budget, error_budget=p.error_budget, evaluation=better.evaluation,

@@ -46,6 +46,19 @@ SMALL_NNZ = 1 << 20
 UNBOUNDED = int(np.iinfo(np.int64).max)
 
 
+def error_tolerance(total_weight: float | None) -> float:
+    """The slack an error budget is compared with: 0 when rows are counted (``total_weight`` None), and a
+    billionth of the rows' total weight (at least 1) when they are weighed, since float sums of the same
+    weights taken in another order differ by a few ulps of the total."""
+    return 0 if total_weight is None else 1e-9 * max(1.0, float(total_weight))
+
+
+def within_error_budget(errors, error_budget, total_weight: float | None = None) -> bool:
+    """Do ``errors`` keep ``error_budget`` (None: unbounded)?  Compared as every selection is, with
+    :func:`error_tolerance` of ``total_weight`` (None: unweighted rows, an exact comparison)."""
+    return error_budget is None or bool(errors <= error_budget + error_tolerance(total_weight))
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """Metrics of one selection (what :class:`~explainer.selection.result.SelectionResult` and
@@ -66,6 +79,19 @@ class Evaluation:
         """f* / N (f* / total weight when the rows are weighted)."""
         total = self.n_rows if self.total_weight is None else self.total_weight
         return self.coverage / total if total else 0.0
+
+    def to_dict(self) -> dict:
+        """The selection's metrics under the keys every export publishes them (the JSON report, a frontier's
+        points, a result's summary)."""
+        return {
+            "n_rules": self.n_rules,
+            "complexity": self.complexity,
+            "errors": self.errors,
+            "covered": self.covered,
+            "conflicting_pairs": self.conflicting_pairs,
+            "coverage": self.coverage,
+            "coverage_score": self.coverage_score,
+        }
 
 
 class _shared_cache(cached_property):
@@ -153,7 +179,7 @@ class SelectionProblem:
         if sample_weight is None:
             self.row_weight = None
             self.total_weight = self.n_rows
-            self.error_tol = 0
+            self.error_tol = error_tolerance(None)
             return
         w = np.asarray(sample_weight, dtype=np.float64).ravel()
         if w.shape != (self.n_rows,):
@@ -163,8 +189,7 @@ class SelectionProblem:
         w.flags.writeable = False
         self.row_weight = w
         self.total_weight = float(w.sum())
-        # float sums of the same weights in another order differ by a few ulps of the total
-        self.error_tol = 1e-9 * max(1.0, self.total_weight)
+        self.error_tol = error_tolerance(self.total_weight)
 
     def _set_budgets(self, complexity_budget, error_budget) -> None:
         # the one place where "no budget" (None) becomes a number: UNBOUNDED compares above every sum

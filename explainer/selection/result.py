@@ -62,6 +62,11 @@ class ReadsEvaluation:
     def n_rules(self) -> int:
         return self.evaluation.n_rules
 
+    @property
+    def total_weight(self) -> float | None:
+        """The rows' total weight (None: unweighted)."""
+        return self.evaluation.total_weight
+
 
 @dataclass
 class SelectionResult(ReadsEvaluation):
@@ -90,21 +95,18 @@ class SelectionResult(ReadsEvaluation):
     def rule_indices(self) -> np.ndarray:
         return np.flatnonzero(self.selection)
 
-    def summary(self) -> dict:
-        out = {
+    def run_dict(self) -> dict:
+        """How the selection was found: algorithm, status, message, seconds and generations."""
+        return {
             "algorithm": self.algorithm,
             "status": self.status,
             "message": self.message,
-            "n_rules": self.n_rules,
-            "coverage": self.coverage,
-            "coverage_score": self.coverage_score,
-            "covered": self.covered,
-            "conflicting_pairs": self.conflicting_pairs,
-            "complexity": self.complexity,
-            "errors": self.errors,
-            "feasible": self.feasible,
             "time_s": self.time_s,
             "generations": len(self.history),
         }
+
+    def summary(self) -> dict:
+        """The run, the selection's metrics (:meth:`Evaluation.to_dict`) and the scalar ``info``."""
+        out = self.run_dict() | self.evaluation.to_dict() | {"feasible": self.feasible}
         out.update({k: v for k, v in self.info.items() if np.isscalar(v) or v is None})
         return out

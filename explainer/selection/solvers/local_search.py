@@ -230,12 +230,6 @@ def flip_gains(st: SelectionState, vid: np.ndarray, rules: np.ndarray, n: int) -
                       st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps), p.row_weight)
 
 
-def kernel_gains(st: SelectionState, R: np.ndarray) -> np.ndarray:
-    """f*(R[i]) - f*(st) for every row of the selection matrix R (see :func:`flip_gains`)."""
-    vid, rules = np.nonzero(R != st.r[None, :])
-    return flip_gains(st, vid, rules, R.shape[0])
-
-
 class KernelMoves:
     """The sampled kernel vectors as mutations ``x (+) m = clip(x + m, 0, 1)``, kept sparse.
 
@@ -274,11 +268,6 @@ class KernelMoves:
         for i in rules[vid == j]:
             st.flip(int(i))
         return True
-
-
-def kernel_step(problem: SelectionProblem, st: SelectionState, kernel: np.ndarray) -> bool:
-    """Apply the most augmenting feasible kernel mutation of ``kernel`` (dense rows), if any."""
-    return KernelMoves(kernel).step(st)
 
 
 class LocalSearch:
@@ -401,8 +390,6 @@ __all__ = [
     "greedy_fill",
     "KernelMoves",
     "flip_gains",
-    "kernel_gains",
-    "kernel_step",
     "lazy_adds",
     "lazy_swaps",
     "repair",

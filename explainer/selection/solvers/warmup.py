@@ -2,7 +2,7 @@
 
 numba compiles each loop on its first call and caches the machine code beside
 the module; a fresh install spends about 15 s compiling, and every new
-process a fraction of a second loading the cache.  :func:`warm_up` pays that once, on a
+process a fraction of a second loading the cache.  :func:`compile_loops` pays that once, on a
 tiny problem that takes every path the solvers take (the same argument types,
 so a real run finds every loop ready): the set-up script runs it after
 installing, and the dashboard's fork server runs it before forking a worker
@@ -17,7 +17,7 @@ from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.registry import solve
 
 
-def warm_up() -> None:
+def compile_loops() -> None:
     """Run the solvers that use the compiled loops once on a tiny random problem, unweighted and weighted."""
 
     rng = np.random.default_rng(0)
@@ -36,4 +36,4 @@ def warm_up() -> None:
 
 
 if __name__ == "__main__":
-    warm_up()
+    compile_loops()

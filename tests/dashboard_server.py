@@ -1,4 +1,5 @@
-"""Start the dashboard as a server process on a free local port (for the browser test and timing scripts).
+"""Start the dashboard as a server process on a free local port (for the browser tests and the timing scripts,
+which put this directory on their path).
 
 Imports no Streamlit itself: the server runs in its own process, bound to 127.0.0.1.
 """
@@ -12,7 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:

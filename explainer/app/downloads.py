@@ -12,6 +12,7 @@ from explainer.report import RuleSetReport, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import parse_rules, rules_for_data
 from explainer.rules.ripper import parse_ripper
+from explainer.selection.problem import within_error_budget
 
 
 def export_payloads(explanation: Explanation, dataset: Dataset | None = None) -> dict[str, tuple[str, str, str]]:
@@ -213,12 +214,12 @@ def comparison_frame(job, n_rows: int) -> pd.DataFrame:
 def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: int, eps: float) -> list[str]:
     """Plain words for a result an analyst could misread: over the budgets, or a negative f*."""
     out = []
-    slack = 1e-9 * max(1, n_rows)  # weighted errors are compared with the selection's tolerance
-    if result.complexity > complexity_budget or result.errors > error_budget + slack:
+    errors_fit = within_error_budget(result.errors, error_budget, result.total_weight)
+    if result.complexity > complexity_budget or not errors_fit:
         over = []
         if result.complexity > complexity_budget:
             over.append(f"{result.complexity} conditions against a budget of {complexity_budget}")
-        if result.errors > error_budget + slack:
+        if not errors_fit:
             over.append(f"{count_text(result.errors)} errors against a budget of {error_budget}")
         who = "ForEx++ ignores the budgets by design: it" if result.algorithm == "forex" else "This selection"
         out.append(f"{who} uses " + " and ".join(over) + ". The rules are shown, but they do not meet the "
