@@ -20,6 +20,7 @@ from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_parameters, md_escape
+from explainer.data.labels import majority_class
 from explainer.pipeline import resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
@@ -76,7 +77,7 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     chosen = COMPUTED.get(_key(state), None)
     if chosen is None or chosen[2] is None:
         return "rules for every class"
-    fallback = pool.classes[int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))]
+    fallback = pool.classes[majority_class(pool.y, classes=range(len(pool.classes)))]
     return f"rules for the classes other than {fallback}, which takes every row they leave (ELSE)"
 
 
