@@ -333,6 +333,15 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         """The class of each row: the vote of the rules that fire on it, else ``default_class_``."""
         return self.classes_[self._decide(X)[0]]
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """The share of rows (their weight, when weighted) whose class ``predict`` gives, labels compared as
+        :mod:`explainer.data.labels` reads them (scikit-learn's ``accuracy_score`` refuses float labels)."""
+        y = label_array(y)
+        codes = self._decide(X)[0]
+        keys = [label_key(c) for c in self.classes_]
+        right = np.array([keys[k] == label_key(v) for k, v in zip(codes, y, strict=True)], dtype=float)
+        return float(np.average(right, weights=sample_weight)) if right.size else 0.0
+
     def rule_class_counts(self, X) -> np.ndarray:
         """(n_rows, n_classes) number of selected rules of each class (order of ``classes_``) firing on each row."""
         check_is_fitted(self, "default_class_")

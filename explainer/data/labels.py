@@ -154,8 +154,7 @@ def labels_of(col: pd.Series) -> np.ndarray:
 
 def match_label(value, classes):
     """The class ``value`` names: the class of the same type and value, else the one class whose text is
-    ``str(value)`` (a label read back from a rule file or a link is text).  ValueError when no class, or
-    more than one class, has that text."""
+    ``str(value)`` (a label read back from a rule file or a link is text).  ValueError when none does."""
     classes = list(classes)
     key = label_key(value)
     for c in classes:
@@ -165,10 +164,7 @@ def match_label(value, classes):
     named = [c for c in classes if str(json_label(c)) == text]
     if len(named) == 1:
         return named[0]
-    shown = ", ".join(map(str, classes))
-    if named:
-        raise ValueError(f"label {value!r} could name several classes ({shown}); give it with its type")
-    raise ValueError(f"label {value!r} is not one of the classes ({shown})")
+    raise ValueError(f"label {value!r} is not one of the classes ({', '.join(map(str, classes))})")
 
 
 def class_counts(values, classes=None, sample_weight=None) -> tuple[np.ndarray, list]:
