@@ -11,11 +11,14 @@ import os
 import pathlib
 import sys
 
+import numpy as np
+
 from explainer import __version__
 from explainer.bench import add_arguments, encoding_kwargs, paper_settings
 from explainer.bench import main as bench_main
 from explainer.data import PAPER_DATASETS, load_paper_dataset, paper_data_dir
 from explainer.data.defaults import default_load_settings
+from explainer.data.labels import fallback_code, majority_class
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
 from explainer.pipeline import (
     default_budgets,
@@ -27,7 +30,6 @@ from explainer.pipeline import (
     split_holdout,
 )
 from explainer.report import evaluate_rules
-from explainer.report.evaluation import majority_class
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
@@ -147,7 +149,7 @@ def cmd_rules(args) -> int:
               f"(depth {bt['max_depth']}, {bt['criterion']}, {bt['splitter']}, max_features={bt['max_features']})")
     if defaults is not None:
         form = ("rules of every class" if defaults.form == "all" else
-                f"rules only for the classes other than the fallback {majority_class(ds.y)}")
+                f"rules only for the classes other than the fallback {majority_class(ds.y, classes=ds.classes)}")
         print(f"budgets:     --complexity {defaults.complexity_budget} --errors {defaults.error_budget} "
               f"(the default policy's, {form}; {100 * defaults.coverage / ds.n_rows:.2f}% coverage)")
     if args.show:
@@ -316,8 +318,10 @@ def cmd_frontier(args) -> int:
                   backward=True)  # as on the dashboard: larger budgets warm-start smaller ones too
     if args.json:
         d = fr.to_dict()
-        fallback = majority_class(ds.y)  # what predict gives rows no rule covers
         for point, p in zip(d["points"], fr, strict=True):
+            # what predict gives rows no rule covers: the most frequent class, by weight, of those rows
+            covered = np.asarray(pool.coverage[:, np.flatnonzero(p.selection)].sum(axis=1)).ravel() > 0
+            fallback = pool.classes[fallback_code(pool.y, covered, len(pool.classes), weights)]
             point["rules_text"] = pool.rule_set(p.selection).to_text(fallback=fallback)
         d["data"] = {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint}
         d["pool_rules"] = pool.n_rules

@@ -17,7 +17,6 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_feature_names,
     _check_n_features,
@@ -27,9 +26,18 @@ from sklearn.utils.validation import (
 )
 
 from explainer.data.encoder import TableEncoder
+from explainer.data.labels import (
+    class_array,
+    encode_labels,
+    fallback_code,
+    label_array,
+    label_key,
+    majority_class,
+    match_label,
+)
+from explainer.data.target import ID_MIN_ROWS, ID_RATIO
 from explainer.pipeline import every_class_explained, explain_pool, resolve_defaults, row_weights
-from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
-from explainer.report.evaluation import majority_class
+from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
@@ -55,7 +63,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     n_repeats, source : pool richness (an integer >= 1) and source (``grid`` or ``forest``);
         ``None`` = the default pool's (1 repeat, ``grid``).
     default_class : class for rows no rule covers (or tied), one of the classes of ``y``;
-        ``None`` = most frequent training class.
+        ``None`` = the most frequent class, by weight, of the training rows the selected rules leave uncovered.
     class_weight : ``None`` (every row counts 1), ``"balanced"`` (a row of class k counts
         ``n_rows / (n_classes * rows of k)``, as scikit-learn's ``compute_sample_weight``) or a dict
         from class label to weight (classes left out weigh 1).  The weights, times ``fit``'s
@@ -90,13 +98,21 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     ``predict`` is the vote of the rules that fire on a row (the class most of
     them give); rows no rule covers, and rows where classes tie, get
-    ``default_class_``.  ``predict_proba`` says how far to trust it: each rule
-    carries its class distribution on the training rows it covers, smoothed
-    towards the class frequencies (``rule_proba_``; a rule right on 18 of 20
-    rows gives its class about 0.9), and a row gets the mean over the rules
-    that fire on it.  A row no rule covers gets ``fallback_proba_``: the
-    smoothed class distribution of the training rows no rule covers, or all
-    weight on ``default_class`` when one is given.
+    ``default_class_``: the most frequent class, by weight, of the training rows
+    no selected rule covers (:func:`~explainer.data.labels.fallback_class`), or
+    ``default_class`` when one is given.  ``predict_proba`` says how far to trust
+    it, and its largest probability is always the class ``predict`` gives: each
+    rule carries its class distribution on the training rows it covers (their
+    weight, when weighted), smoothed towards the class shares (``rule_proba_``; a
+    rule right on 18 of 20 rows gives its class about 0.9), and a row the vote
+    decides gets the mean over the rules that fire on it.  A row left to the
+    fallback gets ``fallback_proba_``: the smoothed class distribution of the
+    training rows no rule covers, or all weight on ``default_class`` when one is
+    given.  Where the rules' distributions favour another class than their vote,
+    the two classes exchange their probabilities.
+
+    Class labels may be of any type: integers, floats (0.5, 1.5), booleans, text;
+    ``classes_`` holds them as ``y`` does (:mod:`explainer.data.labels`).
     """
 
     _parameter_constraints: dict = {
@@ -162,12 +178,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             _check_feature_names(self, X, reset=True)
             _check_n_features(self, X, reset=True)
-            y = np.asarray(y)
+            y = label_array(y) if np.ndim(y) == 1 else np.asarray(y)
             if y.ndim != 1 or len(y) != len(X):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
-            return X, y
-        arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
-        return arr, y
+        else:
+            X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        _check_labels(y)
+        return X, y
 
     def _fit_frame(self, X, checked):
         """The encoded training matrix: a DataFrame through the fitted encoder, an array as it is."""
@@ -197,12 +214,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             raise ValueError(f"algorithm_params: {exc}") from None
         y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        self.default_class_ = self._default_class(y)
-        codes = np.searchsorted(self.classes_, y)
+        codes, classes = encode_labels(y)
+        self.classes_ = class_array(classes)  # the labels of y, of their own type (0.5, 1.5 stay floats)
         own_weights = _check_sample_weight(sample_weight, checked) if sample_weight is not None else None
-        weights = row_weights(codes, list(self.classes_), self.class_weight, own_weights)
+        weights = row_weights(codes, classes, self.class_weight, own_weights)
+        self.default_class_ = self._default_class(codes, np.zeros(len(codes), dtype=bool), weights)
         frame = self._fit_frame(X, checked)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
@@ -216,17 +232,19 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.report_.target = getattr(y_named, "name", None)
             self.class_prior_ = self.fallback_proba_ = np.ones(1)
             self.rule_proba_ = np.zeros((0, 1))
+            self._rule_codes = np.zeros(0, dtype=np.int64)
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
         )
         self.pool_ = build_pool(
-            frame, y, random_state=pool_seed, classes=list(self.classes_), **settings,
+            frame, y, random_state=pool_seed, classes=classes, **settings,
             feature_specs=self.encoder_.feature_specs_ if self.encoder_ is not None else None,
         )
         # the default policy's fallback form leaves the most frequent class to the fallback: with another
         # default_class every rule may be used
-        own_fallback = self.default_class is not None and self.default_class_ != majority_class(y)
+        majority = majority_class(codes, classes=range(len(classes)))  # by rows, as the policy's fallback form
+        own_fallback = self.default_class is not None and self._code_of(self.default_class_) != majority
         choice = resolve_defaults(self.pool_, self.complexity_budget, self.error_budget, self.eps,
                                   sample_weight=weights, every_class=every_class_explained(self.class_weight))
         run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
@@ -237,90 +255,140 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules
-        # the report says what predict does: uncovered and tied rows get default_class_
+        self._rule_codes = encode_labels(label_array([r.label for r in self.rules_]), classes)[0]
+        cov = self.rules_.coverage_matrix(frame)
+        # the fallback class: the most frequent class, by weight, of the training rows the rules leave
+        # uncovered (unless default_class names one); the report says what predict does with it
+        self.default_class_ = self._default_class(codes, cov.any(axis=1), weights)
         self.report_.fallback = self.default_class_
         self.report_.target = getattr(y_named, "name", None)
-        covered = self._fit_probabilities(frame, y)
-        self.fallback_proba_ = self._fallback(y, covered)
+        self._fit_probabilities(cov, codes, weights)
         return self
 
-    def _default_class(self, y):
-        """``default_class`` as one of ``classes_`` (labels compared as text, like the rules'), else the most
-        frequent training class."""
+    def _default_class(self, codes, covered, weights):
+        """``default_class`` as one of ``classes_`` (:func:`~explainer.data.labels.match_label`: a label of the
+        same type and value, else the one class with its text), else the fallback class of the training rows
+        that ``covered`` leaves out (:func:`~explainer.data.labels.fallback_code`)."""
+        classes = self.classes_.tolist()
         if self.default_class is None:
-            return majority_class(y)
-        match = np.flatnonzero(self.classes_.astype(str) == str(self.default_class))
-        if match.size != 1:
+            return self.classes_[fallback_code(codes, covered, len(classes), weights)]
+        try:
+            return self.classes_[classes.index(match_label(self.default_class, classes))]
+        except ValueError:
             raise ValueError(
                 f"default_class {self.default_class!r} is not one of the classes of y "
-                f"({', '.join(map(str, self.classes_))})"
-            )
-        return self.classes_[match[0]]
+                f"({', '.join(map(str, classes))})"
+            ) from None
 
-    def _class_counts(self, y, rows) -> np.ndarray:
-        codes = np.searchsorted(self.classes_, np.asarray(y)[rows])
-        return np.bincount(codes, minlength=len(self.classes_)).astype(float)
+    def _code_of(self, label) -> int:
+        """The class code (index into ``classes_``) of one of the classes (1 and True are two classes)."""
+        key = label_key(label)
+        return next(i for i, c in enumerate(self.classes_) if label_key(c) == key)
 
-    def _fit_probabilities(self, frame, y) -> np.ndarray:
-        """Each selected rule's class distribution on the training rows it covers, smoothed
-        towards the training class frequencies (an m-estimate with m = :data:`PROBA_SMOOTHING`),
-        so a rule's probability is its precision, not 1; returns the covered-row mask."""
-        all_rows = np.ones(len(y), dtype=bool)
-        self.class_prior_ = self._class_counts(y, all_rows) / len(y)
-        rules = self.rules_ if self.rules_ is not None else []
-        self.rule_proba_ = np.zeros((len(rules), len(self.classes_)))
-        if not len(rules):
-            return np.zeros(len(y), dtype=bool)
-        cov = self.rules_.coverage_matrix(frame)
-        for i in range(len(rules)):
-            counts = self._class_counts(y, cov[:, i])
-            self.rule_proba_[i] = (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
-        return cov.any(axis=1)
+    def _class_weights(self, codes, rows, weights) -> np.ndarray:
+        w = None if weights is None else weights[rows]
+        return np.bincount(codes[rows], weights=w, minlength=len(self.classes_)).astype(float)
 
-    def _fallback(self, y, covered) -> np.ndarray:
-        """The class distribution given to rows no rule covers: that of the training rows no rule
-        covers (smoothed like a rule's), or all weight on ``default_class`` when one is given."""
+    def _fit_probabilities(self, cov, codes, weights) -> None:
+        """Each selected rule's class distribution on the training rows it covers (their weight, when weighted),
+        smoothed towards the training class shares (an m-estimate with m = :data:`PROBA_SMOOTHING`), so a
+        rule's probability is its precision, not 1; and the same for the rows no rule covers."""
+        all_rows = np.ones(len(codes), dtype=bool)
+        total = self._class_weights(codes, all_rows, weights)
+        self.class_prior_ = total / total.sum() if total.sum() > 0 else np.full(len(total), 1.0 / len(total))
+        self.rule_proba_ = np.zeros((cov.shape[1], len(self.classes_)))
+        for i in range(cov.shape[1]):
+            self.rule_proba_[i] = self._smoothed(self._class_weights(codes, cov[:, i], weights))
         if self.default_class is not None:
-            return (self.classes_ == self.default_class_).astype(float)
-        counts = self._class_counts(y, ~covered)
+            self.fallback_proba_ = np.eye(len(self.classes_))[self._code_of(self.default_class_)]
+        else:
+            self.fallback_proba_ = self._smoothed(self._class_weights(codes, ~cov.any(axis=1), weights))
+
+    def _smoothed(self, counts: np.ndarray) -> np.ndarray:
         return (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
 
-    def predict(self, X):
+    def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """(class code of each row, its class probabilities): the one decision ``predict`` and
+        ``predict_proba`` both give.  The code is the vote of the rules that fire (the class most of them
+        give), else (none fires, or classes tie) the fallback ``default_class_``; the probabilities are the
+        mean of the firing rules' ``rule_proba_`` where the vote decides, ``fallback_proba_`` where it does
+        not, and the decided class always holds the largest (see :func:`_agree`)."""
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
+        n, k = len(frame), len(self.classes_)
+        fallback = self._code_of(self.default_class_)
         if len(self.rules_) == 0:
-            return np.full(len(frame), self.default_class_, dtype=self.classes_.dtype)
-        voted = vote(self.rules_.coverage_matrix(frame), [r.label for r in self.rules_])
-        missing = (voted == UNCOVERED) | (voted == TIE)
-        voted[missing] = self.default_class_
-        return voted.astype(self.classes_.dtype)
+            return np.full(n, fallback, dtype=np.int64), np.tile(self.fallback_proba_, (n, 1))
+        cov = self.rules_.coverage_matrix(frame).astype(float)
+        counts = cov @ np.eye(k)[self._rule_codes]
+        top = counts.max(axis=1)
+        decided = (top > 0) & ((counts == top[:, None]).sum(axis=1) == 1)
+        code = np.where(decided, counts.argmax(axis=1), fallback)
+        fired = cov.sum(axis=1, keepdims=True)
+        mixed = (cov @ self.rule_proba_) / np.maximum(fired, 1.0)
+        proba = np.where(decided[:, None], mixed, self.fallback_proba_[None, :])
+        return code, _agree(proba, code)
+
+    def predict(self, X):
+        """The class of each row: the vote of the rules that fire on it, else ``default_class_``."""
+        return self.classes_[self._decide(X)[0]]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """The share of rows (their weight, when weighted) whose class ``predict`` gives, labels compared as
+        :mod:`explainer.data.labels` reads them (scikit-learn's ``accuracy_score`` refuses float labels)."""
+        y = label_array(y)
+        codes = self._decide(X)[0]
+        keys = [label_key(c) for c in self.classes_]
+        right = np.array([keys[k] == label_key(v) for k, v in zip(codes, y, strict=True)], dtype=float)
+        return float(np.average(right, weights=sample_weight)) if right.size else 0.0
 
     def rule_class_counts(self, X) -> np.ndarray:
         """(n_rows, n_classes) number of selected rules of each class (order of ``classes_``) firing on each row."""
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
-        counts = np.zeros((len(frame), len(self.classes_)), dtype=np.int64)
         if len(self.rules_) == 0:
-            return counts
-        column = {str(c): k for k, c in enumerate(self.classes_)}
-        cov = self.rules_.coverage_matrix(frame)
-        for i, rule in enumerate(self.rules_):
-            counts[:, column[str(rule.label)]] += cov[:, i]
-        return counts
+            return np.zeros((len(frame), len(self.classes_)), dtype=np.int64)
+        cov = self.rules_.coverage_matrix(frame).astype(np.int64)
+        return cov @ np.eye(len(self.classes_), dtype=np.int64)[self._rule_codes]
 
     def predict_proba(self, X) -> np.ndarray:
-        """The mean of the class distributions (``rule_proba_``) of the rules that fire on each row;
-        ``fallback_proba_`` where none fires."""
-        check_is_fitted(self, "default_class_")
-        frame = self._frame(X)
-        if self.rules_ is None or len(self.rules_) == 0:
-            return np.tile(self.fallback_proba_, (len(frame), 1))
-        cov = self.rules_.coverage_matrix(frame).astype(float)
-        fired = cov.sum(axis=1, keepdims=True)
-        mixed = (cov @ self.rule_proba_) / np.maximum(fired, 1.0)
-        return np.where(fired > 0, mixed, self.fallback_proba_[None, :])
+        """The class probabilities of each row, in the order of ``classes_``; their largest is the class
+        ``predict`` gives (the same decision, :meth:`_decide`)."""
+        return self._decide(X)[1]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _check_labels(y) -> None:
+    """Refuse what cannot be a class column: missing labels, and numbers with about one value per row
+    (a regression target: scikit-learn's "Unknown label type").  Floats such as 0.5 and 1.5 are classes."""
+    items = label_array(y)
+    missing = pd.isna(items)
+    if np.any(missing):
+        raise ValueError(f"y holds {int(np.count_nonzero(missing))} missing labels; drop those rows or label them")
+    if items.dtype.kind == "f" and not np.all(items == np.round(items)):
+        n, k = len(items), len(np.unique(items))
+        if n >= ID_MIN_ROWS and k / n >= ID_RATIO:
+            raise ValueError(f"Unknown label type: continuous (y holds {k} distinct numbers in {n} rows, about "
+                             "one per row: a regression target, not classes)")
+
+
+def _agree(proba: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """``proba`` with the decided class of each row holding its largest probability.  Where the rules'
+    distributions favour another class than their vote (or, on rows left to the fallback, the smoothing
+    does), the two classes exchange their probabilities; should several classes still share the largest,
+    the row's probabilities are averaged with certainty in the decided class."""
+    out = proba.copy()
+    rows = np.flatnonzero(out.argmax(axis=1) != code)
+    if rows.size:
+        top = out[rows].argmax(axis=1)
+        mine = out[rows, code[rows]].copy()
+        out[rows, code[rows]] = out[rows, top]
+        out[rows, top] = mine
+        left = rows[out[rows].argmax(axis=1) != code[rows]]
+        out[left] = 0.5 * out[left]
+        out[left, code[left]] += 0.5
+    return out

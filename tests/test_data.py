@@ -26,8 +26,8 @@ from explainer.data import (
     read_table,
     sample_datasets,
 )
+from explainer.data.labels import encode_labels
 from explainer.data.sources import find_source, load_source, paper_sources, unknown_source_message
-from explainer.data.target import encode_labels
 
 BAD = pathlib.Path(__file__).parent / "bad_inputs"
 

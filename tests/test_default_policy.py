@@ -50,8 +50,19 @@ def three():
     return X, y, _pool(X, y)
 
 
-def _vote_right(pool, selection, fallback):
-    """Rows the vote gets right, row by row in plain Python (the fallback where none fires or classes tie)."""
+def _fallback(pool, selection):
+    """The most frequent class of the rows no selected rule covers (ties: the overall majority, then the first
+    class), counted row by row in plain Python; every row covered: the overall majority."""
+    cov = pool.coverage.toarray().astype(bool)[:, np.flatnonzero(selection)]
+    left = [int(pool.y[j]) for j in range(pool.n_rows) if not cov[j].any()]
+    overall = [int(v) for v in pool.y]
+    return min(range(len(pool.classes)), key=lambda k: (-left.count(k), -overall.count(k), k))
+
+
+def _vote_right(pool, selection, fallback=None):
+    """Rows the vote gets right, row by row in plain Python (the fallback where none fires or classes tie;
+    default: the fallback of the selection, :func:`_fallback`)."""
+    fallback = _fallback(pool, selection) if fallback is None else fallback
     cov = pool.coverage.toarray().astype(bool)
     right = 0
     for j in range(pool.n_rows):
@@ -66,16 +77,16 @@ def _vote_right(pool, selection, fallback):
     return right
 
 
-def test_one_exact_rule_for_the_minority_class_is_the_fallback_form(two):
-    # every candidate of the form "all" needs a rule per class (two conditions) to get all 200 rows
-    # right; "x1 = 1 -> yes" alone, "no" taking the rest, gets them right with one condition
+def test_one_exact_rule_and_the_else_line_explain_two_classes(two):
+    # one rule for either class, the other class taking the rows it leaves (ELSE), gets all 200 rows right
+    # with one condition: both forms find such a rule, and on the tie the form "all" is taken
     X, y, pool = two
     d = default_budgets(pool)
-    assert (d.form, d.complexity_budget, d.error_budget) == ("fallback", 1, 0)
-    yes = pool.classes.index("yes")
-    assert d.selection.sum() == 1 and pool.rule_class[d.selection].tolist() == [yes]
-    assert _vote_right(pool, d.selection, pool.classes.index("no")) == 200
-    assert set(pool.rule_class[d.rules]) == {yes}
+    assert (d.form, d.complexity_budget, d.error_budget) == ("all", 1, 0)
+    assert d.selection.sum() == 1 and _vote_right(pool, d.selection) == 200
+    assert _fallback(pool, d.selection) != pool.rule_class[d.selection][0]
+    fallback_form = [c for c in d.candidates if c["form"] == "fallback" and c["conditions"] == 1]
+    assert fallback_form and max(c["training_accuracy"] for c in fallback_form) == 1.0
     # the same pool gives the same defaults
     again = default_budgets(pool)
     assert (again.form, again.complexity_budget, again.error_budget) == (d.form, d.complexity_budget,
@@ -94,37 +105,41 @@ def test_the_policy_takes_the_best_score_and_scores_by_the_vote(two, three):
         best = max(d.candidates, key=lambda c: (c["score"], -c["conditions"], c["form"] == "all"))
         assert (best["form"], best["complexity_budget"], best["error_budget"]) == (
             d.form, d.complexity_budget, d.error_budget)
-        fallback = int(np.argmax(np.bincount(pool.y)))
-        assert _vote_right(pool, d.selection, fallback) == pytest.approx(best["training_accuracy"] * n)
+        assert _vote_right(pool, d.selection) == pytest.approx(best["training_accuracy"] * n)
         # the chosen selection keeps the budgets it is the default of, on every row
         ev = SelectionProblem.from_pool(pool, d.complexity_budget, d.error_budget).evaluate(d.selection)
         assert ev.feasible and ev.complexity == best["conditions"]
 
 
 def test_without_a_majority_class_only_rules_of_every_class_are_weighed(three):
-    # the fallback class holds a third of the rows: the fallback form is not weighed; one rule per
-    # class (three one-phrase rules) gets every row right, which two rules cannot
+    # the majority class holds a third of the rows: the fallback form is not weighed; two one-phrase rules
+    # and the ELSE line (the class of the rows they leave) get every row right, which one rule cannot
     _, _, pool = three
     d = default_budgets(pool)
     assert {c["form"] for c in d.candidates} == {"all"}
-    assert (d.form, d.rules, d.complexity_budget, d.error_budget) == ("all", None, 3, 0)
-    assert _vote_right(pool, d.selection, 0) == 150
+    assert (d.form, d.rules, d.complexity_budget, d.error_budget) == ("all", None, 2, 0)
+    assert _vote_right(pool, d.selection) == 150
 
 
 def test_explanations_with_default_budgets_use_the_form_chosen(two):
     X, y, pool = two
     exp = explain_pool(pool, X, y, algorithm="qga", random_state=0)
-    yes = pool.classes.index("yes")
+    d = default_budgets(pool)
     assert exp.result.selection.shape == (pool.n_rules,)
-    assert exp.result.selection.any() and set(pool.rule_class[exp.result.selection]) == {yes}
-    assert exp.report.settings["rule_classes"] == ["yes"]
+    assert exp.result.selection.any()
+    allowed = None if d.rules is None else [pool.classes[k] for k in np.unique(pool.rule_class[d.rules])]
+    assert exp.report.settings["rule_classes"] == allowed
+    assert exp.report.accuracy == 1.0 and exp.report.fallback not in {r.label for r in exp.rules}
     assert exp.problem.evaluate(exp.result.selection).coverage == exp.result.coverage
+    # the policy's fallback form leaves the most frequent class ("no") to the ELSE line
+    only = explain_pool(pool, X, y, algorithm="qga", random_state=0, rules=np.flatnonzero(pool.rule_class == 1))
+    assert {r.label for r in only.rules} == {"yes"} and only.report.fallback == "no"
     # budgets given: every rule may be used
     free = explain_pool(pool, X, y, complexity_budget=2, error_budget=0, algorithm="qga", random_state=0)
     assert free.report.settings["rule_classes"] is None
     assert resolve_budgets(pool) == (1, 0)
     model = RuleSetExplainer(max_depth=3, random_state=0).fit(X, y)
-    assert [r.label for r in model.rules_] == ["yes"] and model.default_class_ == "no"
+    assert len(model.rules_) == 1 and model.default_class_ != model.rules_[0].label
     assert (model.predict(X) == y).all()
 
 
@@ -193,7 +208,7 @@ def test_balanced_class_weights_explain_every_class_by_rules_of_its_own(two):
     X, y, pool = two
     assert pipeline.every_class_explained("balanced") and not pipeline.every_class_explained(None)
     plain = explain_pool(pool, X, y, algorithm="greedy", random_state=0)
-    assert {str(r.label) for r in plain.rules} == {"yes"}  # the fallback form: "no" is the ELSE line
+    assert len(plain.rules) == 1 and plain.report.accuracy == 1.0  # one class is the ELSE line
     weighted = explain_pool(pool, X, y, algorithm="greedy", random_state=0, class_weight="balanced")
     assert {str(r.label) for r in weighted.rules} == {"no", "yes"}
     est = RuleSetExplainer(class_weight="balanced", algorithm="greedy", random_state=0).fit(X, y)

@@ -248,10 +248,13 @@ def test_balanced_accuracy_by_hand():
     assert rep.predicted.tolist() == ["p", "p", "p", "q", "q", "q"]
     assert rep.accuracy == 4 / 6
     assert rep.balanced_accuracy == (2 / 3 + 2 / 3) / 2
-    # one rule only: rows 3-5 are uncovered and get the fallback p, as accuracy counts them
+    # one rule only: rows 3-5 (q, p, q) are uncovered and get the fallback, their most frequent class q (not
+    # the overall tie's p), as accuracy counts them
     one = evaluate_rules(RULES[:1], X, y)
-    assert one.predicted.tolist() == ["p", "p", "p", "p", "p", "p"]
-    assert one.accuracy == 3 / 6 and one.balanced_accuracy == (1.0 + 0.0) / 2
+    assert one.fallback == "q"
+    assert one.predicted.tolist() == ["p", "p", "p", "q", "q", "q"]
+    assert one.accuracy == 4 / 6 and one.balanced_accuracy == (2 / 3 + 2 / 3) / 2
+    assert one.fallback_right == 2
     # an imbalanced table: 4 p, 1 q; a class absent from y (r) does not count
     yi = np.array(["p", "p", "p", "q", "p", "p"])
     rep_i = evaluate_rules(parse_rules("IF a <= 5 THEN CLASS=p\nIF a > 5 THEN CLASS=r\n"), X, yi)

@@ -7,8 +7,9 @@ This module gathers the public names of the modules that do the work:
 - :mod:`explainer.data.encoder`: :class:`TableEncoder`, fitted on a table and
   applied to new rows (one-hot, missing indicators, identifier exclusion);
 - :mod:`explainer.data.precision`: what float32 (the tree learner's number) holds;
-- :mod:`explainer.data.target`: the default target column (:func:`suggest_target`) and the
-  one label coder (:func:`~explainer.data.target.encode_labels`);
+- :mod:`explainer.data.target`: the default target column (:func:`suggest_target`);
+- :mod:`explainer.data.labels`: what a class label is, the one label coder
+  (:func:`~explainer.data.labels.encode_labels`), the majority and the fallback class;
 - :mod:`explainer.data.datasets`: :class:`Dataset`, :func:`load_dataset` and the
   registry of the paper's data sets and the bundled samples;
 - :mod:`explainer.data.sources`: what a name stands for (a file, a bundled sample, a

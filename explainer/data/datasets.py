@@ -26,6 +26,14 @@ import pandas as pd
 
 from explainer.data.encoder import ColumnInfo, TableEncoder, as_list, resolve_column
 from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.data.labels import (
+    distinct,
+    encode_labels,
+    json_label,
+    label_key,
+    labels_of,
+    sorted_labels,
+)
 from explainer.data.precision import Float32View
 from explainer.data.tables import (
     DEFAULT_MAX_BYTES,
@@ -34,16 +42,7 @@ from explainer.data.tables import (
     normalise_frame,
     read_table,
 )
-from explainer.data.target import (
-    distinct,
-    encode_labels,
-    explicit_target_warning,
-    json_label,
-    label_key,
-    labels_of,
-    sorted_labels,
-    suggest_target,
-)
+from explainer.data.target import explicit_target_warning, suggest_target
 
 __all__ = [
     "Dataset",

@@ -1,9 +1,9 @@
-"""The class column: which column it is by default, and its labels.
+"""The class column: which column it is by default.
 
 :func:`suggest_target` is the one place that decides the default target; the
 command line, :func:`~explainer.data.datasets.load_dataset` and the dashboard all
-call it.  :func:`encode_labels` is the one place that turns class labels into
-class codes: the data set, the rule pool and the report all call it.  A column named like a class column (``class``, ``target``, ``label``,
+call it.  What the column's labels mean is :mod:`explainer.data.labels`' matter.
+A column named like a class column (``class``, ``target``, ``label``,
 ``y``, ``outcome``) wins over position; otherwise the last column is taken.  A
 column with about one value per row is an identifier, not a class: it is
 refused with a message that names better candidates.
@@ -11,18 +11,14 @@ refused with a message that names better candidates.
 
 from __future__ import annotations
 
-import math
 import re
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from explainer.data.tables import DataError
 
 __all__ = [
     "TARGET_NAMES",
-    "encode_labels",
     "suggest_target",
     "target_candidates",
     "target_problem",
@@ -146,87 +142,3 @@ def explicit_target_warning(frame: pd.DataFrame, name: str) -> str | None:
     candidates = target_candidates(frame, exclude=(name,))
     better = f" Better candidates: {_quoted(candidates)}." if candidates else ""
     return f"The target '{name}' looks like an identifier ({problem}); no rule can generalise from it.{better}"
-
-
-# --------------------------------------------------------------------------- labels
-
-
-def json_label(value: Any) -> Any:
-    """A class label as a JSON value (numpy scalars unwrapped, non-finite floats as text)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, bool | int | str) or value is None:
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    return str(value)
-
-
-def label_key(value: Any) -> tuple[str, str]:
-    value = json_label(value)
-    return (type(value).__name__, str(value))
-
-
-def distinct(values: np.ndarray) -> tuple[np.ndarray, list]:
-    """Codes into the distinct values (first-appearance order) and those values.
-
-    Values of different types (1, 1.0, True, "1") are kept apart.
-    """
-    values = np.asarray(values, dtype=object)
-    codes, _ = pd.factorize(values, use_na_sentinel=False)
-    type_codes, _ = pd.factorize(np.array([type(v).__name__ for v in values], dtype=object))
-    if len(values) and type_codes.max() > 0:
-        codes, _ = pd.factorize(codes.astype(np.int64) * (type_codes.max() + 1) + type_codes)
-    firsts = np.zeros(codes.max() + 1 if len(codes) else 0, dtype=np.int64)
-    seen = np.zeros(len(firsts), dtype=bool)
-    for i, c in enumerate(codes):
-        if not seen[c]:
-            seen[c] = True
-            firsts[c] = i
-            if seen.all():
-                break
-    return codes.astype(np.int64), [json_label(values[i]) for i in firsts]
-
-
-def sorted_labels(values: np.ndarray) -> list:
-    values = np.asarray(values)
-    if values.dtype.kind in "iuf":
-        return [v.item() for v in np.unique(values)]
-    _, labels = distinct(values)
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels):
-        return sorted(labels)
-    if all(isinstance(v, str) for v in labels):
-        return sorted(labels)
-    return sorted(labels, key=lambda v: (str(v), type(v).__name__))
-
-
-def encode_labels(values, classes=None) -> tuple[np.ndarray, list]:
-    """The class code of each label (its index in ``classes``) and the classes.
-
-    ``classes`` defaults to the distinct labels, sorted (:func:`sorted_labels`).  A label
-    matches a class of the same type and value: numpy scalars read as the Python values
-    they hold, while 1, 1.0, True and "1" stay four labels.  A label that is not one of
-    ``classes`` raises ValueError naming it.
-    """
-    values = np.asarray(values)
-    classes = sorted_labels(values) if classes is None else list(classes)
-    index = {label_key(c): i for i, c in enumerate(classes)}
-    codes, seen = distinct(values)
-    unknown = [v for v in seen if label_key(v) not in index]
-    if unknown:
-        raise ValueError(f"label {unknown[0]!r} is not one of the classes {classes}")
-    lookup = np.array([index[label_key(v)] for v in seen], dtype=np.int64)
-    return (lookup[codes] if len(codes) else codes), classes
-
-
-def labels_of(col: pd.Series) -> np.ndarray:
-    """The class labels of a (normalised) column: int64 when whole numbers, else as read."""
-    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        values = col.to_numpy(dtype=np.float64)
-        if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
-            return values.astype(np.int64)
-        return values
-    items = [v.item() if isinstance(v, np.generic) else v for v in col.tolist()]
-    arr = np.empty(len(items), dtype=object)
-    arr[:] = items
-    return arr

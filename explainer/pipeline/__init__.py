@@ -26,9 +26,9 @@ from explainer.pipeline.policy import (
     PolicyChoice,
     default_budgets,
     every_class_explained,
-    fallback_class,
     form_rules,
     knee_budgets,
+    left_out_class,
     policy_rows,
     reference_errors,
     resolve_budgets,
@@ -39,6 +39,6 @@ from explainer.selection.settings import RunSettings
 __all__ = [
     "CLASS_WEIGHTS", "CONDITION_PRICE", "DEFAULTS_QGA", "ERROR_SHARES", "FALLBACK_FORM_SHARE", "FORMS",
     "KNEE_TOLERANCE", "POLICY_ROWS", "DefaultBudgets", "Explanation", "PolicyChoice", "RunSettings",
-    "default_budgets", "every_class_explained", "explain_pool", "fallback_class", "form_rules", "knee_budgets",
+    "default_budgets", "every_class_explained", "explain_pool", "left_out_class", "form_rules", "knee_budgets",
     "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults", "row_weights", "split_holdout",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explainer.data.labels import class_counts, fallback_code, majority_class
 from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
@@ -186,8 +187,8 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     view = _PolicyView(pool, eps, sample_weight=sample_weight)
     n = view.problem.total_weight  # the rows the policy reads (their weight, when weighted)
     e_star = reference_errors(pool, sample_weight)
-    class_rows = np.bincount(pool.y, minlength=len(pool.classes))
-    fallback = int(np.argmax(class_rows))
+    class_rows, _ = class_counts(pool.y, classes=range(len(pool.classes)))
+    fallback = left_out_class(pool)
     # the fallback form only where the fallback class holds enough of the rows (see FALLBACK_FORM_SHARE)
     majority = class_rows[fallback] >= FALLBACK_FORM_SHARE * pool.n_rows
     price = max(1.0, CONDITION_PRICE * n)
@@ -207,7 +208,7 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                 if bc > sweep.knee or not selection.any():
                     continue
                 full = selection if rules is None else widen_selection(selection, rules, pool.n_rules)
-                right = _training_right(view.problem, full, -1 if every_class else fallback)
+                right = _training_right(view.problem, full, every_class)
                 conditions = int(lengths[full].sum())
                 score = right - price * conditions
                 candidates.append({"form": form, "complexity_budget": int(bc), "error_budget": view.to_pool(be),
@@ -269,14 +270,17 @@ def reference_errors(pool: RulePool, sample_weight=None):
     return float(problem.errors[np.asarray(best.tree.rule_ids, dtype=np.int64)].sum())
 
 
-def _training_right(problem: SelectionProblem, selection: np.ndarray, fallback: int):
-    """Rows the selected rules' vote gets right (the fallback class where none fires or classes tie; their
-    weight when the problem is weighted)."""
+def _training_right(problem: SelectionProblem, selection: np.ndarray, every_class: bool = False):
+    """Rows the selected rules' vote gets right (their weight when the problem is weighted): where none fires
+    or classes tie, the fallback class, the most frequent by weight of the rows they leave uncovered
+    (:func:`~explainer.data.labels.fallback_code`, as the explanation's); with ``every_class``, no class."""
     idx = np.flatnonzero(selection)
     counts = np.zeros((problem.n_rows, problem.n_classes))
     if idx.size:
         onehot = np.eye(problem.n_classes)[problem.rule_class[idx]]
         counts = np.asarray(problem.coverage_sparse[:, idx] @ onehot)
+    fallback = -1 if every_class else fallback_code(problem.y, counts.any(axis=1), problem.n_classes,
+                                                    problem.row_weight)
     top = counts.max(axis=1)
     winners = (counts == top[:, None]).sum(axis=1)
     voted = np.where((top > 0) & (winners == 1), counts.argmax(axis=1), fallback)
@@ -414,9 +418,11 @@ NO_TREE_COMPLEXITY = 10
 NO_TREE_ERROR_SHARE = 0.05
 
 
-def fallback_class(pool: RulePool) -> int:
-    """The class code of the fallback class: the most frequent class of the pool's rows."""
-    return int(np.argmax(np.bincount(pool.y, minlength=len(pool.classes))))
+def left_out_class(pool: RulePool) -> int:
+    """The class code the fallback form writes no rule for: the most frequent class of the pool's rows.
+    (What the fallback of a selection is, the class of the rows it leaves uncovered, is
+    :func:`explainer.data.labels.fallback_class`.)"""
+    return int(majority_class(pool.y, classes=range(len(pool.classes))))
 
 
 def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
@@ -426,7 +432,7 @@ def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
         return None
     if form != "fallback":
         raise ValueError(f"form must be one of {', '.join(FORMS)}, got {form!r}")
-    return np.flatnonzero(pool.rule_class != fallback_class(pool))
+    return np.flatnonzero(pool.rule_class != left_out_class(pool))
 
 
 def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
@@ -438,7 +444,7 @@ def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, 
     Without a reference tree to size a missing budget: ValueError, or with ``refuse_without_tree=False``
     :data:`NO_TREE_COMPLEXITY` and :data:`NO_TREE_ERROR_SHARE` of the rows for the missing ones.
     """
-    fallback = fallback_class(pool)
+    fallback = left_out_class(pool)
     missing = complexity_budget is None or error_budget is None
     if missing and pool.best_tree() is None:
         if refuse_without_tree:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from explainer.data.labels import encode_labels, label_array, label_key, sorted_labels
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage
 from explainer.rules.model import Rule, RuleSet
 from explainer.rules.render import render_label
@@ -87,6 +88,8 @@ class RuleSetReport:
     sample_weight: np.ndarray | None = None  # the rows' weights in the selection (None: unweighted)
     #: (covered weight, weighted pairs, weighted errors), when weighted
     weighted: tuple[float, float, float] | None = None
+    #: the classes the class codes of :attr:`firing` index (those of ``y`` and of the rules, in class order)
+    classes: list | None = None
 
     @property
     def n_rules(self) -> int:
@@ -122,19 +125,24 @@ class RuleSetReport:
         }
 
     def __getstate__(self) -> dict:
-        # the label texts below are kept to be read again in this process, not to travel with the report
-        return {k: v for k, v in self.__dict__.items() if k != "_texts"}
+        # the class codes below are kept to be read again in this process, not to travel with the report
+        return {k: v for k, v in self.__dict__.items() if k != "_codes"}
 
-    def _labels_as_text(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``y``, the votes and :attr:`predicted` as text (labels compare as text), made once per report and
-        fallback class: a page reads several accuracies at every redraw (each conversion is about 20 ms at
-        130,000 rows)."""
-        memo = self.__dict__.get("_texts")
-        if memo is None or memo[0] is not self.y or memo[1] is not self.predictions or memo[2] != str(self.fallback):
-            memo = (self.y, self.predictions, str(self.fallback), self.y.astype(str), self.predictions.astype(str),
-                    self.predicted.astype(str))
-            self.__dict__["_texts"] = memo
-        return memo[3], memo[4], memo[5]
+    def _label_codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(class code of each row's label, of its vote, of the class it gets): the codes of :attr:`classes`,
+        -1 for no vote or a tie, -3 for a fallback that is no class here.  Made once per report and fallback
+        class: a page reads several accuracies at every redraw."""
+        memo = self.__dict__.get("_codes")
+        key = label_key(self.fallback)
+        if memo is None or memo[0] is not self.firing or memo[1] != key:
+            classes = self.classes if self.classes is not None else sorted_labels(self.y)
+            keys = [label_key(c) for c in classes]
+            fallback = keys.index(key) if key in keys else -3
+            votes = self.firing.votes()[0]
+            voted = np.where(votes >= 0, votes, -1)
+            memo = (self.firing, key, self.firing.y, voted, np.where(votes >= 0, votes, fallback))
+            self.__dict__["_codes"] = memo
+        return memo[2], memo[3], memo[4]
 
     @property
     def predicted(self) -> np.ndarray:
@@ -146,7 +154,7 @@ class RuleSetReport:
     @property
     def accuracy(self) -> float:
         """Share of all rows that get the right class (the vote, else the fallback): ``predict``'s accuracy."""
-        y, _, predicted = self._labels_as_text()
+        y, _, predicted = self._label_codes()
         return float(np.mean(predicted == y)) if self.n_rows else 0.0
 
     @property
@@ -154,8 +162,8 @@ class RuleSetReport:
         """Mean over the classes present in ``y`` of the share of their rows that get their class (the vote,
         else the fallback, as :attr:`accuracy` counts them): macro recall, scikit-learn's
         ``balanced_accuracy_score`` of :attr:`predicted`."""
-        y, _, predicted = self._labels_as_text()
-        return balanced_accuracy(y, predicted)
+        y, _, predicted = self._label_codes()
+        return _balanced_accuracy_of_codes(y, predicted)
 
     @property
     def weighted_errors(self) -> float | None:
@@ -171,7 +179,8 @@ class RuleSetReport:
     def fallback_right(self) -> int:
         """Uncovered and tied rows whose true class is the fallback."""
         left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
-        return int(np.count_nonzero(self._labels_as_text()[0][left] == str(self.fallback)))
+        y, _, predicted = self._label_codes()
+        return int(np.count_nonzero(y[left] == predicted[left]))
 
     @property
     def else_text(self) -> str:
@@ -188,7 +197,7 @@ class RuleSetReport:
         covered = self.predictions != UNCOVERED
         if not covered.any():
             return 0.0
-        y, votes, _ = self._labels_as_text()
+        y, votes, _ = self._label_codes()
         return float(np.mean(votes[covered] == y[covered]))
 
     @property
@@ -206,7 +215,7 @@ class RuleSetReport:
     @property
     def vote_accuracy(self) -> float:
         """Share of all rows whose voted class is right (uncovered and ties count as wrong)."""
-        y, votes, _ = self._labels_as_text()
+        y, votes, _ = self._label_codes()
         return float(np.mean(votes == y)) if self.n_rows else 0.0
 
     @property
@@ -233,7 +242,7 @@ class RuleSetReport:
 
     def conflicts_between(self, i: int, k: int) -> np.ndarray:
         """Rows where rules i and k both fire with different classes."""
-        if str(self.rules[i].label) == str(self.rules[k].label):
+        if self.firing.rule_class[i] == self.firing.rule_class[k]:
             return np.zeros(0, dtype=int)
         return self.firing.between(i, k)
 
@@ -245,15 +254,16 @@ class RuleSetReport:
 
     def per_class(self) -> pd.DataFrame:
         """Per true class: rows, rows covered, rows voted right."""
-        y, votes, _ = self._labels_as_text()
+        y, votes, _ = self._label_codes()
+        classes = self.classes if self.classes is not None else sorted_labels(self.y)
         covered = self.firing.covered_mask
         right = votes == y
         rows = []
-        for label in sorted(set(y.tolist())):
-            m = y == label
+        for code in np.unique(y):
+            m = y == code
             rows.append(
                 {
-                    "class": label,
+                    "class": classes[code],
                     "rows": int(m.sum()),
                     "covered": int((covered & m).sum()),
                     "covered_pct": 100.0 * float((covered & m).sum()) / max(1, int(m.sum())),
@@ -400,13 +410,19 @@ class RuleSetReport:
 
 def balanced_accuracy(y_true, y_pred) -> float:
     """Mean over the classes present in ``y_true`` of the share of their rows predicted as that class
-    (labels compared as text; 0.0 without rows)."""
-    t = np.asarray(y_true)
-    t = t if t.dtype.kind == "U" else t.astype(str)
+    (labels as :mod:`explainer.data.labels` reads them: 1 and "1" are two classes; 0.0 without rows)."""
+    t = label_array(y_true)
     if not t.size:
         return 0.0
-    p = np.asarray(y_pred)
-    right = t == (p if p.dtype.kind == "U" else p.astype(str))
+    p = label_array(y_pred)
+    classes = sorted_labels(label_array(list(sorted_labels(t)) + list(sorted_labels(p))))
+    return _balanced_accuracy_of_codes(encode_labels(t, classes)[0], encode_labels(p, classes)[0])
+
+
+def _balanced_accuracy_of_codes(t: np.ndarray, p: np.ndarray) -> float:
+    if not t.size:
+        return 0.0
+    right = t == p
     labels, codes = np.unique(t, return_inverse=True)
     recalls = np.bincount(codes, weights=right, minlength=len(labels)) / np.bincount(codes, minlength=len(labels))
     return float(np.mean(recalls))

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from explainer.data.features import FeatureSpec
+from explainer.data.labels import match_label
 from explainer.rules.model import Condition, Rule, RuleSet, ValueSet
 from explainer.rules.render import value_text
 
@@ -210,18 +211,20 @@ def resolve_features(rules: Iterable[Rule], features: Sequence) -> list[Rule]:
 
 
 def rules_for_data(rules: Iterable[Rule], features: Sequence, classes: Iterable) -> RuleSet:
-    """Bind parsed rules to a data set: its features (specs or names) and class labels (matched as strings).
+    """Bind parsed rules to a data set: its features (specs or names) and class labels (a label read as text
+    names the class with that text: :func:`~explainer.data.labels.match_label`).
 
     Raises ``KeyError`` for an unknown feature and ``ValueError`` for an unknown class.
     """
-    by_str = {str(c): c for c in classes}
+    classes = list(classes)
     out = []
     for rule in resolve_features(rules, features):
-        label = by_str.get(str(rule.label))
-        if label is None:
+        try:
+            label = match_label(rule.label, classes)
+        except ValueError:
             raise ValueError(
                 f"rule {rule.text!r} predicts {rule.label!r}, which is not a class of the data "
-                f"(classes: {', '.join(map(str, by_str.values()))})"
-            )
+                f"(classes: {', '.join(map(str, classes))})"
+            ) from None
         out.append(Rule(rule.conditions, label))
     return RuleSet(out)

@@ -24,8 +24,8 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from explainer.data.features import FeatureSpec, numeric_specs
+from explainer.data.labels import encode_labels, label_array
 from explainer.data.precision import Float32View
-from explainer.data.target import encode_labels
 from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
 from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
@@ -436,10 +436,9 @@ def build_pool(
             grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
             rows = np.flatnonzero(grown.covers(Xv, index))
             add(grown if simplify is None else simplify(grown), label, rows)
-    code_of = {str(c): i for i, c in enumerate(classes)}
-    for rule in rules_for_data(extra_rules or [], specs, classes):
+    for rule in rules_for_data(extra_rules or [], specs, classes):  # labels bound to the classes
         n_candidates += 1
-        add(rule, code_of[str(rule.label)], np.flatnonzero(rule.covers(Xv, index)))
+        add(rule, int(encode_labels(label_array([rule.label]), classes)[0][0]), np.flatnonzero(rule.covers(Xv, index)))
 
     coverage = _csc_from_rows(row_lists, Xv.shape[0])
     settings = {
@@ -521,9 +520,8 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs
     specs = _check_specs(feature_specs, names)
     Xv = frame.to_numpy(dtype=float)
     index = {n: i for i, n in enumerate(names)}
-    code_of = {str(c): i for i, c in enumerate(classes)}
-    out = list(rules_for_data(rules, specs, classes))
-    rule_class = [code_of[str(r.label)] for r in out]
+    out = list(rules_for_data(rules, specs, classes))  # labels bound to the classes
+    rule_class = encode_labels(label_array([r.label for r in out]), classes)[0]
     rows = [np.flatnonzero(r.covers(Xv, index)) for r in out]
     return RulePool(
         rules=out,
