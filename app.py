@@ -2,16 +2,16 @@
 
 This entry point is also the first page, Data; the other pages are the
 scripts in ``pages/`` (Streamlit's multipage folder, numbered for their
-order).  Every page starts with ``session_setup.setup``; the logic lives in
+order).  Every page starts with ``explainer.app.state.setup``; the logic lives in
 ``explainer.app``.
 """
 
 import streamlit as st
 
 from explainer.app import cards, forms, guards
-from explainer.app import state as session_setup
+from explainer.app.state import setup
 
-state = session_setup.setup("Data")
+state = setup("Data")
 
 st.title("Data")
 if state.data_toast:

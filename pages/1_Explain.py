@@ -3,10 +3,10 @@
 import streamlit as st
 
 from explainer.app import budgets, cards, forms, guards, pools, runs
-from explainer.app import state as session_setup
+from explainer.app.state import collect_finished, setup, sync_url
 from explainer.app.text import algorithm_choices, default_algorithm
 
-state = session_setup.setup("Explain")
+state = setup("Explain")
 st.title("Explain")
 guards.need_data(state)
 
@@ -40,7 +40,7 @@ with st.container(border=True):
         st.stop()
     budgets.init_budgets(state, pool, defaults)
     bc_max, be_max = budgets.budget_limits(pool, n_rows)
-    session_setup.sync_url(state)
+    sync_url(state)
     b1, b2 = st.columns([2, 3], gap="large")
     with b1:
         bc, be = forms.budget_form(state, pool, defaults, bc_max=bc_max, be_max=be_max, n_rows=n_rows)
@@ -59,6 +59,6 @@ with run_box:
                              class_weight=class_weight, n_rows=n_rows)
 
 # ------------------------------------------------------------------ results
-session_setup.collect_finished(state)
+collect_finished(state)
 with results.container():
     cards.results_card(state, pool, n_rows, running)

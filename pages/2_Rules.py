@@ -3,10 +3,10 @@
 import streamlit as st
 
 from explainer.app import exports, guards, rule_cards
-from explainer.app import state as session_setup
 from explainer.app.session import Session
+from explainer.app.state import setup
 
-state = session_setup.setup("Rules")
+state = setup("Rules")
 st.title("Rules")
 guards.need_explanation(state)
 explanation = state.explanation

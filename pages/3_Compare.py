@@ -3,11 +3,11 @@
 import streamlit as st
 
 from explainer.app import cards, forms, guards, live
-from explainer.app import state as session_setup
 from explainer.app.session import Session
+from explainer.app.state import setup, start_job
 from explainer.app.text import algorithm_choices
 
-state = session_setup.setup("Compare")
+state = setup("Compare")
 st.title("Compare")
 guards.need_pool(state)
 pool = state.pool
@@ -26,7 +26,7 @@ running = job is not None and not job.done
 with st.container(border=True):
     tasks, start = forms.compare_form(state, algorithm_choices(), running)
     if start:
-        job = session_setup.start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be,
+        job = start_job(state, Session.compare_job, tasks, complexity_budget=bc, error_budget=be,
                                       eps=eps, class_weight=state.class_weight)
         running = not job.done
     elif not running:

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from explainer.app import cards, forms
-from explainer.app import state as session_setup
+from explainer.app.state import setup
 
-state = session_setup.setup("Export")
+state = setup("Export")
 st.title("Export")
 
 with st.container(border=True):
