@@ -59,7 +59,7 @@ def table_or_stop(state: Session, source: Source) -> pd.DataFrame | None:
     return None
 
 
-def pool_or_stop(state: Session, settings) -> RulePool:
+def pool_or_stop(state: Session, settings: pools.PoolSettings) -> RulePool:
     """The rule pool of ``settings``; ends the page's run while it is built, or when none can be had."""
     try:
         pool = pools.ensure_pool(state, settings)
