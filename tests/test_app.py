@@ -654,7 +654,7 @@ def test_class_weight_reaches_the_run_and_balanced_accuracy_is_shown(explained):
     button(at, "Run").click().run()
     wait_job(at, "job")
     ex = at.session_state["explanation"]
-    assert at.session_state["run_settings"]["class_weight"] == "balanced"
+    assert at.session_state["run_settings"].class_weight == "balanced"
     assert ex.report.settings["class_weight"] == "balanced" and ex.report.weighted is not None
     assert ex.result.evaluation.total_weight is not None  # the selection weighed the rows
     shown = next(m.value for m in at.metric if m.label == "Balanced accuracy")  # the selection's, before the tree's

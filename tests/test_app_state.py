@@ -79,7 +79,7 @@ def test_run_uses_the_budgets_the_page_showed(explain_page):
     at.session_state["w_bc"] = 9
     run_and_wait(at)
     assert at.session_state["job"].complexity_budget == 3
-    assert at.session_state["run_settings"]["complexity_budget"] == 3
+    assert at.session_state["run_settings"].complexity_budget == 3
 
 
 def test_a_failed_run_leaves_no_old_result_and_its_error_goes_with_the_next_run(explain_page):

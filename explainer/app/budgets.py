@@ -101,15 +101,6 @@ def run_settings(state: Session) -> RunSettings:
     )
 
 
-def settings_view(settings: RunSettings) -> dict:
-    """A finished run's settings as the result cards read them (class weight in the widget's words)."""
-    return {
-        "algorithm": settings.algorithm, "seed": settings.seed, "complexity_budget": settings.complexity_budget,
-        "error_budget": settings.error_budget, "eps": settings.eps, "form": settings.form,
-        "class_weight": settings.class_weight or "none",
-    }
-
-
 def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:
     """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
     if state.budget_for != state.pool_key:
@@ -200,8 +191,8 @@ def known_selections(state: Session, be: int, eps: float) -> list:
     """Selections already known on this pool with this eps that keep Be: the last run's, and the points of
     the frontiers this server computed at a smaller or equal Be.  A frontier is never drawn below them."""
     known = []
-    settings = state.run_settings or {}
-    if state.explanation is not None and settings.get("eps") == float(eps) and \
+    settings = state.run_settings
+    if state.explanation is not None and settings is not None and settings.eps == eps and \
             state.explanation.result.errors <= be:
         known.append(state.explanation.result)
     for key, result in COMPUTED.items():

@@ -16,13 +16,27 @@ every setting, and the links made so far keep working.
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Hashable, MutableMapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+if TYPE_CHECKING:  # the value types only: importing them here would make a circle (they import this module)
+    from streamlit.elements.arrow import DataframeState
+    from streamlit.elements.plotly_chart import PlotlyState
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    from explainer.app.jobs import FrontierJob, RunJob
+    from explainer.app.pools import Split
+    from explainer.app.sources import Source
+    from explainer.data import Dataset
+    from explainer.pipeline import Explanation
+    from explainer.rules.pool import RulePool
+    from explainer.selection.frontier import Frontier
+    from explainer.selection.settings import RunSettings
 
 T = TypeVar("T")
 
@@ -30,7 +44,7 @@ T = TypeVar("T")
 class Slot(Generic[T]):
     """One session value: ``Session.x`` is the slot (its ``key``), ``state.x`` the value (or ``default``)."""
 
-    def __init__(self, key: str, default: Any = None):
+    def __init__(self, key: str, default: T | None = None):
         self.key = key
         self.default = default
 
@@ -58,37 +72,37 @@ class FrontierEntry:
 
     key: tuple
     range: tuple[int, int]
-    job: Any  # FrontierJob while it is computed (None when it came from the server's store)
-    result: Any  # the finished Frontier, or None
+    job: FrontierJob | None  # while it is computed (None when it came from the server's store)
+    result: Frontier | None  # the finished frontier
 
 
 class Session:
     """Typed access to ``st.session_state`` (or to any dict, e.g. in a test)."""
 
     # ---------------------------------------------------------------- the data
-    dataset: Slot[Any] = Slot("dataset")  # the Dataset now loaded
+    dataset: Slot[Dataset] = Slot("dataset")  # the Dataset now loaded
     data_label = Slot[str]("data_label")  # where it came from, for display
     data_ref = Slot[dict]("data_ref")  # {"ref", "ident", "file", "target", "categorical", "exclude", "keep"}
-    upload = Slot[Any]("upload")  # Source of the last uploaded data file
+    upload: Slot[Source] = Slot("upload")  # Source of the last uploaded data file
     data_toast = Slot[bool]("data_toast", False)  # say "Data loaded" once after a load
     data_error = Slot[str]("data_error")  # why the last load failed, shown once
 
     # ---------------------------------------------------------------- the pool (belongs to the data)
-    pool = Slot[Any]("pool")  # RulePool of the data and the pool settings
+    pool: Slot[RulePool] = Slot("pool")  # RulePool of the data and the pool settings
     pool_key = Slot[tuple]("pool_key")  # (data fingerprint, PoolSettings) the pool was built for
     pool_time = Slot[float]("pool_time", 0.0)
-    split = Slot[Any]("split")  # Split: training rows and held-out rows
+    split: Slot[Split] = Slot("split")  # Split: training rows and held-out rows
     budget_for = Slot[tuple]("budget_for")  # pool_key the budgets were set for
     steps_done = Slot[dict]("steps_done")  # step name -> (cache key, "done in x s" line, detail) of long steps
     loading = Slot[dict]("loading")  # {"source", "options"} of the data being read for Load data
 
     # ---------------------------------------------------------------- runs (belong to the pool)
-    job = Slot[Any]("job")  # RunJob of the Explain page (running or finished)
-    explanation = Slot[Any]("explanation")  # the last finished Explanation
-    explanation_data = Slot[Any]("explanation_data")  # the rows it was computed on
-    run_settings = Slot[dict]("run_settings")  # what it was computed with
+    job: Slot[RunJob] = Slot("job")  # the Explain page's run (running or finished)
+    explanation: Slot[Explanation] = Slot("explanation")  # the last finished Explanation
+    explanation_data: Slot[Dataset] = Slot("explanation_data")  # the rows it was computed on
+    run_settings = Slot[RunSettings]("run_settings")  # what it was computed with
     run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
-    compare_job = Slot[Any]("compare_job")  # RunJob of the Compare page
+    compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
     frontier_chosen = Slot[bool]("_frontier_chosen", False)  # a frontier point was clicked
     rules_upload = Slot[dict]("rules_upload")  # {"name", "data"} of an uploaded rule file (Export page)
@@ -119,10 +133,32 @@ class Session:
     cmp_seeds = Slot[str]("w_cmp_seeds")
     explain_row = Slot[int]("w_explain_row")
     rule_pick = Slot[int]("w_rule_pick")
+    # the table rows last clicked (Rules page): a click points its widget at the row once, then leaves it free
+    explain_row_clicked = Slot[int]("_w_explain_row_clicked")
+    rule_pick_clicked = Slot[int]("_w_rule_pick_clicked")
     # file uploaders and the frontier chart (their values are read in callbacks)
-    data_upload_widget = Slot[Any]("data_upload_widget")
-    rules_upload_widget = Slot[Any]("rules_upload_widget")
-    frontier_chart = Slot[Any]("frontier_chart")
+    data_upload_widget: Slot[UploadedFile | None] = Slot("data_upload_widget")
+    rules_upload_widget: Slot[UploadedFile | None] = Slot("rules_upload_widget")
+    frontier_chart: Slot[PlotlyState] = Slot("frontier_chart")
+
+    # ---------------------------------------------------------------- widgets of one page run
+    load_data = Slot[bool]("load_data")  # the Data page's Load data button
+    run = Slot[bool]("run")  # the Explain page's Run button
+    stop_run = Slot[bool]("stop_run")
+    run_all = Slot[bool]("run_all")  # the Compare page's Run all button
+    stop_compare = Slot[bool]("stop_compare")
+    rules_table: Slot[DataframeState] = Slot("rules_table")  # the selected rules (a click picks a rule)
+    wrong_rows_table: Slot[DataframeState] = Slot("wrong_rows_table")  # misclassified rows (a click picks a row)
+    ripper_class: Slot[Hashable] = Slot("ripper_class")  # the class a RIPPER rule list predicts (Export page)
+    # elements that hold no value, keyed so that Streamlit keeps them in place between runs
+    pool_form = Slot[None]("pool_form")
+    preview_chart = Slot[None]("preview_chart")
+    live_fitness = Slot[None]("live_fitness")  # the live chart's container (its charts are keyed from it)
+    final_fitness = Slot[None]("final_fitness")
+    per_class_chart = Slot[None]("per_class_chart")
+    live_curves = Slot[None]("live_curves")
+    cmp_dots = Slot[None]("cmp_dots")
+    cmp_curves = Slot[None]("cmp_curves")
 
     def __init__(self, store: MutableMapping | None = None):
         self.store = st.session_state if store is None else store
@@ -137,6 +173,21 @@ class Session:
     def column_key(kind: str, file_id: str) -> str:
         """Widget key of a Data page column choice: ``kind`` is target, categorical, exclude or keep."""
         return f"w_{kind}_{file_id}"
+
+    @staticmethod
+    def load_form_key(file_id: str) -> str:
+        """Key of the Data page's load form of one file (its column choices)."""
+        return f"load_form_{file_id}"
+
+    @staticmethod
+    def row_values_key(row: int) -> str:
+        """Widget key of the Rules page's editor of one row's values."""
+        return f"row_values_{row}"
+
+    @staticmethod
+    def download_key(kind: str) -> str:
+        """Widget key of the Export page's download button of one format."""
+        return f"download_{kind}"
 
     def has(self, slot: Slot) -> bool:
         return slot.key in self.store

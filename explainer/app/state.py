@@ -16,7 +16,6 @@ import threading
 import streamlit as st
 
 from explainer.app import jobs, steps
-from explainer.app.budgets import settings_view
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -223,7 +222,7 @@ def collect_finished(state: Session) -> None:
     if explanation is not None:
         state.explanation = explanation
         state.explanation_data = job.dataset  # the rows it was computed on (training rows when some are held out)
-        state.run_settings = settings_view(job.settings)
+        state.run_settings = job.settings
         del state.run_error
     else:
         forget_results(state)

@@ -1,0 +1,176 @@
+"""The Rules page's panels: the selected rules, one row explained, one rule inspected, coverage per class.
+
+Clicking a row of a table points a widget below at it (:func:`follow`); the widget's own value is kept
+in the session (:class:`.session.Session`), so it stays where the user left it across pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explainer.app import charts, downloads, rows
+from explainer.app.session import Session, Slot
+from explainer.app.text import label, md_escape
+from explainer.data import Dataset
+from explainer.pipeline import Explanation
+from explainer.report import RuleSetReport
+
+
+def rule_columns() -> dict:
+    """Column widths of a rules table."""
+    return {name: st.column_config.Column(width=width) for name, width in downloads.RULE_COLUMN_WIDTHS.items()}
+
+
+def summary_card(explanation: Explanation) -> None:
+    """One line and one row of metrics of the explanation."""
+    report = explanation.report
+    result = explanation.result
+    st.caption(
+        f"{label(result.algorithm)} · {report.n_rules} rules · complexity {report.complexity} · "
+        f"{report.errors} errors · {report.covered} of {report.n_rows} rows covered · "
+        f"{report.conflicting_pairs} conflicting pairs"
+    )
+    k0, kb, k1, k3, k4, k5 = st.columns(6)  # six fit their labels; the rows covered are in the line above
+    k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
+              help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
+    kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=downloads.BALANCED_HELP)
+    k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
+    k3.metric("Uncovered rows", report.n_uncovered,
+              help=f"{report.covered} of {report.n_rows} rows are covered by a rule.")
+    k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
+              help="Rows whose majority vote over the firing rules is the true class (uncovered and ties count as wrong).")
+    k5.metric("Rules in conflict", sum(1 for m in report.per_rule if m.conflicts))
+
+
+def follow(state: Session, selection, widget: Slot, clicked_slot: Slot[int], value: Callable) -> None:
+    """Point ``widget`` at what was clicked in a table, once per click (the widget stays free after)."""
+    picked = list(selection.selection.rows)
+    clicked = picked[0] if picked else None
+    if clicked is not None and state.get(clicked_slot) != clicked:
+        state.put(widget, value(clicked))
+    state.put(clicked_slot, clicked)
+
+
+def misclassified_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
+    """The rows on which a selected rule fires with another class; a click explains the row below."""
+    wrong = rows.misclassified_frame(dataset, report)
+    if wrong.empty:
+        st.success("No selected rule fires on a row of another class.", icon=":material/check_circle:")
+        return
+    st.caption(f"{len(wrong)} rows on which at least one selected rule fires with another class "
+               "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above). "
+               "Click a row to explain it below.")
+    clicked_row = st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)),
+                               on_select="rerun", selection_mode="single-row", key=Session.wrong_rows_table.key)
+    follow(state, clicked_row, Session.explain_row, Session.explain_row_clicked, lambda k: int(wrong["row"].iloc[k]))
+
+
+def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.DataFrame) -> None:
+    """One row of the data (its values editable): the rules that fire on it and their vote."""
+    numbers = rows.row_numbers(dataset)
+    if state.explain_row is None or rows.row_position(dataset, state.explain_row) is None:
+        wrong_rows = rows.misclassified_rows(report)[0]
+        state.explain_row = int(numbers[wrong_rows[0] if len(wrong_rows) else 0])
+    r1, r2 = st.columns([1, 4], gap="large")
+    with r1:
+        row_no = int(st.number_input("Row", int(numbers.min()), int(numbers.max()), value=int(state.explain_row),
+                                     step=1, key=Session.explain_row.key))
+        position = rows.row_position(dataset, row_no)
+        if position is not None:
+            st.text(f"true class: {dataset.y[position]}")
+    if position is None:
+        r2.info(f"Row {row_no} is held out: the explanation was computed without it.", icon=":material/info:")
+        return
+    with r2:
+        original = rows.editor_frame(dataset, position)
+        config = {}
+        for col in rows.editor_columns(dataset):
+            if col.options:
+                config[col.name] = st.column_config.SelectboxColumn(options=col.options, required=True)
+            else:
+                config[col.name] = st.column_config.NumberColumn(required=not col.values.missing_allowed)
+        edited = st.data_editor(original, hide_index=True, width="stretch", key=Session.row_values_key(row_no),
+                                num_rows="fixed", column_config=config)
+    changed = not edited.equals(original)
+    encoded, problem = rows.encode_edited(dataset, edited)
+    if encoded is None:
+        st.error(md_escape(problem), icon=":material/error:")
+        return
+    fired, voted = rows.explain_one_row(report, encoded)
+    truth = dataset.y[position]
+    verdict = rows.vote_text(voted, truth if not changed else None)
+    right = voted is not None and str(voted) == str(truth) and not changed
+    (st.success if right else st.info)(("With the values changed: " if changed else "") + verdict,
+                                       icon=":material/how_to_vote:")
+    if fired:
+        st.dataframe(downloads.rules_view(table.iloc[fired]), hide_index=True, width="stretch",
+                     column_config=rule_columns())
+
+
+def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
+    """One selected rule: its whole text, the rows it covers and the rules it conflicts with."""
+    n = report.n_rules
+    if state.rule_pick not in range(n):
+        state.rule_pick = 0
+    pick = st.selectbox(
+        "Rule",
+        list(range(n)),
+        index=state.rule_pick,
+        key=Session.rule_pick.key,
+        format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
+    )
+    st.code(report.rules[pick].text, language=None, wrap_lines=True)  # the whole rule, however long
+    metrics = report.per_rule[pick]
+    covered = report.rows_covered_by(pick)
+    c1, c2 = st.columns([3, 2], gap="large")
+    with c1:
+        st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
+        truth = np.asarray(dataset.y)[covered].astype(str)
+        st.dataframe(rows.rows_frame(dataset, covered, report, {"correct": truth == str(metrics.label)}),
+                     hide_index=True, width="stretch", height=300)
+    with c2:
+        st.markdown("**Conflicts**")
+        conflicting = report.conflicting_rules(pick)
+        if not conflicting:
+            st.success("This rule conflicts with no other selected rule.", icon=":material/check_circle:")
+        for k in conflicting:
+            conflict_rows = report.conflicts_between(pick, k)
+            with st.container(border=True):
+                st.text(f"Rule {k + 1}: {report.rules[k].text}")
+                st.caption(f"{len(conflict_rows)} shared rows: "
+                           + ", ".join(str(r) for r in rows.row_numbers(dataset)[conflict_rows[:50]])
+                           + (" …" if len(conflict_rows) > 50 else ""))
+                with st.expander("Show these rows"):
+                    st.dataframe(rows.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
+
+
+def per_class_card(report: RuleSetReport) -> None:
+    """Coverage per class, as a table and a chart."""
+    per_class = report.per_class()
+    p1, p2 = st.columns([1, 1], gap="large")
+    with p1:
+        st.dataframe(
+            per_class,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "covered_pct": st.column_config.ProgressColumn("covered %", format="%.1f%%", min_value=0,
+                                                               max_value=100),
+                "voted_right": st.column_config.NumberColumn("voted right"),
+            },
+        )
+    with p2:
+        st.plotly_chart(charts.per_class_figure(per_class), width="stretch", key=Session.per_class_chart.key)
+
+
+def uncovered_card(dataset: Dataset, report: RuleSetReport) -> None:
+    uncovered = report.uncovered_rows()
+    if len(uncovered) == 0:
+        st.success("Every row is covered by at least one rule.", icon=":material/check_circle:")
+    else:
+        st.caption(f"{len(uncovered)} rows ({100 * len(uncovered) / report.n_rows:.1f}%)")
+        st.dataframe(rows.rows_frame(dataset, uncovered, report), hide_index=True, width="stretch", height=300)

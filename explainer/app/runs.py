@@ -1,0 +1,55 @@
+"""The Explain page's run: its Run button, what the run does, and the run going on, watched live."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explainer.app import charts, live
+from explainer.app import state as app
+from explainer.app.budgets import run_settings
+from explainer.app.session import Session
+from explainer.app.text import label
+from explainer.rules.pool import RulePool
+from explainer.selection.settings import RunSettings
+
+
+def run_button(state: Session, column, *, running: bool) -> None:
+    """Run, bound to the run the page shows (its :class:`RunSettings`, built here once); a click starts it."""
+
+    def start_run(pool_key, run: RunSettings) -> None:
+        """on_click of Run: the worker starts before the page is drawn again, with the settings the page showed.
+
+        ``run`` was bound when Run was drawn, so a click while the page is being recomputed (a new pool,
+        its new default budgets) runs what the user saw; if the pool has changed since, nothing runs and
+        the page asks again.
+        """
+        if pool_key != state.pool_key:
+            state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
+            return
+        app.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
+        app.start_job(state, Session.job, run)
+
+    column.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch",
+                  key=Session.run.key, on_click=start_run, args=(state.pool_key, run_settings(state)))
+
+
+def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: int, be: int, eps: float,
+              class_weight: str, n_rows: int) -> bool:
+    """Run and the line beside it, then the run going on (if any), watched; returns whether one is."""
+    job = state.job
+    running = job is not None and not job.done
+    r1, r2 = st.columns([1, 5], vertical_alignment="center")
+    run_button(state, r1, running=running)
+    if running:  # said in the same place, so the line the page showed before a run never stays greyed
+        r2.caption(f"Running {label(job.tasks[0].algorithm)} on the {pool.n_rules} rules with "
+                   f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}"
+                   + (", rows weighted by class (balanced)." if job.class_weight == "balanced" else "."))
+    else:
+        r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}"
+                   + (", rows weighted by class (balanced)." if class_weight == "balanced" else "."))
+
+    if running:
+        live.stop_button(job, key=Session.stop_run.key)
+        live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
+                   chart_key=Session.live_fitness.key)
+    return running
