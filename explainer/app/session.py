@@ -100,7 +100,7 @@ class Session:
     job: Slot[RunJob] = Slot("job")  # the Explain page's run (running or finished)
     explanation: Slot[Explanation] = Slot("explanation")  # the last finished Explanation
     explanation_data: Slot[Dataset] = Slot("explanation_data")  # the rows it was computed on
-    run_settings = Slot[RunSettings]("run_settings")  # what it was computed with
+    run_settings = Slot["RunSettings"]("run_settings")  # what it was computed with
     run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
     compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
