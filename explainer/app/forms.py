@@ -154,7 +154,7 @@ def budget_form(state: Session, pool: RulePool, defaults: tuple[int, int], *, bc
                 n_rows: int) -> tuple[int, int]:
     """The budgets Bc and Be, with the best tree's and the defaults beside them; returns (Bc, Be)."""
     best = pool.best_tree()
-    bc_slider = budgets.slider_top(pool, int(state.bc), bc_max)
+    bc_slider = budgets.slider_top(pool, state.bc, bc_max)
     bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max,
                               slider_high=bc_slider)
     st.caption((f"Best tree: c\\* = {best.complexity}. " if best else "")

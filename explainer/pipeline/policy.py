@@ -458,7 +458,7 @@ def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, 
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
                             every_class=every_class)
         both = error_budget is None
-        return PolicyChoice(int(d.complexity_budget), _budget(d.error_budget, sample_weight),
+        return PolicyChoice(d.complexity_budget, _budget(d.error_budget, sample_weight),
                             form=d.form if both else "all", fallback=fallback, rules=d.rules if both else None,
                             chosen=both)
     if error_budget is None:
