@@ -242,7 +242,7 @@ def cmd_explain(args) -> int:
         pool, X, y, complexity_budget=args.complexity, error_budget=args.errors, eps=args.eps,
         algorithm=args.algorithm, random_state=args.seed, callback=callback,
         fingerprint=ds.fingerprint, algorithm_params=params, X_test=X_test, y_test=y_test, target=ds.target,
-        class_weight=class_weight,
+        class_weight=class_weight, objective=args.objective,
     )
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
@@ -402,6 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float, default=1.0)
     _add_weight_args(p)
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
+    p.add_argument("--objective", default="coverage", choices=["coverage", "accuracy"],
+                   help="what the selection maximises: the paper's coverage f* (default) or the training rows "
+                        "the rules get right, the ELSE class included, minus the same conflict penalty")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")

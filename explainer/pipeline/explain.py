@@ -9,6 +9,7 @@ import pandas as pd
 
 from explainer.pipeline.policy import every_class_explained, resolve_defaults, widen_selection
 from explainer.report import RuleSetReport, evaluate_rules
+from explainer.report.evaluation import majority_class
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import SelectionResult
@@ -66,6 +67,8 @@ def explain_pool(
     sample_weight=None,
     class_weight=None,
     every_class=None,
+    objective: str = "coverage",
+    fallback=None,
 ) -> Explanation:
     """Solve ``pool`` within the budgets (missing ones: :func:`default_budgets`) and report on ``(X, y)``.
 
@@ -79,13 +82,21 @@ def explain_pool(
     weight) multiplies them by the weight of each row's class (:func:`row_weights`).  The report
     counts rows either way, and gives the weighted errors and f* beside them.  ``every_class``: see
     :func:`default_budgets` (``None``: :func:`every_class_explained` of ``class_weight``).
+    ``objective``: what the selection maximises, "coverage" (f*) or "accuracy" (the rows the rules
+    get right, :mod:`explainer.selection.objectives`), the uncovered rows then counted right when of
+    class ``fallback`` (a class label; ``None``: the pool's majority class, which the report then uses too).
     """
     weights = row_weights(pool.y, pool.classes, class_weight, sample_weight)
     bc, be, chosen = resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=weights,
                                       every_class=every_class_explained(class_weight) if every_class is None else every_class)
     sample_weight = weights
     rules = chosen if rules is None else np.asarray(rules, dtype=np.int64).ravel()
-    problem = SelectionProblem.from_pool(pool, bc, be, eps=eps, sample_weight=sample_weight)
+    fallback_code = None
+    if objective == "accuracy":  # the ELSE class the objective counts is the one the report predicts with
+        fallback = majority_class(np.asarray(pool.classes)[pool.y]) if fallback is None else fallback
+        fallback_code = [str(c) for c in pool.classes].index(str(fallback))
+    problem = SelectionProblem.from_pool(pool, bc, be, eps=eps, sample_weight=sample_weight,
+                                         objective=objective, fallback=fallback_code)
     solved = problem if rules is None else problem.restrict(rules)
     result = solve(solved, algorithm, random_state=random_state, callback=callback, **(algorithm_params or {}))
     if rules is not None:  # the selection over the pool's rules, as every reader expects it
@@ -103,7 +114,9 @@ def explain_pool(
         y_test=y_test,
         target=target,
         sample_weight=sample_weight,
+        fallback=fallback,
         settings={
+            "objective": objective,
             "class_weight": class_weight if class_weight is None or isinstance(class_weight, str)
             else {str(k): float(v) for k, v in class_weight.items()},
             "algorithm": algorithm,
