@@ -241,7 +241,8 @@ def cmd_explain(args) -> int:
                               sample_weight=row_weights(pool.y, pool.classes, class_weight),
                               every_class=every_class_explained(class_weight))
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
-                              class_weight=class_weight, seed=args.seed, time_limit=args.time_limit)
+                              class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
+                              objective=args.objective)
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
                        target=ds.target)
@@ -405,6 +406,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float, default=1.0)
     _add_weight_args(p)
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
+    p.add_argument("--objective", default="coverage", choices=["coverage", "accuracy"],
+                   help="what the selection maximises: the paper's coverage f* (default) or the training rows "
+                        "the rules get right, the ELSE class included, minus the same conflict penalty")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")

@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # the value types only: importing them here would make a circ
     from explainer.pipeline import Explanation
     from explainer.rules.pool import RulePool
     from explainer.selection.frontier import Frontier
-    from explainer.selection.settings import RunSettings
 
 T = TypeVar("T")
 

@@ -11,6 +11,7 @@ import pandas as pd
 from explainer.pipeline.policy import (
     every_class_explained,
     form_rules,
+    left_out_class,
     resolve_defaults,
     widen_selection,
 )
@@ -70,6 +71,7 @@ def explain_pool(
     sample_weight=None,
     class_weight=None,
     every_class=None,
+    objective: str = "coverage",
 ) -> Explanation:
     """Solve ``pool`` as ``settings`` asks and report on ``(X, y)``.
 
@@ -86,7 +88,10 @@ def explain_pool(
     class weight (``None``, ``"balanced"`` or a mapping of class label to weight) multiplies them by the
     weight of each row's class (:func:`row_weights`).  The report counts rows either way, and gives the
     weighted errors and f* beside them.  ``every_class``: see :func:`default_budgets` (``None``:
-    :func:`every_class_explained` of ``class_weight``).
+    :func:`every_class_explained` of ``class_weight``).  ``objective`` (keyword path only; else the settings'):
+    what the selection maximises, "coverage" (f*) or "accuracy" (the rows the rules get right,
+    :mod:`explainer.selection.objectives`, the uncovered rows counted right when of the class the fallback form
+    leaves out, :func:`left_out_class`); the report's ELSE class is the fallback of the rows the rules leave.
     """
     if settings is None:
         weights = row_weights(pool.y, pool.classes, class_weight, sample_weight)
@@ -94,11 +99,14 @@ def explain_pool(
                                   every_class=every_class_explained(class_weight) if every_class is None
                                   else every_class)
         settings = choice.run_settings(algorithm=algorithm, algorithm_params=algorithm_params or {}, eps=eps,
-                                       class_weight=class_weight, seed=random_state)
+                                       class_weight=class_weight, seed=random_state, objective=objective)
     else:
         given = {"complexity_budget": complexity_budget, "error_budget": error_budget, "algorithm_params": algorithm_params,
                  "random_state": random_state, "rules": rules, "class_weight": class_weight, "every_class": every_class}
-        given = [k for k, v in given.items() if v is not None] + (["eps"] if eps != 1.0 else []) + (
+        given = {k: v for k, v in given.items() if v is not None}
+        if objective != "coverage":
+            given["objective"] = objective
+        given = list(given) + (["eps"] if eps != 1.0 else []) + (
             ["algorithm"] if algorithm != "qga" else [])
         if given:
             raise TypeError(f"explain_pool: the settings describe the run; do not pass {', '.join(given)} too")
@@ -112,7 +120,10 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
              target) -> Explanation:
     """The run itself: problem (the budgets as the settings give them), solver, report."""
     bc, be = settings.complexity_budget, settings.error_budget
-    problem = SelectionProblem.from_pool(pool, bc, be, eps=settings.eps, sample_weight=weights)
+    # the ELSE class the accuracy objective counts right: the class the fallback form leaves out
+    fallback = left_out_class(pool) if settings.objective == "accuracy" else None
+    problem = SelectionProblem.from_pool(pool, bc, be, eps=settings.eps, sample_weight=weights,
+                                         objective=settings.objective, fallback=fallback)
     solved = problem if rules is None else problem.restrict(rules)
     result = solve_run(solved, settings, callback=callback)
     if rules is not None:  # the selection over the pool's rules, as every reader expects it
@@ -132,6 +143,7 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
         target=target,
         sample_weight=weights,
         settings={
+            "objective": settings.objective,
             "class_weight": cw if cw is None or isinstance(cw, str) else {str(k): float(v) for k, v in cw.items()},
             "algorithm": settings.algorithm,
             "random_state": settings.seed,

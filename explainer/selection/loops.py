@@ -238,6 +238,108 @@ def lazy_greedy_adds(cand, key, limit, batch0, r, total, per_class, indptr, indi
     return done, covered, pairs, used_l, used_e
 
 
+# ------------------------------------------------------------ accuracy objective
+@njit(cache=True, nogil=True, inline="always")
+def _right(n, own, y_row, fallback):
+    """Is a row with ``n`` rules firing, ``own`` of them of its class ``y_row``, right (see
+    :mod:`explainer.selection.objectives`): covered with every firing rule of its class, or uncovered
+    with its class the fallback."""
+    if n == 0:
+        return y_row == fallback
+    return own == n
+
+
+@njit(cache=True, nogil=True)
+def accuracy_delta(i, selected, indptr, indices, k, total, per_class, y, fallback, w=None):
+    """(change in rows right, change in conflicting pairs) if rule i (of class k) were flipped, weighted
+    by ``w`` unless ``None``."""
+    dr = _zero(w)
+    dp = _zero(w)
+    sign = -1 if selected else 1
+    for p in range(indptr[i], indptr[i + 1]):
+        row = indices[p]
+        n = total[row]
+        yr = y[row]
+        own = per_class[row, yr]
+        other = n - per_class[row, k]
+        wr = _weight(w, row)
+        n_new = n + sign
+        own_new = own + sign * (k == yr)
+        dr += wr * (np.int64(_right(n_new, own_new, yr, fallback)) - np.int64(_right(n, own, yr, fallback)))
+        if selected:
+            dp -= wr * other
+        else:
+            dp += wr * other
+    return dr, dp
+
+
+@njit(cache=True, nogil=True)
+def accuracy_gains(r, total, per_class, indptr, indices, rule_class, y, fallback, eps, w=None):
+    """(M,) change of rows right - eps * conflicting pairs if each rule alone were flipped: O(nnz)."""
+    M = r.size
+    out = np.empty(M)
+    for i in range(M):
+        dr, dp = accuracy_delta(i, r[i], indptr, indices, rule_class[i], total, per_class, y, fallback, w)
+        out[i] = float(dr) - eps * float(dp)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def accuracy_move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, y, fallback, eps, w=None):
+    """:func:`move_gains` for the accuracy objective: change of rows right - eps * conflicting pairs of
+    ``n`` moves, move ``vid[t]`` flipping rule ``rules[t]``."""
+    N, K = per_class.shape
+    d_right = np.zeros(n, np.int64) + _zero(w)
+    d_pairs = np.zeros(n, np.int64) + _zero(w)
+    dt = np.zeros(N, np.int64)
+    dpc = np.zeros((N, K), np.int64)
+    seen = np.zeros(N, np.bool_)
+    touched = np.empty(N, np.int64)
+    order = np.argsort(vid, kind="mergesort")
+    t = 0
+    while t < order.size:
+        v = vid[order[t]]
+        m = 0
+        while t < order.size and vid[order[t]] == v:
+            i = rules[order[t]]
+            sign = -1 if r[i] else 1
+            c = rule_class[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                row = indices[p]
+                if not seen[row]:
+                    seen[row] = True
+                    touched[m] = row
+                    m += 1
+                dt[row] += sign
+                dpc[row, c] += sign
+            t += 1
+        for q in range(m):
+            row = touched[q]
+            t_old = total[row]
+            t_new = t_old + dt[row]
+            yr = y[row]
+            wr = _weight(w, row)
+            own_old = per_class[row, yr]
+            own_new = own_old + dpc[row, yr]
+            d_right[v] += wr * (np.int64(_right(t_new, own_new, yr, fallback))
+                                - np.int64(_right(t_old, own_old, yr, fallback)))
+            sq_old = 0
+            sq_new = 0
+            for c in range(K):
+                old = per_class[row, c]
+                new = old + dpc[row, c]
+                sq_old += old * old
+                sq_new += new * new
+                dpc[row, c] = 0
+            d_pairs[v] += wr * (((t_new * t_new - sq_new) - (t_old * t_old - sq_old)) // 2)
+            dt[row] = 0
+            seen[row] = False
+    out = np.empty(n)
+    for v in range(n):
+        out[v] = float(d_right[v]) - eps * float(d_pairs[v])
+    return out
+
+
 # ------------------------------------------------------------ move scores
 @njit(cache=True, nogil=True)
 def best_add_drop(gadd, gdrop, r, usable, L, E, slack_l, slack_e, cost, tol):
@@ -454,4 +556,4 @@ def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx, w=None):
     return X0, X1
 
 
-__all__ = ["best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]
+__all__ = ["accuracy_delta", "accuracy_gains", "accuracy_move_gains", "best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]

@@ -25,6 +25,11 @@ either way; weights enter only where rows are summed.
 A budget of ``None`` is stored as :data:`UNBOUNDED`, so every budget compares as a number;
 :attr:`SelectionProblem.fits_alone` marks the rules that keep both budgets on their own (what
 every solver starts from); :class:`Evaluation` holds the metrics of one selection.
+
+``objective``: what the solvers maximise, f* ("coverage", the default) or the rows the explanation
+gets right minus the same conflict penalty ("accuracy", with the ``fallback`` class of uncovered
+rows): :mod:`explainer.selection.objectives` defines it.  ``fitness``, ``Evaluation.value`` and
+``SelectionState.value`` are the objective's value; ``coverage`` is f* under either.
 """
 
 from __future__ import annotations
@@ -37,8 +42,9 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from explainer.selection import objectives
 from explainer.selection.gathers import rule_errors
-from explainer.selection.loops import first_fit_adds, flip_rule, rule_delta
+from explainer.selection.loops import accuracy_delta, first_fit_adds, flip_rule, rule_delta
 
 #: up to this many nonzeros, populations are evaluated by sparse products with the whole coverage matrix
 SMALL_NNZ = 1 << 20
@@ -73,6 +79,13 @@ class Evaluation:
     n_rules: int
     n_rows: int
     total_weight: float | None = None  # sum of the row weights (None: unweighted, every row counts 1)
+    value: float | None = None  # the problem's objective (None: f*, ``coverage``)
+    right: float | None = None  # rows right under objective="accuracy" (None under "coverage")
+    objective: str = "coverage"
+
+    def __post_init__(self):
+        if self.value is None:
+            object.__setattr__(self, "value", self.coverage)
 
     @property
     def coverage_score(self) -> float:
@@ -120,6 +133,9 @@ class SelectionProblem:
     eps : conflict penalty (the paper uses 1).
     sample_weight : (N,) non-negative finite row weights, or ``None`` (every row counts 1, and
         every metric is an integer count as without weights).
+    objective : "coverage" (f*, the paper's) or "accuracy" (see :mod:`explainer.selection.objectives`).
+    fallback : under "accuracy", the class code of the rows no rule covers (``None``: the (weighted)
+        majority class of ``y``); ignored under "coverage".
     """
 
     def __init__(
@@ -133,6 +149,8 @@ class SelectionProblem:
         eps: float = 1.0,
         n_classes: int | None = None,
         sample_weight=None,
+        objective: str = "coverage",
+        fallback: int | None = None,
     ):
         cov = sp.csc_matrix(coverage, dtype=np.float32)
         cov.sum_duplicates()
@@ -171,6 +189,8 @@ class SelectionProblem:
             self.weighted_support = rows
         #: weight of the rows each rule gets right (= support - errors unweighted)
         self.correct = self.weighted_support - self.errors
+        self.objective = objective
+        self.fallback = objectives.check_objective(objective, fallback, self.y, self.n_classes, self.row_weight)
         self._set_budgets(complexity_budget, error_budget)
 
     def _set_weights(self, sample_weight) -> None:
@@ -223,13 +243,14 @@ class SelectionProblem:
 
     @classmethod
     def from_pool(cls, pool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                  sample_weight=None) -> SelectionProblem:
+                  sample_weight=None, objective: str = "coverage", fallback: int | None = None) -> SelectionProblem:
         """The problem of a rule pool: anything with ``coverage``, ``rule_class``, ``y``,
         ``lengths`` and ``classes`` (a :class:`~explainer.rules.pool.RulePool`; read by its
         attributes so that selection needs nothing from the rule stage)."""
         return cls(
             pool.coverage, pool.rule_class, pool.y, pool.lengths,
             complexity_budget, error_budget, eps=eps, n_classes=len(pool.classes), sample_weight=sample_weight,
+            objective=objective, fallback=fallback,
         )
 
     def with_budgets(self, complexity_budget, error_budget) -> SelectionProblem:
@@ -250,7 +271,7 @@ class SelectionProblem:
         return SelectionProblem(
             self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
             self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
-            sample_weight=self.row_weight,
+            sample_weight=self.row_weight, objective=self.objective, fallback=self.fallback,
         )
 
     @cached_property
@@ -358,6 +379,8 @@ class SelectionProblem:
         only the first rows, those evaluated (at least one block).
         """
         R = np.atleast_2d(np.asarray(R, dtype=bool))
+        if self.objective == "accuracy":
+            return objectives.population_metrics(self, R, stop)
         P = R.shape[0]
         w = self.row_weight
         covered = np.zeros(P, dtype=np.int64 if w is None else np.float64)
@@ -375,8 +398,10 @@ class SelectionProblem:
                 break
         complexity = R @ self.lengths
         errors = R @ self.errors
+        coverage = covered - self.eps * pairs
         return {
-            "coverage": covered - self.eps * pairs,
+            "coverage": coverage,
+            "value": coverage,
             "covered": covered,
             "conflicting_pairs": pairs,
             "complexity": complexity,
@@ -385,9 +410,9 @@ class SelectionProblem:
         }
 
     def fitness(self, R: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
-        """f* for each row of a P x M selection matrix (or a single selection); ``stop`` as in
-        :meth:`evaluate_population` (then f* of the first rows only)."""
-        return self.evaluate_population(R, stop)["coverage"]
+        """The objective (f* under "coverage") for each row of a P x M selection matrix (or a single
+        selection); ``stop`` as in :meth:`evaluate_population` (then of the first rows only)."""
+        return self.evaluate_population(R, stop)["value"]
 
     def evaluate(self, r) -> Evaluation:
         r = np.asarray(r, dtype=bool).ravel()
@@ -403,6 +428,9 @@ class SelectionProblem:
             n_rules=int(r.sum()),
             n_rows=self.n_rows,
             total_weight=None if self.row_weight is None else self.total_weight,
+            value=float(m["value"][0]),
+            right=count(m["right"][0]) if "right" in m else None,
+            objective=self.objective,
         )
 
     def state(self, r=None) -> SelectionState:
@@ -411,9 +439,10 @@ class SelectionProblem:
 
     def __repr__(self) -> str:
         weights = "" if self.row_weight is None else f", weight={self.total_weight:g}"
+        objective = "" if self.objective == "coverage" else f", objective={self.objective}, fallback={self.fallback}"
         return (
             f"SelectionProblem(N={self.n_rows}, M={self.n_rules}, classes={self.n_classes}, "
-            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g}{weights})"
+            f"Bc={self.complexity_budget}, Be={self.error_budget}, eps={self.eps:g}{weights}{objective})"
         )
 
 
@@ -422,9 +451,14 @@ _BUDGET_CACHES = ("fits_alone",)
 
 
 class SelectionState:
-    """One selection with per-row counts, so a flip costs O(rows the rule covers)."""
+    """One selection with per-row counts, so a flip costs O(rows the rule covers).
 
-    __slots__ = ("problem", "r", "total", "per_class", "covered", "pairs", "complexity", "errors")
+    ``right`` (rows right, :mod:`explainer.selection.objectives`) is kept under objective="accuracy"
+    only (0 under "coverage"); ``value`` is the objective, what the solvers climb.
+    """
+
+    __slots__ = ("problem", "r", "total", "per_class", "covered", "pairs", "complexity", "errors", "right",
+                 "_accuracy")
 
     def __init__(self, problem: SelectionProblem, r=None):
         self.problem = problem
@@ -435,6 +469,8 @@ class SelectionState:
         self.pairs = 0
         self.complexity = 0
         self.errors = 0
+        self._accuracy = problem.objective == "accuracy"
+        self.right = objectives.state_right(problem, self.total, self.per_class) if self._accuracy else 0
         if r is not None:
             idx = np.flatnonzero(np.asarray(r, dtype=bool))
             if idx.size:
@@ -465,10 +501,28 @@ class SelectionState:
             self.pairs = float((row_pairs // 2) @ w)
             self.errors = float(p.errors[idx].sum())
         self.complexity = int(p.lengths[idx].sum())
+        if self._accuracy:
+            self.right = objectives.state_right(p, self.total, self.per_class)
 
     @property
     def coverage(self) -> float:
         return self.covered - self.problem.eps * self.pairs
+
+    @property
+    def value(self) -> float:
+        """The problem's objective: f* under "coverage", rows right - eps * conflicting pairs under "accuracy"."""
+        if self._accuracy:
+            return self.right - self.problem.eps * self.pairs
+        return self.coverage
+
+    def delta_value(self, i: int) -> float:
+        """The change of :attr:`value` if rule i were flipped."""
+        if not self._accuracy:
+            return self.delta_coverage(i)
+        p = self.problem
+        dr, dp = accuracy_delta(i, self.r[i], p.indptr, p.indices, p.rule_class[i], self.total, self.per_class,
+                                p.y, p.fallback, p.row_weight)
+        return self._count(dr) - p.eps * self._count(dp)
 
     @property
     def feasible(self) -> bool:
@@ -499,6 +553,9 @@ class SelectionState:
     def flip(self, i: int) -> None:
         p = self.problem
         selected = self.r[i]
+        if self._accuracy:
+            self.right += self._count(accuracy_delta(i, selected, p.indptr, p.indices, p.rule_class[i], self.total,
+                                                     self.per_class, p.y, p.fallback, p.row_weight)[0])
         dc, dp = flip_rule(i, selected, p.indptr, p.indices, p.rule_class[i], self.total, self.per_class,
                            p.row_weight)
         sign = -1 if selected else 1
@@ -506,9 +563,18 @@ class SelectionState:
         self.account(dc, dp, sign * int(p.lengths[i]), sign * p.errors[i])
 
     def add_in_order(self, order: np.ndarray) -> int:
-        """Add, in ``order``, each rule that keeps both budgets and raises f*; returns the rules checked
-        (those not selected that fit)."""
+        """Add, in ``order``, each rule that keeps both budgets and raises the objective (f* under
+        "coverage"); returns the rules checked (those not selected that fit)."""
         p = self.problem
+        if self._accuracy:
+            checks = 0
+            for i in np.asarray(order, dtype=np.int64):
+                if self.r[i] or not self.flip_fits(int(i)):
+                    continue
+                checks += 1
+                if self.delta_value(int(i)) > 0:
+                    self.flip(int(i))
+            return checks
         checks, *gained = first_fit_adds(
             np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
             *self.slack(), float(p.eps), self.total, self.per_class, p.row_weight,
@@ -546,4 +612,6 @@ class SelectionState:
         new.pairs = self.pairs
         new.complexity = self.complexity
         new.errors = self.errors
+        new.right = self.right
+        new._accuracy = self._accuracy
         return new

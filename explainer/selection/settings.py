@@ -16,6 +16,9 @@ from typing import Any
 
 #: the forms of explanation: rules for every class, or for the classes other than the fallback class only
 FORMS = ("all", "fallback")
+#: what a selection maximises: the paper's coverage f*, or the rows the explanation gets right
+#: (:mod:`explainer.selection.objectives`, which checks it against the same names)
+OBJECTIVES = ("coverage", "accuracy")
 #: the class weights a run knows by name (a mapping from class label to weight is accepted too)
 CLASS_WEIGHTS = (None, "balanced")
 
@@ -82,6 +85,7 @@ class RunSettings:
     class_weight : ``None`` (every row counts 1), ``"balanced"`` or a mapping from class label to weight.
     seed : seeds the algorithm (``None`` or a whole number >= 0).
     time_limit : seconds the algorithm may run (``None``: no limit beyond the algorithm's own parameters).
+    objective : ``"coverage"`` (the paper's f*) or ``"accuracy"`` (rows right, :mod:`~explainer.selection.objectives`).
     """
 
     complexity_budget: int | None = None
@@ -93,6 +97,7 @@ class RunSettings:
     class_weight: str | Mapping | None = None
     seed: int | None = None
     time_limit: float | None = None
+    objective: str = "coverage"
 
     def __post_init__(self):
         _whole("complexity_budget", self.complexity_budget)
@@ -111,6 +116,8 @@ class RunSettings:
         self._check_class_weight()
         _whole("seed", self.seed)
         _amount("time_limit", self.time_limit)
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
 
     def _check_class_weight(self) -> None:
         cw = self.class_weight
@@ -134,4 +141,4 @@ class RunSettings:
         return params
 
 
-__all__ = ["CLASS_WEIGHTS", "FORMS", "FrozenMapping", "RunSettings"]
+__all__ = ["CLASS_WEIGHTS", "FORMS", "OBJECTIVES", "FrozenMapping", "RunSettings"]

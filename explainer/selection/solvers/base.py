@@ -160,6 +160,8 @@ class Solver:
     name = "solver"
     respects_budgets = True
     clean_up = "full"
+    #: the problem objectives (:mod:`explainer.selection.objectives`) the algorithm optimises
+    objectives: tuple[str, ...] = ("coverage",)
 
     def _max_generations(self):
         return getattr(self, "n_generations", None)
@@ -178,6 +180,9 @@ class Solver:
     def solve(self, problem: SelectionProblem, *, random_state=None, callback=None) -> SelectionResult:
         if isinstance(callback, list | tuple):
             callback = CallbackList(callback)
+        if problem.objective not in self.objectives:
+            raise ValueError(f"the {self.name} algorithm optimises only objective={'/'.join(self.objectives)}, "
+                             f"not objective={problem.objective!r}")
         rng = np.random.default_rng(random_state)
         monitor = Monitor(problem, callback, self.name, self._max_generations(), self.termination())
         monitor.callback.on_start(self.name, problem)
@@ -229,9 +234,9 @@ class Solver:
         filled (the greedy adds need a move scorer, 0.3 s to set up on 130,000 rows when the run had none).
         """
 
-        before = problem.evaluate(selection).coverage
+        before = problem.evaluate(selection).value
         cleaned, stats = clean_up(problem, selection, fill=self.clean_up == "full" and not stopped)
-        after = problem.evaluate(cleaned).coverage
+        after = problem.evaluate(cleaned).value
         if after < before - 1e-9 or not problem.is_feasible(cleaned):  # pragma: no cover - a bug guard
             raise AssertionError(f"{self.name}: the clean-up lowered f* or broke a budget")
         stats["gain"] = after - before

@@ -35,6 +35,10 @@ incumbent reaches the relaxation's bound; if the model's solution has no
 missing pair its model value is its true f*, which is then optimal.  Every
 bound reported is that of a relaxation, hence valid.
 
+Objective "accuracy" (:mod:`explainer.selection.objectives`): e_g becomes "group g is right"
+under the constraints of :mod:`explainer.selection.solvers.milp` (rows grouped by covering rules
+and class); the pairs, the lazy conflicts and the reductions are the same.
+
 Backends: ``"highs"`` (``scipy.optimize.milp``, always available) and
 ``"cpsat"`` (OR-Tools CP-SAT, optional: ``pip install ortools``; it takes the
 warm start as a solution hint).  scipy's milp has no MIP start: the warm start
@@ -50,10 +54,11 @@ import time
 
 import numpy as np
 
+from explainer.selection.objectives import OBJECTIVES
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import FEASIBLE, OPTIMAL
 from explainer.selection.solvers.base import STOP_REQUEST, Monitor, RunOutcome, Solver, StopRelay
-from explainer.selection.solvers.local_search import greedy_fill, usable_rules
+from explainer.selection.solvers.local_search import greedy_fill, move_scorer
 from explainer.selection.solvers.milp import (
     _TOL,
     _OutOfTime,
@@ -67,7 +72,6 @@ from explainer.selection.solvers.milp import (
     f_grid,
     model_memory_mb,
 )
-from explainer.selection.solvers.moves import MoveScorer
 from explainer.selection.solvers.registry import ALGORITHMS, get_solver
 from explainer.selection.solvers.termination import Termination
 
@@ -78,13 +82,13 @@ def greedy_incumbent(problem: SelectionProblem) -> np.ndarray:
     Both are :func:`~explainer.selection.solvers.local_search.greedy_fill` from the empty
     selection (the shared engine: per-rule gains from per-row counts).
     """
-    scorer = MoveScorer(problem, usable_rules(problem))
-    best_r, best_f = np.zeros(problem.n_rules, dtype=bool), 0.0
+    scorer = move_scorer(problem)
+    best_r, best_f = np.zeros(problem.n_rules, dtype=bool), problem.state().value
     for use_ratio in (False, True):
         st = problem.state()
         greedy_fill(st, scorer, ratio=use_ratio)
-        if st.coverage > best_f + _TOL:
-            best_r, best_f = st.r.copy(), st.coverage
+        if st.value > best_f + _TOL:
+            best_r, best_f = st.r.copy(), st.value
     return best_r
 
 
@@ -178,6 +182,7 @@ class Exact(Solver):
     """
 
     name = "exact"
+    objectives = OBJECTIVES
 
     def __init__(
         self,
@@ -223,7 +228,7 @@ class Exact(Solver):
             relay = StopRelay(stop) if stop is not None else None  # a Stop also ends the warm start's run
             heuristic = get_solver(ws, time_limit=budget).solve(problem, random_state=seed, callback=relay)
             greedy = greedy_incumbent(problem)
-            better = heuristic.coverage >= problem.evaluate(greedy).coverage
+            better = heuristic.evaluation.value >= problem.evaluate(greedy).value
             return heuristic.selection if better else greedy
         r = np.asarray(ws, dtype=bool).ravel()
         if r.shape != (problem.n_rules,):
@@ -255,7 +260,7 @@ class Exact(Solver):
         seed = int(rng.integers(0, 2**31 - 1))
 
         incumbent = self._warm_start(problem, seed, monitor.interrupted)
-        inc_value = warm_value = problem.evaluate(incumbent).coverage
+        inc_value = warm_value = problem.evaluate(incumbent).value
         stats: dict = {}
         K = 0
         pa = np.zeros(0, dtype=np.int64)
@@ -266,7 +271,7 @@ class Exact(Solver):
         try:
             red, stats = _reduce(problem, deadline)
             K = red.n_kept
-            trivial_bound = float(red.weights.sum())  # every coverable row, no conflicts
+            trivial_bound = float(red.weights.sum()) + red.constant  # every coverable (right) row, no conflicts
             bound = _round_bound(trivial_bound, grid)
 
             def full(sel_k: np.ndarray) -> np.ndarray:
@@ -301,8 +306,8 @@ class Exact(Solver):
                 nonlocal incumbent, inc_value
                 r = full(sel_k)
                 ev = problem.evaluate(r)
-                if ev.feasible and ev.coverage > inc_value + _TOL:
-                    incumbent, inc_value = r, ev.coverage
+                if ev.feasible and ev.value > inc_value + _TOL:
+                    incumbent, inc_value = r, ev.value
                 return monitor.generation(np.array([inc_value]), incumbent[None, :])
 
             step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
@@ -359,15 +364,15 @@ class Exact(Solver):
                     )
                     missing = ma[new], mb[new], mq[new]
                     # model value minus the penalties it missed is the true f*
-                    if abs(model_value - eps * missing[2].sum() - ev.coverage) > 1e-6 * max(1.0, abs(ev.coverage)):
+                    if abs(model_value - eps * missing[2].sum() - ev.value) > 1e-6 * max(1.0, abs(ev.value)):
                         raise AssertionError(
-                            f"model value {model_value} and true f* {ev.coverage} disagree"
+                            f"model value {model_value} and true objective {ev.value} disagree"
                         )
                     last_model_value = model_value
-                    if ev.coverage > inc_value + _TOL or (
-                        abs(ev.coverage - inc_value) <= _TOL and missing[0].size == 0
+                    if ev.value > inc_value + _TOL or (
+                        abs(ev.value - inc_value) <= _TOL and missing[0].size == 0
                     ):
-                        incumbent, inc_value = r, ev.coverage
+                        incumbent, inc_value = r, ev.value
                 stop = monitor.generation(np.array([inc_value]), incumbent[None, :])
                 if sub.message and sub.selection is None and not sub.proven:
                     message = sub.message
@@ -438,6 +443,4 @@ class Exact(Solver):
 
     @staticmethod
     def _model_value(red: _Reduced, sel_k, pa, pb, pq, eps) -> float:
-        covered = (red.groups @ sel_k.astype(float)) > 0
-        both = sel_k[pa] & sel_k[pb] if pa.size else np.zeros(0, dtype=bool)
-        return float(red.weights[covered].sum() - eps * pq[both].sum())
+        return float(red.value_of(sel_k, pa, pb, pq, eps))

@@ -36,6 +36,7 @@ class GA(Solver):
     """Standard genetic algorithm: fitness-proportional mating, crossover, mutation, elitism."""
 
     name = "ga"
+    objectives = ("coverage", "accuracy")  # through problem.fitness
 
     def __init__(
         self,

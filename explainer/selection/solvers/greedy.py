@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from explainer.selection.objectives import OBJECTIVES
 from explainer.selection.problem import SelectionProblem, SelectionState
 from explainer.selection.solvers.base import Monitor, RunOutcome, Solver
 from explainer.selection.solvers.local_search import (
     budget_scale,
     greedy_fill,
+    move_scorer,
     rule_costs,
-    usable_rules,
 )
-from explainer.selection.solvers.moves import MoveScorer
 
 __all__ = ["Greedy", "budget_scale", "ratio_greedy", "rule_costs"]
 
@@ -42,13 +42,13 @@ __all__ = ["Greedy", "budget_scale", "ratio_greedy", "rule_costs"]
 def ratio_greedy(problem: SelectionProblem, state: SelectionState, monitor: Monitor | None = None,
                  candidates: np.ndarray | None = None) -> SelectionState:
     """Grow ``state`` in place by the ratio rule; returns it.  Reports one generation per added rule."""
-    scorer = MoveScorer(problem, usable_rules(problem))
+    scorer = move_scorer(problem)
 
     def step(st):
         if monitor is None:
             return False
         monitor.evaluations += 1
-        return monitor.generation(np.array([st.coverage]), st.r[None, :])
+        return monitor.generation(np.array([st.value]), st.r[None, :])
 
     greedy_fill(state, scorer, ratio=True, allowed=candidates, on_step=step)
     return state
@@ -58,23 +58,30 @@ class Greedy(Solver):
     """Budgeted maximum coverage greedy (ratio rule + best single rule), deterministic."""
 
     name = "greedy"
+    objectives = OBJECTIVES
 
     def __init__(self, time_limit: float | None = None):
         self.time_limit = time_limit
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         state = ratio_greedy(problem, problem.state(), monitor)
-        info = {"ratio_coverage": float(state.coverage), "used_single_rule": False}
+        info = {"ratio_coverage": float(state.value), "used_single_rule": False}
         if monitor.stop_reason:
             return RunOutcome(state.r.copy(), info=info)
         single_ok = problem.fits_alone
         if single_ok.any():
-            j = int(np.argmax(np.where(single_ok, problem.weighted_support, -1)))
+            # the objective of each rule alone: f* is its support; under "accuracy", a full evaluation
+            if problem.objective == "coverage":
+                alone = problem.weighted_support
+            else:
+                empty = problem.state()
+                alone = empty.value + move_scorer(problem).add_drop_gains(empty)[0]
+            j = int(np.argmax(np.where(single_ok, alone, -np.inf)))
             info["single_rule"] = j
-            if problem.weighted_support[j] > state.coverage:
+            if alone[j] > state.value:
                 single = problem.state()
                 single.flip(j)
                 state = ratio_greedy(problem, single, None)
                 info["used_single_rule"] = True
-        monitor.generation(np.array([state.coverage]), state.r[None, :])
+        monitor.generation(np.array([state.value]), state.r[None, :])
         return RunOutcome(state.r.copy(), info=info)

@@ -17,6 +17,10 @@ counts):
   of the exceeded budget(s) first;
 * :func:`drop_dead_rules` / :func:`clean_up` - no selected rule whose removal
   leaves f* unchanged or higher.
+
+Every "f*" above is the problem's objective (:mod:`explainer.selection.objectives`): f* under
+"coverage", rows right minus the conflict penalty under "accuracy", whose moves
+:func:`move_scorer` scores with an :class:`~explainer.selection.objectives.AccuracyScorer`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import MutableMapping
 
 import numpy as np
 
+from explainer.selection import objectives
 from explainer.selection.loops import lazy_greedy_adds, move_gains
 from explainer.selection.problem import UNBOUNDED, SelectionProblem, SelectionState
 from explainer.selection.solvers.moves import TOL, MoveScorer
@@ -53,6 +58,15 @@ def rule_costs(problem: SelectionProblem) -> np.ndarray:
 def usable_rules(problem: SelectionProblem) -> np.ndarray:
     """Rules that cover something and fit both budgets on their own."""
     return problem.fits_alone & (problem.support > 0)
+
+
+def move_scorer(problem: SelectionProblem, usable: np.ndarray | None = None):
+    """The move scorer of ``problem``'s objective: a :class:`MoveScorer` (f*) or an
+    :class:`~explainer.selection.objectives.AccuracyScorer` (``usable``: default :func:`usable_rules`)."""
+    usable = usable_rules(problem) if usable is None else usable
+    if problem.objective == "accuracy":
+        return objectives.AccuracyScorer(problem, usable)
+    return MoveScorer(problem, usable)
 
 
 # ---------------------------------------------------------------------- adds
@@ -99,9 +113,9 @@ def lazy_swaps(st: SelectionState, scorer: MoveScorer, limit: int) -> int:
             st.errors - p.errors[a] + p.errors[b] > p.error_limit
         ):
             continue
-        g_drop = st.delta_coverage(a)
+        g_drop = st.delta_value(a)
         st.flip(a)
-        if g_drop + st.delta_coverage(b) > TOL:
+        if g_drop + st.delta_value(b) > TOL:
             st.flip(b)
             done += 1
         else:
@@ -161,7 +175,7 @@ def repair(st: SelectionState, scorer: MoveScorer | None = None) -> int:
         if scorer is not None:
             loss = -scorer.add_drop_gains(st)[1][S]
         else:
-            loss = np.array([-st.delta_coverage(int(a)) for a in S])
+            loss = np.array([-st.delta_value(int(a)) for a in S])
         score = np.where(relief > 0, (loss + 1.0) / np.where(relief > 0, relief, 1.0), np.inf)
         st.flip(int(S[int(np.argmin(score))]))
         dropped += 1
@@ -181,7 +195,7 @@ def drop_dead_rules(st: SelectionState) -> int:
         S = np.flatnonzero(st.r)
         if S.size == 0:
             return dropped
-        gain = np.array([st.delta_coverage(int(a)) for a in S])
+        gain = np.array([st.delta_value(int(a)) for a in S])
         dead = gain >= -TOL
         if not dead.any():
             return dropped
@@ -208,7 +222,7 @@ def clean_up(problem: SelectionProblem, selection: np.ndarray, *, fill: bool = T
         if not fill:
             break
         if scorer is None:
-            scorer = MoveScorer(problem, usable_rules(problem))
+            scorer = move_scorer(problem)
         added = greedy_fill(st, scorer)
         info["added"] += added
         if added == 0:
@@ -226,6 +240,8 @@ def flip_gains(st: SelectionState, vid: np.ndarray, rules: np.ndarray, n: int) -
     full evaluation of every mutated selection.
     """
     p = st.problem
+    if p.objective == "accuracy":
+        return objectives.move_gains(st, vid, rules, n)
     return move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r, st.total,
                       st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps), p.row_weight)
 
@@ -361,7 +377,7 @@ class LocalSearch:
                 if n:
                     steps += n
                     continue
-            if self.one_for_two and st.coverage >= self.one_for_two_floor:
+            if self.one_for_two and st.value >= self.one_for_two_floor:
                 move = self.scorer.best_one_for_two(st, int(self.max_ejections))
                 if move is not None:
                     for i in move[1:]:
@@ -375,7 +391,7 @@ class LocalSearch:
                 continue
             break
         if remember and known is not None and not stopped:
-            end = (st.r.copy(), float(st.coverage))
+            end = (st.r.copy(), float(st.value))
             for key in (*path, row_key(end[0])):
                 known.setdefault(key, end)
         return steps
@@ -392,6 +408,7 @@ __all__ = [
     "flip_gains",
     "lazy_adds",
     "lazy_swaps",
+    "move_scorer",
     "repair",
     "rule_costs",
     "usable_rules",

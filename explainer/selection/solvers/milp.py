@@ -4,6 +4,16 @@
 estimates a model's size before it is built, :func:`_solve_highs` and
 :func:`_solve_cpsat` build and solve one (possibly relaxed) model.  Building
 reads the clock (``deadline``) and raises :class:`_OutOfTime` when it has passed.
+
+Under objective="accuracy" (:mod:`explainer.selection.objectives`) the rows are grouped by their
+covering rules *and* their class, the group variable a_g means "the group is right", and the
+covering rows become, per group g of class y_g::
+
+    a_g <= sum of the chosen rules of class y_g covering g     (unless y_g is the fallback)
+    a_g + r_i <= 1   for every rule i of another class covering g
+
+with the rows no kept rule covers a constant (their weight when their class is the fallback).
+The conflict pairs are those of f*, so the lazy-conflict loop of the exact solver is unchanged.
 """
 
 from __future__ import annotations
@@ -97,6 +107,38 @@ class _Reduced:
     rule_class: np.ndarray
     budget_rows: list  # [(coefficients, budget)] for the budgets that can bind
     row_weight: np.ndarray | None = None  # N: the problem's row weights (None: unweighted)
+    group_class: np.ndarray | None = None  # G: the class of each row group under "accuracy" (None: "coverage")
+    fallback: int | None = None  # under "accuracy", the class of uncovered rows
+    constant: float = 0.0  # under "accuracy", the weight of the right rows no kept rule covers
+
+    @property
+    def accuracy(self) -> bool:
+        return self.group_class is not None
+
+    def accuracy_rows(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """(own, other), both G x K: the rules of each group's class covering it (only for the groups whose
+        class is not the fallback: they need one to be right) and the rules of another class covering it."""
+        gr = self.groups.tocoo()
+        same = self.rule_class[gr.col] == self.group_class[gr.row]
+        need = self.group_class[gr.row] != self.fallback
+        shape = self.groups.shape
+        own = sp.csr_matrix((np.ones(int((same & need).sum())), (gr.row[same & need], gr.col[same & need])), shape=shape)
+        other = sp.csr_matrix((np.ones(int((~same).sum())), (gr.row[~same], gr.col[~same])), shape=shape)
+        return own, other
+
+    def value_of(self, sel_k: np.ndarray, pa, pb, pq, eps) -> float:
+        """The model's objective at the rule choice ``sel_k`` (its best a/e and z), constant included."""
+        x = sel_k.astype(float)
+        if self.accuracy:
+            own, other = self.accuracy_rows()
+            need = self.group_class != self.fallback
+            good = ((own @ x) > 0) | ~need
+            good &= (other @ x) == 0
+            base = float(self.weights[good].sum()) + self.constant
+        else:
+            base = float(self.weights[(self.groups @ x) > 0].sum())
+        both = sel_k[pa] & sel_k[pb] if pa.size else np.zeros(0, dtype=bool)
+        return base - eps * pq[both].sum()
 
     @property
     def n_kept(self) -> int:
@@ -169,18 +211,25 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
     weights: list = []
     members: list[np.ndarray] = []
     w = problem.row_weight
+    accuracy = problem.objective == "accuracy"
+    group_class: list = []
+    constant = 0.0
     for j in range(cov_rows.shape[0]):
         _check_clock(deadline, j)
         cols = cov_rows.indices[cov_rows.indptr[j] : cov_rows.indptr[j + 1]]
-        if cols.size == 0:
-            continue
-        k = cols.tobytes()
-        g = keys.get(k)
         wj = 1 if w is None else float(w[j])
+        if cols.size == 0:
+            if accuracy and problem.y[j] == problem.fallback:
+                constant += wj
+            continue
+        # under "accuracy" rows of different classes are right under different choices: separate groups
+        k = (cols.tobytes(), int(problem.y[j])) if accuracy else cols.tobytes()
+        g = keys.get(k)
         if g is None:
             keys[k] = len(weights)
             weights.append(wj)
             members.append(cols)
+            group_class.append(int(problem.y[j]))
         else:
             weights[g] += wj
     G, K = len(weights), kept.size
@@ -208,6 +257,10 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
         budget_rows=budget_rows,
         row_weight=w,
     )
+    if accuracy:
+        red.group_class = np.asarray(group_class, dtype=np.int64)
+        red.fallback = int(problem.fallback)
+        red.constant = float(constant)
     return red, stats
 
 
@@ -242,7 +295,26 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
     c = np.concatenate([np.zeros(K), -red.weights, eps * pq.astype(float)])
     integrality = np.concatenate([np.ones(K), np.zeros(G + P)])
     blocks, lbs, ubs = [], [], []
-    if G:
+    if G and red.accuracy:
+        own, other = red.accuracy_rows()
+        # a_g - sum of the own-class rules <= 0 (groups of the fallback class need none; a group with no
+        # rule of its class can never be right, and this row then holds a_g at 0)
+        need = np.flatnonzero(red.group_class != red.fallback)
+        if need.size:
+            blocks.append(sp.hstack([-own[need], sp.identity(G, format="csr")[need], sp.csr_matrix((need.size, P))]))
+            lbs.append(np.full(need.size, -np.inf))
+            ubs.append(np.zeros(need.size))
+        # a_g + r_i <= 1 for every rule of another class covering g
+        oc = other.tocoo()
+        n_ex = oc.nnz
+        if n_ex:
+            ar = np.arange(n_ex)
+            blocks.append(sp.hstack([sp.csr_matrix((np.ones(n_ex), (ar, oc.col)), shape=(n_ex, K)),
+                                     sp.csr_matrix((np.ones(n_ex), (ar, oc.row)), shape=(n_ex, G)),
+                                     sp.csr_matrix((n_ex, P))]))
+            lbs.append(np.full(n_ex, -np.inf))
+            ubs.append(np.ones(n_ex))
+    elif G:
         # e_g - sum r_i <= 0
         blocks.append(sp.hstack([-red.groups, sp.identity(G), sp.csr_matrix((G, P))]))
         lbs.append(np.full(G, -np.inf))
@@ -263,7 +335,7 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
     if cutoff is not None:
         # -c'x >= cutoff: the model value must reach the cutoff
         blocks.append(sp.csr_matrix(-c[None, :]))
-        lbs.append(np.array([float(cutoff)]))
+        lbs.append(np.array([float(cutoff) - red.constant]))
         ubs.append(np.array([np.inf]))
     constraints = []
     n_cons = 0
@@ -287,12 +359,12 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
     bound = np.inf
     dual = getattr(res, "mip_dual_bound", None)
     if dual is not None and np.isfinite(dual):
-        bound = -float(dual)
+        bound = -float(dual) + red.constant
     sel = None
     value = None
     if res.x is not None:
         sel = res.x[:K] > 0.5
-        value = -float(res.fun)
+        value = -float(res.fun) + red.constant
         if res.status == 0 and not np.isfinite(bound):
             bound = value
     proven = res.status == 0
@@ -322,7 +394,15 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     e = [m.NewBoolVar(f"e{g}") for g in range(G)]
     z = [m.NewBoolVar(f"z{p}") for p in range(P)]
     gi = red.groups
-    for g in range(G):
+    if red.accuracy:
+        own, other = red.accuracy_rows()
+        for g in range(G):
+            _check_clock(deadline, g)
+            if red.group_class[g] != red.fallback:  # right only with a rule of its class (none: never)
+                m.AddBoolOr([r[int(i)] for i in own.indices[own.indptr[g] : own.indptr[g + 1]]]).OnlyEnforceIf(e[g])
+            for i in other.indices[other.indptr[g] : other.indptr[g + 1]]:
+                m.AddImplication(e[g], r[int(i)].Not())
+    for g in range(0 if red.accuracy else G):
         _check_clock(deadline, g)
         cols = gi.indices[gi.indptr[g] : gi.indptr[g + 1]]
         m.AddBoolOr([r[int(i)] for i in cols]).OnlyEnforceIf(e[g])
@@ -354,8 +434,8 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     nv, nc = K + G + P, G + P + len(red.budget_rows)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         sel = np.array([solver.Value(v) for v in r], dtype=bool)
-        value = solver.ObjectiveValue() / grid
-        bound = solver.BestObjectiveBound() / grid
+        value = solver.ObjectiveValue() / grid + red.constant
+        bound = solver.BestObjectiveBound() / grid + red.constant
         proven = status == cp_model.OPTIMAL
         return _SubResult(sel, value, bound, proven, "" if proven else "CP-SAT: time limit", nv, nc)
     # without a solution CP-SAT's bound may be a placeholder (0): do not trust it

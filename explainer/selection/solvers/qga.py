@@ -63,6 +63,10 @@ per unit of the exceeded budgets); super-mutation results are memoised for every
 selection a climb starts from or passes through, so a child that meets one jumps to its end;
 the sampled kernel is capped at ``n_kernel`` vectors (whole +-pairs).
 
+Objective: every fitness, climb and merge uses the problem's objective (f* by default; under
+"accuracy" the moves are scored by :class:`~explainer.selection.objectives.AccuracyScorer`, which has
+no lazy adds, runner-up swaps or 1-for-2 moves).
+
 Scale: ``n_population="auto"`` keeps 100 individuals up to ``AUTO_NNZ``
 nonzeros and above it ``100 (AUTO_NNZ / nnz) ** AUTO_POWER``, at least
 ``AUTO_MIN`` (it depends only on the instance, so the same seed gives the same
@@ -80,9 +84,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from explainer.selection.objectives import OBJECTIVES
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.base import Monitor, RunOutcome, Solver
-from explainer.selection.solvers.local_search import MOVE_KINDS, LocalSearch, repair, usable_rules
+from explainer.selection.solvers.local_search import (
+    MOVE_KINDS,
+    LocalSearch,
+    move_scorer,
+    repair,
+    usable_rules,
+)
 from explainer.selection.solvers.merge import PopulationMerge
 from explainer.selection.solvers.moves import TOL, MoveScorer
 from explainer.selection.solvers.operators import (
@@ -135,6 +146,7 @@ class QGA(Solver):
     """
 
     name = "qga"
+    objectives = OBJECTIVES
     #: what happens to a crossover child still over budget after the retries
     crossover_fallback = "repair"
     #: cut the initial population to ``n_population`` before the first generation
@@ -316,10 +328,10 @@ class QGA(Solver):
             return pop, fit, 0, 0
         st = problem.state(merged)
         steps = search.run(st)
-        if st.coverage <= float(fit[0]) + TOL:
+        if st.value <= float(fit[0]) + TOL:
             return pop, fit, 0, steps
         pop = np.vstack([st.r[None, :], pop])[:n_pop]
-        fit = np.concatenate([[float(st.coverage)], fit])[:n_pop]
+        fit = np.concatenate([[float(st.value)], fit])[:n_pop]
         return pop, fit, 1, steps
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
@@ -347,7 +359,7 @@ class QGA(Solver):
         kernel = self.approximate_kernel(problem, rng, sampler, weights, usable)
         t_kernel = monitor.elapsed() - t_init
         needs_scorer = self.structured_moves or self.crossover_fallback == "repair"
-        scorer = MoveScorer(problem, usable) if needs_scorer else None
+        scorer = move_scorer(problem, usable) if needs_scorer else None
         search = self._local_search(problem, scorer, kernel, monitor, n_pop)
         memo: dict[bytes, tuple[np.ndarray, float]] = {}  # selection -> (end of its climb, fitness)
         merger = (
@@ -375,7 +387,7 @@ class QGA(Solver):
                         st = problem.state(c)
                         steps += search.run(st, memo, remember=True)
                         climbed += 1
-                        hit = (st.r.copy(), float(st.coverage))
+                        hit = (st.r.copy(), float(st.value))
                     children.append(hit[0])
                     child_fit.append(hit[1])
                     children_total += 1

@@ -71,6 +71,7 @@ class RFHC(Solver):
     """
 
     name = "rfhc"
+    objectives = ("coverage", "accuracy")  # through the state's add_in_order and value
 
     def __init__(self, n_trials: int = 30, k: float = 4.0, time_limit: float | None = None, stall: int | None = None):
         self.n_trials = n_trials
@@ -103,9 +104,9 @@ class RFHC(Solver):
             state, checks = self._one_trial(problem, weights, rng)
             monitor.evaluations += checks
             selections.append(state.r.copy())
-            coverages.append(float(state.coverage))
-            if state.coverage > best_cov:
-                best_cov = float(state.coverage)
+            coverages.append(float(state.value))
+            if state.value > best_cov:
+                best_cov = float(state.value)
                 best = state.r.copy()
             if monitor.generation(np.array(coverages), np.array(selections)):
                 break

@@ -33,6 +33,10 @@ def compile_loops() -> None:
         # a population under 100 turns the 1-for-2 moves on, which use the remaining loop
         solve(p, "qga", random_state=0, n_population=4, n_generations=3)
         solve(p, "greedy", random_state=0)
+        # the objective "accuracy" has loops of its own
+        accuracy = SelectionProblem(coverage, p.rule_class, p.y, lengths, p.complexity_budget, p.error_budget,
+                                    n_classes=K, sample_weight=p.row_weight, objective="accuracy")
+        solve(accuracy, "qga", random_state=0, n_population=4, n_generations=3)
 
 
 if __name__ == "__main__":

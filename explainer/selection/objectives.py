@@ -1,0 +1,207 @@
+"""What a selection maximises: the paper's coverage f*, or the rows the explanation gets right.
+
+``objective="coverage"`` (the default) is the paper's
+
+    f*(r) = sum_j w_j [row j covered] - eps sum_j w_j (conflicting pairs on row j).
+
+Once every row is covered f* stops rewarding more conditions, so a budget left over buys nothing.
+``objective="accuracy"`` spends it on rows the explanation gets right:
+
+    a(r) = sum_j w_j right_j(r) - eps sum_j w_j (conflicting pairs on row j)
+
+with, for row j of class y_j, n_j chosen rules firing on it and c_j of them of class y_j,
+
+    right_j = [n_j > 0 and c_j = n_j]        (covered, and every rule firing on it says y_j)
+            or [n_j = 0 and y_j = fallback]  (uncovered, and the ELSE class is y_j).
+
+``fallback`` is the class code the explanation gives the rows no rule covers (the pipeline passes
+the one it reports with, the majority class).  The conflict penalty is the one f* has, so
+conflicts still cost.  a(r) needs only the per-row firing counts per class the problem already
+keeps, so a flip costs O(rows the rule covers), and it is linear enough for the MILP: per row group
+g (same covering rules, same class), ``right_g <= sum of the chosen rules of class y_g covering g``
+(dropped when y_g is the fallback: uncovered is right then), and ``right_g <= 1 - r_i`` for every
+rule i of another class covering g (:mod:`explainer.selection.solvers.milp`).
+
+How it differs from the reported accuracy: the explanation predicts a covered row by the plurality
+vote of the rules firing on it (a tie gives the fallback), so a row whose firing rules disagree may
+still be predicted right; here such a row counts as wrong (and its conflicting pairs are penalised).
+``right`` is therefore a lower bound of the (weighted) training rows the explanation predicts right,
+equal to it whenever no row has rules of two classes firing, which is what the penalty steers to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from explainer.selection.loops import accuracy_gains, accuracy_move_gains, best_add_drop
+from explainer.selection.settings import OBJECTIVES
+
+#: the objectives a :class:`~explainer.selection.problem.SelectionProblem` can have
+#: the gain a move needs to count as augmenting (as :data:`explainer.selection.solvers.moves.TOL`)
+TOL = 1e-9
+
+
+def check_objective(objective: str, fallback, y: np.ndarray, n_classes: int, row_weight) -> int | None:
+    """Validate ``objective`` and resolve its fallback class code (``None`` for "coverage").
+
+    ``fallback=None`` under "accuracy" is the (weighted) majority class of ``y``, ties to the lowest code.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, got {objective!r}")
+    if objective == "coverage":
+        return None
+    if fallback is None:
+        counts = np.bincount(y, weights=row_weight, minlength=n_classes)
+        return int(np.argmax(counts)) if counts.size else 0
+    if isinstance(fallback, bool) or not isinstance(fallback, int | np.integer):
+        raise ValueError(f"fallback must be a class code (an int), got {fallback!r}")
+    if not 0 <= int(fallback) < n_classes:
+        raise ValueError(f"fallback must be a class code in [0, {n_classes}), got {fallback}")
+    return int(fallback)
+
+
+def rows_right(total: np.ndarray, own: np.ndarray, y: np.ndarray, fallback: int) -> np.ndarray:
+    """Bool, the shape of ``total``: the rows right from their firing counts (``own``: those of the row's class)."""
+    return np.where(total > 0, own == total, (y == fallback))
+
+
+def population_metrics(problem, R: np.ndarray, stop: Callable[[], bool] | None = None) -> dict[str, np.ndarray]:
+    """:meth:`SelectionProblem.evaluate_population` under "accuracy": the f* metrics, ``right`` and ``value``.
+
+    Per class of rule, the firing counts of a block of selections (P x N) come from one sparse
+    product; the counts of each row's own class are those of the block of its class.
+    """
+    P = R.shape[0]
+    w = problem.row_weight
+    y = problem.y
+    dtype = np.int64 if w is None else np.float64
+    covered, pairs, right = (np.zeros(P, dtype=dtype) for _ in range(3))
+    for blk in problem._blocks(P):
+        sub_r = R[blk]
+        total = np.zeros((sub_r.shape[0], problem.n_rows), dtype=np.int64)
+        squares = np.zeros_like(total)
+        own = np.zeros_like(total)
+        for cls_idx, block in problem._class_blocks:
+            sub = sub_r[:, cls_idx]
+            if not sub.any():
+                continue
+            counts = np.rint(np.asarray((block.T @ sub.T.astype(np.float32)).T)).astype(np.int64)
+            total += counts
+            squares += counts * counts
+            mine = y == problem.rule_class[cls_idx[0]]
+            own[:, mine] += counts[:, mine]
+        ok = rows_right(total, own, y, problem.fallback)
+        row_pairs = (total * total - squares) // 2
+        if w is None:
+            covered[blk] = np.count_nonzero(total, axis=1)
+            pairs[blk] = row_pairs.sum(axis=1)
+            right[blk] = ok.sum(axis=1)
+        else:
+            covered[blk], pairs[blk], right[blk] = (total > 0) @ w, row_pairs @ w, ok @ w
+        if stop is not None and blk.stop < P and stop():
+            R, covered, pairs, right = R[:blk.stop], covered[:blk.stop], pairs[:blk.stop], right[:blk.stop]
+            break
+    complexity = R @ problem.lengths
+    errors = R @ problem.errors
+    return {
+        "coverage": covered - problem.eps * pairs,
+        "covered": covered,
+        "conflicting_pairs": pairs,
+        "complexity": complexity,
+        "errors": errors,
+        "feasible": (complexity <= problem.complexity_budget) & (errors <= problem.error_limit),
+        "right": right,
+        "value": right - problem.eps * pairs,
+    }
+
+
+def state_right(problem, total: np.ndarray, per_class: np.ndarray):
+    """Rows right (their weight when weighted) of a state's per-row counts."""
+    own = per_class[np.arange(problem.n_rows), problem.y]
+    ok = rows_right(total, own, problem.y, problem.fallback)
+    return int(ok.sum()) if problem.row_weight is None else float(ok @ problem.row_weight)
+
+
+def move_gains(st, vid: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
+    """a(r) change of ``n`` moves on state ``st``, move ``vid[k]`` flipping rule ``rules[k]``."""
+    p = st.problem
+    return accuracy_move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r,
+                               st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
+                               float(p.eps), p.row_weight)
+
+
+class AccuracyScorer:
+    """The move scorer of the local search under "accuracy" (the interface of
+    :class:`~explainer.selection.solvers.moves.MoveScorer`).
+
+    a(r) is not submodular (adding a rule can turn a row right that another rule's drop had made
+    wrong), so there are no lazy adds and no bounds: every rule's flip gain is computed exactly, one
+    compiled pass over the nonzeros, O(nnz); a swap (drop a, add b) is scored exactly by dropping a
+    and scoring every add, O(|S| nnz), only at add/drop optima.  1-for-2 moves are not tried.
+    Ties between equal gains go to the cheaper move (a tiny per-rule cost), as in ``MoveScorer``.
+    """
+
+    last_adds = None  # no lazy adds (see above)
+
+    def __init__(self, problem, usable: np.ndarray):
+        from explainer.selection.problem import UNBOUNDED
+
+        self.p = problem
+        self.usable = usable
+        self.L = problem.lengths.astype(np.float64)
+        self.E = problem.errors.astype(np.float64)
+        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < UNBOUNDED else 0.0
+        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < UNBOUNDED else 0.0
+        self.cost = pen_l * self.L + pen_e * self.E
+
+    def _gains(self, st) -> np.ndarray:
+        p = self.p
+        return accuracy_gains(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
+                              float(p.eps), p.row_weight)
+
+    def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, None]:
+        """(gain of adding each unselected rule, gain of dropping each selected rule, None): one flip gain per rule."""
+        g = self._gains(st)
+        return g, g, None
+
+    def best_move(self, st, swaps: bool = True):
+        """The most augmenting add/drop, else 1-for-1 swap, as (gain, drop rule or -1, add rule or -1), or None."""
+        p = self.p
+        slack_l = float(p.complexity_budget - st.complexity)
+        slack_e = float(p.error_limit - st.errors)
+        g = self._gains(st)
+        b, s_add, a, s_drop, _, free = best_add_drop(g, g, st.r, self.usable, self.L, self.E, slack_l, slack_e,
+                                                     self.cost, TOL)
+        best_score, best = s_add, ((g[b], -1, b) if b >= 0 else None)
+        if a >= 0 and s_drop > best_score:
+            best = (g[a], a, -1)
+        if best is not None or not (swaps and free):
+            return best
+        best_score = -np.inf
+        for a in np.flatnonzero(st.r):
+            a = int(a)
+            st.flip(a)
+            ga = self._gains(st)
+            st.flip(a)
+            gain = g[a] + ga
+            ok = (~st.r & self.usable & (self.L <= slack_l + self.L[a]) & (self.E <= slack_e + self.E[a])
+                  & (gain > TOL))
+            if not ok.any():
+                continue
+            score = np.where(ok, gain - (self.cost - self.cost[a]), -np.inf)
+            j = int(np.argmax(score))
+            if score[j] > best_score:
+                best_score, best = score[j], (float(gain[j]), a, j)
+        return best
+
+    def runner_up_swaps(self) -> list[tuple[int, int]]:
+        return []
+
+    def best_one_for_two(self, st, n_pairs: int):
+        return None
+
+
+__all__ = ["OBJECTIVES", "AccuracyScorer", "check_objective", "move_gains", "population_metrics", "rows_right",
+           "state_right"]
