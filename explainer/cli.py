@@ -169,7 +169,6 @@ def cmd_evaluate(args) -> int:
     else:
         parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
     rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
-    rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
     if fallback is not None:
         fallback = _class_of(ds, fallback)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,

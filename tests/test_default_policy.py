@@ -103,11 +103,12 @@ def test_the_policy_takes_the_best_score_and_scores_by_the_vote(two, three):
 
 def test_without_a_majority_class_only_rules_of_every_class_are_weighed(three):
     # the fallback class holds a third of the rows: the fallback form is not weighed; one rule per
-    # class (three one-phrase rules) gets every row right, which two rules cannot
+    # class (x <= 1, an interval of two conditions, x > 2: four conditions) gets every row right, which two
+    # rules cannot
     _, _, pool = three
     d = default_budgets(pool)
     assert {c["form"] for c in d.candidates} == {"all"}
-    assert (d.form, d.rules, d.complexity_budget, d.error_budget) == ("all", None, 3, 0)
+    assert (d.form, d.rules, d.complexity_budget, d.error_budget) == ("all", None, 4, 0)
     assert _vote_right(pool, d.selection, 0) == 150
 
 

@@ -68,7 +68,7 @@ def evaluate_rules(
     y_codes = np.searchsorted(np.array([str(c) for c in class_labels], dtype=str), y_text).astype(np.int64)
     firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
     conflicts = firing.conflicts()
-    lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
+    lengths = np.array([r.length for r in rule_set], dtype=np.int64)  # the one count: rule_complexity
 
     per_rule = []
     for i, rule in enumerate(rule_set):
