@@ -22,6 +22,19 @@ def _sql_votes(table: pd.DataFrame, expression: str) -> list:
         return [row[0] for row in con.execute(f"SELECT {expression} FROM data ORDER BY rowid")]
 
 
+def _sql_votes_on_text(table: pd.DataFrame, expression: str) -> list:
+    """The SQL's classes on the table imported as text (every column TEXT, as many CSV imports give)."""
+    names = [str(c) for c in table.columns]
+    quoted = ", ".join('"' + n.replace('"', '""') + '" TEXT' for n in names)
+    rows = [[None if pd.isna(v) else str(v) for v in row] for row in table.itertuples(index=False)]
+    with sqlite3.connect(":memory:") as con:
+        con.execute(f"CREATE TABLE data ({quoted})")
+        con.executemany(f"INSERT INTO data VALUES ({', '.join('?' * len(names))})", rows)
+        assert {r[0] for r in con.execute("SELECT typeof(" + '"' + names[0].replace('"', '""') + '"' + ") FROM data")} \
+            <= {"text", "null"}
+        return [row[0] for row in con.execute(f"SELECT {expression} FROM data ORDER BY rowid")]
+
+
 def _python_votes(table: pd.DataFrame, source: str) -> list:
     namespace: dict = {}
     exec(compile(source, "<export>", "exec"), {"__builtins__": {"max": max, "len": len}}, namespace)
@@ -34,7 +47,9 @@ def _check(table: pd.DataFrame, target: str, **params):
     est = RuleSetExplainer(random_state=0, **params).fit(X, y)
     assert est.rules_ is not None and len(est.rules_) > 0
     expected = [str(v) for v in est.predict(X)]
-    assert [str(v) for v in _sql_votes(X, rules_to_sql(est.rules_, est.default_class_))] == expected
+    sql = rules_to_sql(est.rules_, est.default_class_)
+    assert [str(v) for v in _sql_votes(X, sql)] == expected
+    assert [str(v) for v in _sql_votes_on_text(X, sql)] == expected
     assert [str(v) for v in _python_votes(X, rules_to_python(est.rules_, est.default_class_))] == expected
     return est
 
@@ -53,6 +68,29 @@ def test_exports_on_a_table_with_gaps():
     table = gappy_table(5, n=300)
     assert table.isna().any().any()
     _check(table, "label", max_depth=5)
+
+
+def test_sql_compares_numbers_as_numbers_on_a_text_import():
+    """Thousands of mixed rows (numbers of several digits, categories, gaps) stored as TEXT: "9" > "12" as
+    text, so only a cast to a number gives the rules' classes."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    table = pd.DataFrame({
+        "years": rng.integers(1, 40, n),
+        "score": rng.normal(50, 30, n).round(1),
+        "grade": rng.choice(["a", "b", "c"], n),
+        "level": rng.choice([1, 2, 3, 11], n),
+    })
+    table.loc[rng.random(n) < 0.05, "score"] = np.nan
+    table["label"] = np.where((table["years"] > 12) & (table["score"].fillna(0) > 40), "high", "low")
+    flip = rng.random(n) < 0.1
+    table.loc[flip, "label"] = np.where(table.loc[flip, "label"] == "high", "low", "high")
+    est = _check(table, "label", max_depth=5)
+    assert "CAST(" in rules_to_sql(est.rules_, est.default_class_)
+    rule = Rule((Condition("years", ">", 12.0),), "high")
+    sql = rules_to_sql(RuleSet([rule]), "low")
+    votes = _sql_votes_on_text(table[["years"]], sql)
+    assert votes == ["high" if v > 12 else "low" for v in table["years"]]
 
 
 def test_every_condition_form_on_hand_built_rules():
