@@ -133,3 +133,71 @@ def test_names_and_labels_cannot_become_code():
     table = pd.DataFrame({spec_name: ["it's\n", "other"]})
     assert _sql_votes(table, rules_to_sql(rules, "none")) == ["x'); --\n\"\"\"", "none"]
     assert _python_votes(table, rules_to_python(rules, "none")) == ["x'); --\n\"\"\"", "none"]
+
+
+# ---------------------------------------------------------------- every export read back
+
+
+@pytest.fixture(scope="module")
+def explained_sample():
+    """A packaged sample explained with the default pool (its rules hold intervals and one-hot phrases)."""
+    from explainer.data.defaults import default_load_settings
+    from explainer.data.sources import find_source, load_source
+    from explainer.pipeline import explain_pool
+    from explainer.rules import build_pool, default_pool_settings
+
+    ds = load_source(find_source("loans"), **default_load_settings())
+    pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
+                      **default_pool_settings(max_depth=4))
+    exp = explain_pool(pool, ds.X, ds.y, complexity_budget=12, error_budget=len(ds.y), algorithm="greedy",
+                       random_state=0)
+    original = read_table(find_source("loans").path).drop(columns=[ds.target])
+    return ds, exp.report, original
+
+
+def _read_back(ds, text: str):
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rule_text, rules_for_data
+
+    parsed, fallback = parse_rule_text(text, labels=ds.classes)
+    rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
+    return evaluate_rules(rules, ds.X, ds.y, fallback=fallback)
+
+
+def _header_totals(text: str, mark: str) -> tuple[int, int, float]:
+    import re
+
+    first = text.splitlines()[0]
+    assert first.startswith(mark), first
+    m = re.search(r"complexity (\d+), errors (\d+), coverage f\* (\S+) of", first)
+    return int(m.group(1)), int(m.group(2)), float(m.group(3))
+
+
+def test_every_export_reads_back_to_the_pages_complexity_errors_and_coverage(explained_sample):
+    import io
+    import json
+
+    from explainer.report.exports import export_text
+
+    ds, report, original = explained_sample
+    page = (report.complexity, report.errors, report.coverage)
+    text = export_text(report, "text")
+    assert "interval 'a < x <= b' counts 2" in text.splitlines()[1]
+    for back in (_read_back(ds, text),
+                 _read_back(ds, json.loads(export_text(report, "json"))["rules_text"])):
+        assert (back.complexity, back.errors, back.coverage) == page
+        assert [m.length for m in back.per_rule] == [m.length for m in report.per_rule]
+    assert json.loads(export_text(report, "json"))["complexity"] == report.complexity
+    frame = pd.read_csv(io.StringIO(export_text(report, "csv")), dtype=str, keep_default_na=False)
+    rules = frame[frame["rule"] != "ELSE"]
+    else_line = frame.loc[frame["rule"] == "ELSE", "text"].iloc[0]
+    back = _read_back(ds, "\n".join([*rules["text"], else_line]))
+    assert (back.complexity, back.errors, back.coverage) == page
+    assert rules["length"].astype(int).sum() == report.complexity
+    expected = [str(v) for v in report.predicted]
+    for kind, mark in (("text", "# "), ("sql", "-- "), ("python", "# ")):
+        out = export_text(report, kind)
+        assert _header_totals(out, mark) == (report.complexity, report.errors, pytest.approx(report.coverage))
+    assert [str(v) for v in _sql_votes(original, export_text(report, "sql"))] == expected
+    assert [str(v) for v in _sql_votes_on_text(original, export_text(report, "sql"))] == expected
+    assert [str(v) for v in _python_votes(original, export_text(report, "python"))] == expected

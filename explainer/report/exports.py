@@ -21,10 +21,10 @@ import math
 
 import numpy as np
 
-from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["EXPORT_FORMATS", "export_text", "rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "rules_to_python", "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
 EXPORT_FORMATS = {
@@ -199,18 +199,32 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
 
 
 
+def export_header(report) -> list[str]:
+    """What every export states first: the totals the page shows and how complexity counts."""
+    return [
+        f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
+        f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
+        COMPLEXITY_COUNTS,
+    ]
+
+
 def export_text(report, kind: str) -> str:
     """A :class:`~explainer.report.metrics.RuleSetReport`'s rule set as ``kind`` (one of
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
-    expression or a Python function ``predict(row)``.  The command line and the dashboard call it."""
+    expression or a Python function ``predict(row)``.  The command line and the dashboard call it.
+    The text, SQL and Python forms open with comment lines (:func:`export_header`) saying the
+    totals and how complexity counts; the JSON says it under ``complexity_counts``; the CSV's
+    ``length`` column holds each rule's count."""
     if kind == "text":
-        return report.rules_text()
+        return "".join(f"# {line}\n" for line in export_header(report)) + report.rules_text()
     if kind == "json":
-        return report.to_json() + "\n"
+        return report.to_json(complexity_counts=COMPLEXITY_COUNTS) + "\n"
     if kind == "csv":
         return report.to_csv()
     if kind == "sql":
-        return rules_to_sql(report.rules, report.fallback) + "\n"
+        head = "".join(f"-- {line}\n" for line in export_header(report))
+        return head + rules_to_sql(report.rules, report.fallback) + "\n"
     if kind == "python":
-        return rules_to_python(report.rules, report.fallback)
+        head = "".join(f"# {line}\n" for line in export_header(report))
+        return head + rules_to_python(report.rules, report.fallback)
     raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")
