@@ -171,7 +171,7 @@ def _check_time_limit_kept(res, limits: list[float], time_limit: float) -> None:
     given at most what was left of the limit, each later one less than the one before, and a run
     that was not proven optimal says that the limit ended it."""
     assert limits and all(0 < t <= time_limit for t in limits), limits
-    assert all(b < a for a, b in zip(limits, limits[1:])), limits
+    assert all(b < a for a, b in zip(limits, limits[1:], strict=False)), limits
     if res.status != OPTIMAL:
         assert "time limit" in res.message.lower(), res.message
 

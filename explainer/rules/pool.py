@@ -28,7 +28,14 @@ from explainer.data.precision import Float32View
 from explainer.data.target import encode_labels
 from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
-from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions, rule_complexity
+from explainer.rules.model import (
+    Condition,
+    Rule,
+    RuleSet,
+    drop_implied,
+    merge_conditions,
+    rule_complexity,
+)
 from explainer.rules.numbers import shorten_threshold
 from explainer.rules.simplify import Simplifier
 
