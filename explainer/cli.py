@@ -1,15 +1,21 @@
 """Command line: ``explainer rules|evaluate|explain|frontier|datasets|pools|bench``.
 
 Bad input ends with one ``error: ...`` line on stderr and exit status 2, never a traceback.
+Standard output carries the program's output only: what solvers print from native code (HiGHS
+writes some lines with ``printf``, whatever its output flag) and libraries' warnings are dropped,
+or sent to stderr with ``--verbose``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import json
 import os
 import pathlib
 import sys
+import warnings
 
 import numpy as np
 
@@ -172,7 +178,6 @@ def cmd_evaluate(args) -> int:
     else:
         parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
     rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
-    rules.phrase_length = default_pool_settings()["phrase_length"]  # lengths counted as the default pool counts them
     if fallback is not None:
         fallback = _class_of(ds, fallback)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
@@ -458,12 +463,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="reproduce the paper's Table 3 (and more)")
     add_arguments(p)
     p.set_defaults(func=cmd_bench)
+    for p in sub.choices.values():
+        p.add_argument("--verbose", action="store_true",
+                       help="show what solvers and libraries print (on stderr; stdout stays the output)")
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    with _stdout_for_output_only(verbose=getattr(args, "verbose", False)):
+        return _run_command(args)
+
+
+def _run_command(args) -> int:
     try:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
@@ -477,6 +490,48 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+@contextlib.contextmanager
+def _stdout_for_output_only(verbose: bool):
+    """While a command runs, ``print`` writes to the real stdout and file descriptor 1 goes to
+    /dev/null (stderr with ``verbose``), so native code that prints (HiGHS) cannot mix its lines
+    into the output; Python warnings are shown only with ``verbose``."""
+    with warnings.catch_warnings():
+        if not verbose:
+            warnings.simplefilter("ignore")
+        try:
+            redirect = sys.stdout.fileno() == 1
+        except (AttributeError, OSError, ValueError):  # stdout is captured or replaced: nothing to keep clean
+            redirect = False
+        if not redirect:
+            yield
+            return
+        original = sys.stdout
+        original.flush()
+        output_fd = os.dup(1)
+        elsewhere = os.dup(2) if verbose else os.open(os.devnull, os.O_WRONLY)
+        os.dup2(elsewhere, 1)
+        os.close(elsewhere)
+        sys.stdout = open(output_fd, "w", encoding=original.encoding, errors=original.errors,  # noqa: SIM115
+                          buffering=1 if original.line_buffering else -1)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            _flush_native_stdout()  # what native code buffered goes where it was printed, not to stdout
+            os.dup2(sys.stdout.fileno(), 1)
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.close()
+            sys.stdout = original
+
+
+def _flush_native_stdout() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):  # no C library to ask (some platforms): nothing buffered there
+        pass
 
 
 def _closed_pipe() -> int:

@@ -252,12 +252,15 @@ def test_export_text_equals_library_rendering(explained):
     payloads = downloads.export_payloads(ex, at.session_state["dataset"])
     rules = ex.pool.rule_set(ex.result.selection)
     expected = rules.to_text(fallback=ex.report.fallback)  # the rules, then ELSE CLASS=<fallback>
-    assert payloads["text"][2] == expected == ex.report.rules_text()
+    # the text export: its header (totals, how complexity counts) as comment lines, then the rules
+    assert payloads["text"][2].endswith(expected) and expected == ex.report.rules_text()
+    assert all(line.startswith("# ") for line in payloads["text"][2][: -len(expected)].splitlines())
     assert expected.splitlines()[-1] == f"ELSE CLASS={ex.report.fallback}"
-    assert at.code[0].value.strip() == expected.strip()  # the page shows the same text
+    assert at.code[0].value.strip() == payloads["text"][2].strip()  # the page shows the file it hands out
     assert payloads["csv"][2] == ex.report.to_csv()
     assert f'"data_fingerprint": "{at.session_state["dataset"].fingerprint}"' in payloads["json"][2]
-    assert payloads["sql"][2].lstrip().upper().startswith("CASE") and "def predict(row)" in payloads["python"][2]
+    sql_lines = [line for line in payloads["sql"][2].splitlines() if not line.startswith("--")]
+    assert sql_lines[0].upper().startswith("CASE") and "def predict(row)" in payloads["python"][2]
     assert [c.value.strip() for c in at.code[3:5]] == [payloads["sql"][2].strip(), payloads["python"][2].strip()]
     assert len(at.get("download_button")) == 5
 

@@ -22,6 +22,19 @@ def _sql_votes(table: pd.DataFrame, expression: str) -> list:
         return [row[0] for row in con.execute(f"SELECT {expression} FROM data ORDER BY rowid")]
 
 
+def _sql_votes_on_text(table: pd.DataFrame, expression: str) -> list:
+    """The SQL's classes on the table imported as text (every column TEXT, as many CSV imports give)."""
+    names = [str(c) for c in table.columns]
+    quoted = ", ".join('"' + n.replace('"', '""') + '" TEXT' for n in names)
+    rows = [[None if pd.isna(v) else str(v) for v in row] for row in table.itertuples(index=False)]
+    with sqlite3.connect(":memory:") as con:
+        con.execute(f"CREATE TABLE data ({quoted})")
+        con.executemany(f"INSERT INTO data VALUES ({', '.join('?' * len(names))})", rows)
+        assert {r[0] for r in con.execute("SELECT typeof(" + '"' + names[0].replace('"', '""') + '"' + ") FROM data")} \
+            <= {"text", "null"}
+        return [row[0] for row in con.execute(f"SELECT {expression} FROM data ORDER BY rowid")]
+
+
 def _python_votes(table: pd.DataFrame, source: str) -> list:
     namespace: dict = {}
     exec(compile(source, "<export>", "exec"), {"__builtins__": {"max": max, "len": len}}, namespace)
@@ -34,7 +47,9 @@ def _check(table: pd.DataFrame, target: str, **params):
     est = RuleSetExplainer(random_state=0, **params).fit(X, y)
     assert est.rules_ is not None and len(est.rules_) > 0
     expected = [str(v) for v in est.predict(X)]
-    assert [str(v) for v in _sql_votes(X, rules_to_sql(est.rules_, est.default_class_))] == expected
+    sql = rules_to_sql(est.rules_, est.default_class_)
+    assert [str(v) for v in _sql_votes(X, sql)] == expected
+    assert [str(v) for v in _sql_votes_on_text(X, sql)] == expected
     assert [str(v) for v in _python_votes(X, rules_to_python(est.rules_, est.default_class_))] == expected
     return est
 
@@ -53,6 +68,29 @@ def test_exports_on_a_table_with_gaps():
     table = gappy_table(5, n=300)
     assert table.isna().any().any()
     _check(table, "label", max_depth=5)
+
+
+def test_sql_compares_numbers_as_numbers_on_a_text_import():
+    """Thousands of mixed rows (numbers of several digits, categories, gaps) stored as TEXT: "9" > "12" as
+    text, so only a cast to a number gives the rules' classes."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    table = pd.DataFrame({
+        "years": rng.integers(1, 40, n),
+        "score": rng.normal(50, 30, n).round(1),
+        "grade": rng.choice(["a", "b", "c"], n),
+        "level": rng.choice([1, 2, 3, 11], n),
+    })
+    table.loc[rng.random(n) < 0.05, "score"] = np.nan
+    table["label"] = np.where((table["years"] > 12) & (table["score"].fillna(0) > 40), "high", "low")
+    flip = rng.random(n) < 0.1
+    table.loc[flip, "label"] = np.where(table.loc[flip, "label"] == "high", "low", "high")
+    est = _check(table, "label", max_depth=5)
+    assert "CAST(" in rules_to_sql(est.rules_, est.default_class_)
+    rule = Rule((Condition("years", ">", 12.0),), "high")
+    sql = rules_to_sql(RuleSet([rule]), "low")
+    votes = _sql_votes_on_text(table[["years"]], sql)
+    assert votes == ["high" if v > 12 else "low" for v in table["years"]]
 
 
 def test_every_condition_form_on_hand_built_rules():
@@ -95,3 +133,71 @@ def test_names_and_labels_cannot_become_code():
     table = pd.DataFrame({spec_name: ["it's\n", "other"]})
     assert _sql_votes(table, rules_to_sql(rules, "none")) == ["x'); --\n\"\"\"", "none"]
     assert _python_votes(table, rules_to_python(rules, "none")) == ["x'); --\n\"\"\"", "none"]
+
+
+# ---------------------------------------------------------------- every export read back
+
+
+@pytest.fixture(scope="module")
+def explained_sample():
+    """A packaged sample explained with the default pool (its rules hold intervals and one-hot phrases)."""
+    from explainer.data.defaults import default_load_settings
+    from explainer.data.sources import find_source, load_source
+    from explainer.pipeline import explain_pool
+    from explainer.rules import build_pool, default_pool_settings
+
+    ds = load_source(find_source("loans"), **default_load_settings())
+    pool = build_pool(ds.X, ds.y, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
+                      **default_pool_settings(max_depth=4))
+    exp = explain_pool(pool, ds.X, ds.y, complexity_budget=12, error_budget=len(ds.y), algorithm="greedy",
+                       random_state=0)
+    original = read_table(find_source("loans").path).drop(columns=[ds.target])
+    return ds, exp.report, original
+
+
+def _read_back(ds, text: str):
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rule_text, rules_for_data
+
+    parsed, fallback = parse_rule_text(text, labels=ds.classes)
+    rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
+    return evaluate_rules(rules, ds.X, ds.y, fallback=fallback)
+
+
+def _header_totals(text: str, mark: str) -> tuple[int, int, float]:
+    import re
+
+    first = text.splitlines()[0]
+    assert first.startswith(mark), first
+    m = re.search(r"complexity (\d+), errors (\d+), coverage f\* (\S+) of", first)
+    return int(m.group(1)), int(m.group(2)), float(m.group(3))
+
+
+def test_every_export_reads_back_to_the_pages_complexity_errors_and_coverage(explained_sample):
+    import io
+    import json
+
+    from explainer.report.exports import export_text
+
+    ds, report, original = explained_sample
+    page = (report.complexity, report.errors, report.coverage)
+    text = export_text(report, "text")
+    assert "interval 'a < x <= b' counts 2" in text.splitlines()[1]
+    for back in (_read_back(ds, text),
+                 _read_back(ds, json.loads(export_text(report, "json"))["rules_text"])):
+        assert (back.complexity, back.errors, back.coverage) == page
+        assert [m.length for m in back.per_rule] == [m.length for m in report.per_rule]
+    assert json.loads(export_text(report, "json"))["complexity"] == report.complexity
+    frame = pd.read_csv(io.StringIO(export_text(report, "csv")), dtype=str, keep_default_na=False)
+    rules = frame[frame["rule"] != "ELSE"]
+    else_line = frame.loc[frame["rule"] == "ELSE", "text"].iloc[0]
+    back = _read_back(ds, "\n".join([*rules["text"], else_line]))
+    assert (back.complexity, back.errors, back.coverage) == page
+    assert rules["length"].astype(int).sum() == report.complexity
+    expected = [str(v) for v in report.predicted]
+    for kind, mark in (("text", "# "), ("sql", "-- "), ("python", "# ")):
+        out = export_text(report, kind)
+        assert _header_totals(out, mark) == (report.complexity, report.errors, pytest.approx(report.coverage))
+    assert [str(v) for v in _sql_votes(original, export_text(report, "sql"))] == expected
+    assert [str(v) for v in _sql_votes_on_text(original, export_text(report, "sql"))] == expected
+    assert [str(v) for v in _python_votes(original, export_text(report, "python"))] == expected

@@ -102,7 +102,7 @@ def test_simplest_form_pool_rules_round_trip(name, paper_datasets_dir):
     assert len(bound) == pool.n_rules
     for i, rule in enumerate(bound):
         assert rule.key() == pool.rules[i].key(), rule.text
-        assert (rule.length, rule.n_phrases) == (pool.rules[i].length, pool.lengths[i])
+        assert (rule.length, rule.n_phrases) == (pool.lengths[i], pool.rules[i].n_phrases)
         assert np.array_equal(rule.covers(ds.X), dense[:, i]), rule.text
 
 

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from explainer.data.features import FeatureSpec
@@ -291,3 +291,44 @@ def test_set_values_that_hold_set_punctuation_are_quoted():
 def test_set_syntax_errors(line, message):
     with pytest.raises(RuleSyntaxError, match=re.escape(message)):
         parse_rules(line)
+
+
+# ---------------------------------------------------------------- one quoting rule
+
+def test_what_is_not_a_plain_word_or_number_is_quoted():
+    ab = FeatureSpec("a | b", "a | b", "numeric")
+    rule = Rule((cond(ab, ">", 4.185), cond(ab, "<=", 14.19)), "**bold**")
+    assert rule.text == 'IF 4.185 < "a | b" <= 14.19 THEN CLASS="**bold**"'
+    assert Rule((cond(AGE, ">", 32.0),), ">50K").text == 'IF Age > 32 THEN CLASS=">50K"'
+    spaced = FeatureSpec("petal length", "petal length", "numeric")
+    assert Rule((cond(spaced, "<=", 2.45),), "Iris-setosa").text == 'IF "petal length" <= 2.45 THEN CLASS=Iris-setosa'
+    assert Rule((cond(COLOUR_RED, ">", 0.5),), 7).text == "IF colour = red THEN CLASS=7"
+    # the older unquoted forms still read
+    back = parse_rules("IF 4.185 < a | b <= 14.19 THEN CLASS=**bold**")[0]
+    assert [c.feature for c in back.conditions] == ["a | b", "a | b"] and back.label == "**bold**"
+
+
+_name = st.one_of(
+    st.text(min_size=1, max_size=12),
+    st.sampled_from(["a b", 'say "hi"', "a | b", "x<y", "p=q", "**bold**", "naïve ü", "1st", "3", "AND", "then x",
+                     " lead", "tail ", "a\\b", "{x}", "x, y", ">50K", "is missing", "not", "in", "é", "_"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(column=_name, other=_name, value=_name, label=_name, threshold=st.floats(-1e6, 1e6, allow_nan=False))
+def test_render_then_parse_gives_back_names_values_and_labels(column, other, value, label, threshold):
+    assume(other != column)
+    numeric = FeatureSpec(column, column, "numeric")
+    onehot = FeatureSpec(f"{other}={value}", other, "onehot", value)
+    rule = Rule((cond(numeric, "<=", threshold), cond(onehot, ">", 0.5)), label)
+    line = rule.text
+    assert "\n" not in line and "\r" not in line
+    back = parse_rules(line)[0]
+    assert back.label == label
+    numeric_back, onehot_back = back.conditions
+    assert (numeric_back.feature, numeric_back.op, numeric_back.threshold) == (column, "<=", threshold)
+    assert (onehot_back.spec.column, onehot_back.spec.value) == (other, value)
+    # a plain word or number stays as it is, anything else is quoted
+    plain = rulerender.is_plain_word(label) or rulerender.is_plain_number(label)
+    assert line.endswith(f"CLASS={label}") if plain else line.endswith('"')

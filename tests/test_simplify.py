@@ -106,22 +106,28 @@ def test_default_pool_rules_have_one_phrase_per_column(source, paper_datasets_di
     dense = pool.coverage.toarray().astype(bool)
     for i, rule in enumerate(pool.rules):
         assert rule.n_phrases == len(_columns(rule)), rule.text
-        assert pool.lengths[i] == rule.n_phrases
+        assert pool.lengths[i] == rule.length
         for column in binary:
             assert not re.search(rf"\b{re.escape(column)} (<=|>|<|>=) ", rule.text), rule.text
         assert np.array_equal(rule.covers(ds.X), dense[:, i]), rule.text
 
 
-def test_phrase_lengths_free_budget_and_the_paper_pool_counts_conditions():
+def test_both_pools_count_conditions_as_the_rule_text_reads_them():
     ds = load_dataset(_table(), target="y")
     paper = build_pool(ds.X, ds.y, 6, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs)
     analyst = build_pool(ds.X, ds.y, 6, random_state=0, classes=ds.classes, feature_specs=ds.feature_specs,
                          phrase_length=True)
     assert paper.settings["phrase_length"] is False and analyst.settings["phrase_length"] is True
-    assert np.array_equal(paper.lengths, [r.length for r in paper.rules])
-    assert np.array_equal(analyst.lengths, [r.n_phrases for r in analyst.rules])
+    # the paper's paths: one per comparison, so the length is the number of conditions
+    assert np.array_equal(paper.lengths, [len(r.conditions) for r in paper.rules])
     # a chain such as "buying != high AND buying != vhigh" is 2 conditions but one phrase
     assert any(r.length > r.n_phrases for r in paper.rules)
+    for pool in (paper, analyst):
+        assert np.array_equal(pool.lengths, [r.length for r in pool.rules])
+        for rule in pool.rules:
+            # an interval is two conditions, a value set one, a set left out one per value
+            expected = sum(len(c.values) if getattr(c, "negated", False) else 1 for c in rule.conditions)
+            assert rule.length == expected, rule.text
     problem = SelectionProblem.from_pool(analyst)
     assert np.array_equal(problem.lengths, analyst.lengths)
     assert analyst.rule_set([0]).complexity == analyst.lengths[0]

@@ -79,7 +79,7 @@ def evaluate_rules(
     y_codes, _ = encode_labels(y, class_labels)
     firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
     conflicts = firing.conflicts()
-    lengths = np.array([rule_set.rule_length(r) for r in rule_set], dtype=np.int64)  # phrases or conditions
+    lengths = np.array([r.length for r in rule_set], dtype=np.int64)  # the one count: rule_complexity
 
     per_rule = []
     for i, rule in enumerate(rule_set):

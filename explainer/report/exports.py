@@ -21,10 +21,10 @@ import math
 
 import numpy as np
 
-from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["EXPORT_FORMATS", "export_text", "rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "rules_to_python", "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
 EXPORT_FORMATS = {
@@ -96,19 +96,29 @@ def _sql_literal(value) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+def _is_number(value) -> bool:
+    value = _plain(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _sql_number(column: str) -> str:
+    # a table imported from CSV often holds every column as TEXT, where "9" > "12": compare as numbers
+    return f"CAST({column} AS REAL)"
+
+
 def _sql_condition(cond) -> str:
     kind, column, detail = _test(cond)
     c = _sql_name(column)
     if kind == "cmp":
         op, t = detail
-        return f"{c} {op} {format_number(t)}"
-    if kind == "eq":
-        return f"{c} = {_sql_literal(detail)}"
-    if kind == "ne":
-        return f"({c} IS NULL OR {c} <> {_sql_literal(detail)})"
+        return f"{_sql_number(c)} {op} {format_number(t)}"
+    if kind in ("eq", "ne"):
+        v = _sql_number(c) if _is_number(detail) else c
+        return f"{v} = {_sql_literal(detail)}" if kind == "eq" else f"({c} IS NULL OR {v} <> {_sql_literal(detail)})"
     if kind in ("in", "not in"):
-        values = ", ".join(_sql_literal(v) for v in detail)
-        return f"{c} IN ({values})" if kind == "in" else f"({c} IS NULL OR {c} NOT IN ({values}))"
+        v = _sql_number(c) if detail and all(_is_number(x) for x in detail) else c
+        values = ", ".join(_sql_literal(x) for x in detail)
+        return f"{v} IN ({values})" if kind == "in" else f"({c} IS NULL OR {v} NOT IN ({values}))"
     return {"missing": f"{c} IS NULL", "present": f"{c} IS NOT NULL", "true": "1 = 1", "false": "1 = 0"}[kind]
 
 
@@ -117,7 +127,8 @@ def rules_to_sql(rules: RuleSet, fallback) -> str:
 
     Each class's votes are a sum of ``CASE WHEN <rule> THEN 1 ELSE 0 END``; the class
     with strictly more votes than every other wins, else ``fallback``.  Standard SQL;
-    checked with SQLite.
+    checked with SQLite.  A comparison with a number casts its column (``CAST("x" AS REAL)``),
+    so a table whose columns were imported as text gives the same classes as a typed one.
     """
     groups = _label_groups(rules)
     counts = []
@@ -188,18 +199,32 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
 
 
 
+def export_header(report) -> list[str]:
+    """What every export states first: the totals the page shows and how complexity counts."""
+    return [
+        f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
+        f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
+        COMPLEXITY_COUNTS,
+    ]
+
+
 def export_text(report, kind: str) -> str:
     """A :class:`~explainer.report.metrics.RuleSetReport`'s rule set as ``kind`` (one of
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
-    expression or a Python function ``predict(row)``.  The command line and the dashboard call it."""
+    expression or a Python function ``predict(row)``.  The command line and the dashboard call it.
+    The text, SQL and Python forms open with comment lines (:func:`export_header`) saying the
+    totals and how complexity counts; the JSON says it under ``complexity_counts``; the CSV's
+    ``length`` column holds each rule's count."""
     if kind == "text":
-        return report.rules_text()
+        return "".join(f"# {line}\n" for line in export_header(report)) + report.rules_text()
     if kind == "json":
-        return report.to_json() + "\n"
+        return report.to_json(complexity_counts=COMPLEXITY_COUNTS) + "\n"
     if kind == "csv":
         return report.to_csv()
     if kind == "sql":
-        return rules_to_sql(report.rules, report.fallback) + "\n"
+        head = "".join(f"-- {line}\n" for line in export_header(report))
+        return head + rules_to_sql(report.rules, report.fallback) + "\n"
     if kind == "python":
-        return rules_to_python(report.rules, report.fallback)
+        head = "".join(f"# {line}\n" for line in export_header(report))
+        return head + rules_to_python(report.rules, report.fallback)
     raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")

@@ -15,6 +15,7 @@ This package is the public face of the stage: ``from explainer.rules import buil
 from explainer.rules.binding import resolve_features, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.model import (
+    COMPLEXITY_COUNTS,
     OPS,
     Condition,
     Rule,
@@ -22,6 +23,7 @@ from explainer.rules.model import (
     ValueSet,
     drop_implied,
     merge_conditions,
+    rule_complexity,
 )
 from explainer.rules.numbers import format_number, integer_threshold, shorten_threshold
 from explainer.rules.parse import (
@@ -36,6 +38,7 @@ from explainer.rules.pool import RulePool, build_pool, pool_from_rules
 from explainer.rules.scan import RuleSyntaxError
 
 __all__ = [
+    "COMPLEXITY_COUNTS",
     "DEFAULT_DEPTH",
     "DEFAULT_REPEATS",
     "MAX_LINE_CHARS",
@@ -59,6 +62,7 @@ __all__ = [
     "parse_rules",
     "pool_from_rules",
     "resolve_features",
+    "rule_complexity",
     "rules_for_data",
     "shorten_threshold",
 ]

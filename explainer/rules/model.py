@@ -16,11 +16,14 @@ so.  This is what the encoded matrix gives (a one-hot feature is 0 on a missing
 cell, a comparison with NaN is false), so every rule selects the same rows as
 the tree path it came from.
 
-The length of a rule in the paper's sense (``Rule.length``) is its number of
-conditions: an interval such as ``32 < Age <= 54`` is printed as one phrase but
-is two conditions.  ``Rule.n_phrases`` counts the phrases the text prints (one
-per column once a rule is in its simplest form, :mod:`explainer.rules.simplify`);
-``RuleSet.phrase_length`` says which of the two a rule set's complexity counts.
+Complexity has one count everywhere (:func:`rule_complexity`, the paper's length of
+a rule: its number of conditions), stated in words by :data:`COMPLEXITY_COUNTS`.
+It is what the tree paths tested, so it reads the same from a rule and from its
+text read back: an interval such as ``32 < Age <= 54`` is printed as one phrase
+but is two conditions (a lower and an upper bound); ``buying not in {high, vhigh}``
+is one condition per value left out (``buying != high AND buying != vhigh``);
+``thal in {6, 7}``, ``Margin = 5`` and ``Density is missing`` are one each.
+``Rule.n_phrases`` counts the phrases the text prints, for display only.
 """
 
 from __future__ import annotations
@@ -251,6 +254,33 @@ def drop_implied(conditions: Iterable[Condition]) -> tuple[Condition, ...]:
 _UNSET = object()
 
 
+def condition_count(cond) -> int:
+    """How many conditions ``cond`` is in the complexity count (see :func:`rule_complexity`)."""
+    if isinstance(cond, ValueSet) and cond.negated:
+        # "x not in {a, b}" is how "x != a AND x != b" prints, so it costs what that costs
+        return max(1, len(cond.values))
+    return 1
+
+
+def rule_complexity(rule) -> int:
+    """The complexity of a rule: its number of conditions in the paper's sense.
+
+    The one count of the project (the pool's lengths, the budgets, reports, exports and
+    the evaluation of a rule file all use it).  A comparison is one condition, so an
+    interval ``a < x <= b`` is two; ``x in {...}``, ``x = v`` and ``x is missing`` are one;
+    ``x not in {v, w}`` is one per value.  The count of a rule and of its text read back
+    agree, since the text only groups conditions and never merges them.
+    """
+    return sum(condition_count(c) for c in rule.conditions)
+
+
+#: how :func:`rule_complexity` counts, in words (every export states it)
+COMPLEXITY_COUNTS = (
+    "complexity = the number of conditions: a comparison, '= v', 'in {...}' and 'is missing' count 1; "
+    "an interval 'a < x <= b' counts 2; 'not in {v, w}' counts 1 per value"
+)
+
+
 def _number(value) -> float | None:
     try:
         out = float(value)
@@ -271,7 +301,8 @@ class Rule:
 
     @property
     def length(self) -> int:
-        return len(self.conditions)
+        """Its complexity (:func:`rule_complexity`): the number of conditions."""
+        return rule_complexity(self)
 
     @cached_property
     def n_phrases(self) -> int:
@@ -328,14 +359,14 @@ class RuleSet(Sequence):
     """An ordered collection of rules (the explanation)."""
 
     rules: list[Rule] = field(default_factory=list)
-    #: the length the budgets count: phrases (``Rule.n_phrases``) or conditions (``Rule.length``, the paper's)
-    phrase_length: bool = False
 
     def __post_init__(self) -> None:
         self.rules = list(self.rules)
 
-    def rule_length(self, rule: Rule) -> int:
-        return rule.n_phrases if self.phrase_length else rule.length
+    @staticmethod
+    def rule_length(rule: Rule) -> int:
+        """A rule's share of the complexity (:func:`rule_complexity`)."""
+        return rule_complexity(rule)
 
     def __len__(self) -> int:
         return len(self.rules)

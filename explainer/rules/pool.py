@@ -28,7 +28,14 @@ from explainer.data.labels import encode_labels, label_array
 from explainer.data.precision import Float32View
 from explainer.rules.binding import rules_for_data
 from explainer.rules.grower import grow_rules
-from explainer.rules.model import Condition, Rule, RuleSet, drop_implied, merge_conditions
+from explainer.rules.model import (
+    Condition,
+    Rule,
+    RuleSet,
+    drop_implied,
+    merge_conditions,
+    rule_complexity,
+)
 from explainer.rules.numbers import shorten_threshold
 from explainer.rules.simplify import Simplifier
 
@@ -104,19 +111,18 @@ class RulePool:
 
     @property
     def phrase_length(self) -> bool:
-        """Whether budgets count phrases (the analyst's pools) or conditions (the paper's)."""
+        """Whether the rules were rewritten in their simplest form (the analyst's pools) or kept as paths."""
         return bool(self.settings.get("phrase_length", False))
 
     @property
     def lengths(self) -> np.ndarray:
-        measure = RuleSet([], phrase_length=self.phrase_length).rule_length
-        return np.array([measure(r) for r in self.rules], dtype=np.int64)
+        return np.array([rule_complexity(r) for r in self.rules], dtype=np.int64)
 
     def rule_set(self, selection) -> RuleSet:
         """The rules picked by a boolean mask or an index list."""
         sel = np.asarray(selection)
         idx = np.flatnonzero(sel) if sel.dtype == bool else sel.astype(int)
-        return RuleSet([self.rules[i] for i in idx], phrase_length=self.phrase_length)
+        return RuleSet([self.rules[i] for i in idx])
 
     def best_tree(self, depth: int | None = None) -> BestTree | None:
         """The reference tree of section 6.3 and the budgets it suggests (Bc = c* - 1, Be = e*).
@@ -308,8 +314,9 @@ def build_pool(
         rules print as ``Margin = 5`` or ``Age > 32``; default: every column numeric.
     phrase_length : rewrite each path in its simplest form (one phrase per column:
         ``safety = high``, ``buying in {low, med}``, ``thal in {6, 7}``, ``sex = 1``; same
-        training rows, :mod:`explainer.rules.simplify`) and count a rule's length in phrases,
-        so simplification frees budget.  False keeps the paper's paths and condition counts.
+        training rows, :mod:`explainer.rules.simplify`); a value set can cost fewer conditions
+        than the path it replaces.  False keeps the paper's paths.  Either way a rule's length is
+        :func:`~explainer.rules.model.rule_complexity`, the one count.
     max_fit_rows : the trees learn their splits from at most this many rows, a seeded sample
         stratified by class (``None``: every row).  Only the splits and the leaves' classes come
         from the sample: each rule's rows and errors are counted on every row, so on a large
@@ -333,7 +340,7 @@ def build_pool(
     Xfit = Xv if view is None else view.matrix
     extractor = _Extractor(Xv, names, specs, view)
     simplify = Simplifier(Xv, specs) if phrase_length else None
-    measure = RuleSet([], phrase_length=phrase_length).rule_length
+    measure = rule_complexity
 
     if source == "grid":
         params = grid_params(max_depth, n_repeats)

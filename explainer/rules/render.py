@@ -13,16 +13,15 @@ interval (``32 < Age <= 54``, still two conditions in the paper's count),
 several excluded values as ``buying not in {high, vhigh}``, a value set as
 ``thal in {6, 7}``.
 
-Quoting: a name, category value or class label that could be misread (it holds
-``AND`` or ``THEN`` as a word, an operator character, a quote, a backslash,
-set punctuation ``{ } ,``, leading, trailing or repeated spaces, any other white
-space or control character, or looks like a number; a label starting with an
-operator, ``CLASS=">50K"``) is written in double quotes with backslash
-escapes (``\\"``, ``\\\\``, ``\\n``, ``\\t``, ``\\r``, ``\\xHH``, ``\\uHHHH``,
-``\\UHHHHHHHH``).  Every character that is not printable is escaped, so an
-exported rule never holds a line break of any kind and re-reading a file gives
-back exactly the rules written to it.  Ordinary names stay unquoted, so the
-paper's form is unchanged.  Rendering reads a condition's ``feature``, ``op``,
+Quoting, one rule for names, values and labels in every text form: anything that
+is not a plain word (a letter or ``_`` first, then letters, digits, ``_``, ``-``
+or ``.``; not a word of the grammar) or, for a value or a label, a number, is
+written in double quotes with backslash escapes (``\\"``, ``\\\\``, ``\\n``,
+``\\t``, ``\\r``, ``\\xHH``, ``\\uHHHH``, ``\\UHHHHHHHH``): ``CLASS="**bold**"``,
+``CLASS=">50K"``, ``4.185 < "a | b" <= 14.19``, ``"petal length" <= 2.45``.  Every
+character that is not printable is escaped, so an exported rule never holds a
+line break of any kind and re-reading a file gives back exactly the rules written
+to it.  The parser reads the quoted and the older unquoted forms alike.  Rendering reads a condition's ``feature``, ``op``,
 ``threshold`` and ``spec`` (a value set's ``column``, ``values`` and ``negated``)
 and a rule's ``conditions`` and ``label`` only, so
 :mod:`explainer.rules.model` imports it and it imports nothing of the model.
@@ -35,7 +34,7 @@ import math
 import numpy as np
 
 from explainer.rules.numbers import format_number, integer_threshold
-from explainer.rules.scan import is_plain, quote
+from explainer.rules.scan import parse_number, quote
 
 _LOWER_OPS = (">", ">=")
 _UPPER_OPS = ("<=", "<")
@@ -44,9 +43,28 @@ _UPPER_OPS = ("<=", "<")
 # ---------------------------------------------------------------- names, values, labels
 
 
+#: words of the grammar: a name or value spelled so is quoted
+_GRAMMAR_WORDS = frozenset({"and", "then", "true", "not", "in", "is", "missing", "if", "else", "class"})
+_WORD_MARKS = frozenset("_-.")
+
+
+def is_plain_word(text: str) -> bool:
+    """A letter or ``_`` first, then letters, digits, ``_``, ``-`` or ``.``, and not a word of the grammar."""
+    if not text or not (text[0].isalpha() or text[0] == "_"):
+        return False
+    if not all(ch.isalnum() or ch in _WORD_MARKS for ch in text) or not text.isprintable():
+        return False
+    return text.lower() not in _GRAMMAR_WORDS
+
+
+def is_plain_number(text: str) -> bool:
+    """A number as the grammar reads it, written exactly so (``5``, ``-2.5``, ``1e3``)."""
+    return parse_number(text) is not None and text.isascii()
+
+
 def render_name(name: str) -> str:
-    """A feature or column name as it appears in a condition (quoted if it must be)."""
-    return name if is_plain(name) else quote(name)
+    """A feature or column name as it appears in a condition: a plain word as it is, else quoted."""
+    return name if is_plain_word(name) else quote(name)
 
 
 def value_text(value) -> str:
@@ -64,18 +82,13 @@ def value_text(value) -> str:
 
 def render_value(value) -> str:
     text = value_text(value)
-    return text if is_plain(text, number_ok=True) else quote(text)
+    return text if is_plain_word(text) or is_plain_number(text) else quote(text)
 
 
 def render_label(label) -> str:
-    """A class label after ``CLASS=``: quoted when it could be misread (``CLASS=">50K"``, not ``CLASS=>50K``)."""
+    """A class label after ``CLASS=``: a plain word or number as it is, else quoted (``CLASS=">50K"``)."""
     text = str(label)
-    plain = text and text.isprintable() and text.strip() == text and text[0] not in _MISREAD_START
-    return text if plain else quote(text)
-
-
-#: a label starting with one of these would read as part of ``CLASS=`` (or as a quoted label)
-_MISREAD_START = frozenset('"<>=!')
+    return text if is_plain_word(text) or is_plain_number(text) else quote(text)
 
 
 # ---------------------------------------------------------------- rendering

@@ -343,7 +343,10 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
         A = sp.vstack(blocks).tocsr()
         n_cons = A.shape[0]
         constraints = [LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs))]
-    options = {"disp": False, "time_limit": max(float(time_limit), 0.01), "mip_rel_gap": mip_rel_gap}
+    # "disp" only stops HiGHS's console log; its output flag stops the rest of what it writes (a few
+    # lines it prints with printf regardless are kept off stdout by the command line)
+    options = {"disp": False, "output_flag": False, "time_limit": max(float(time_limit), 0.01),
+               "mip_rel_gap": mip_rel_gap}
     if node_limit is not None:
         options["node_limit"] = int(node_limit)
     if not primal_heuristics:

@@ -1,0 +1,96 @@
+"""The command line's stdout is the program's output: no solver or library line, for every algorithm.
+
+Each case runs the command as a real process, as a shell pipeline sees it (native code that prints
+writes to file descriptor 1 behind Python's back, which only a real process shows).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import explainer
+from explainer.report.exports import EXPORT_FORMATS
+from explainer.selection.solvers.registry import ALGORITHMS, parameter_names
+
+ROOT = pathlib.Path(explainer.__file__).resolve().parent.parent
+#: the quick lane runs these cases; every other one is marked slow
+QUICK = (("greedy", "none"), ("exact", "balanced"))
+
+
+def _run(*args: str, code: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "explainer.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+
+
+def _explain_args(algorithm: str, weight: str) -> list[str]:
+    # a small packaged table and a short run: what is tested is where the output goes
+    args = ["explain", "iris", "--depth", "3", "--algorithm", algorithm, "--class-weight", weight, "--quiet",
+            "--time-limit", "2"]
+    if "n_generations" in (parameter_names(algorithm) or ()):
+        args += ["--generations", "3"]
+    return args
+
+
+def _cases():
+    formats = list(EXPORT_FORMATS)
+    k = 0
+    for algorithm in ALGORITHMS:
+        for weight in ("none", "balanced"):
+            kind = formats[k % len(formats)]  # every export kind, in turn, over the cases
+            k += 1
+            marks = () if (algorithm, weight) in QUICK else (pytest.mark.slow,)
+            yield pytest.param(algorithm, weight, kind, marks=marks, id=f"{algorithm}-{weight}-{kind}")
+
+
+@pytest.mark.parametrize(("algorithm", "weight", "kind"), list(_cases()))
+def test_json_and_an_export_are_all_of_stdout(algorithm, weight, kind):
+    done = _run(*_explain_args(algorithm, weight), "--json")
+    assert done.returncode == 0, done.stderr
+    d = json.loads(done.stdout)  # the whole of stdout is the JSON document
+    assert d["algorithm"] == algorithm and d["n_rows"] == 150
+    done = _run(*_explain_args(algorithm, weight), "--format", kind)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Highs" not in out, out[:500]
+    if kind == "json":
+        json.loads(out)
+    elif kind in ("text", "csv"):
+        # the rules export: comments, rules and the ELSE line; the CSV: a header and a row a rule
+        first = "#" if kind == "text" else "rule,"
+        assert out.startswith(first) or out.startswith("IF "), out[:500]
+    elif kind == "sql":
+        lines = [line for line in out.splitlines() if not line.startswith("--")]
+        assert lines[0] == "CASE" and lines[-1] == "END", out[:500]
+    else:
+        compile(out, "<export>", "exec")
+
+
+#: a command that prints from native code first (as HiGHS does with printf), then runs as usual
+_NATIVE_PRINT = (
+    "import ctypes, sys\n"
+    "import explainer.cli as cli\n"
+    "listing = cli.cmd_datasets\n"
+    "def noisy(args):\n"
+    "    ctypes.CDLL(None).printf(b'HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();\\n')\n"
+    "    return listing(args)\n"
+    "cli.cmd_datasets = noisy\n"
+    "sys.argv[0] = 'explainer'\n"
+    "cli.run()\n"
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="printf through ctypes needs a C library found by name")
+def test_native_printing_never_reaches_stdout_and_shows_on_stderr_with_verbose():
+    quiet = _run("datasets", code=_NATIVE_PRINT)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "bundled samples:" in quiet.stdout
+    assert "HighsMipSolverData" not in quiet.stdout + quiet.stderr
+    loud = _run("datasets", "--verbose", code=_NATIVE_PRINT)
+    assert loud.returncode == 0, loud.stderr
+    assert "HighsMipSolverData" not in loud.stdout and "bundled samples:" in loud.stdout
+    assert "HighsMipSolverData::transformNewIntegerFeasibleSolution" in loud.stderr
