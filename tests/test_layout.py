@@ -127,7 +127,7 @@ PAGE_SCRIPTS = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
 APP_MODULES = sorted((PACKAGE / "app").glob("*.py"))
 MAX_PAGE_LINES = 120
 #: keys budgets.py still names where it draws the frontier's container and buttons
-NAMED_IN_PLACE = {"budgets.py": {"frontier_done", "restart_frontier", "stop_frontier"}}
+NAMED_IN_PLACE: dict[str, set[str]] = {}
 
 
 def _literal(node: ast.AST) -> str | None:

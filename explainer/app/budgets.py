@@ -295,16 +295,16 @@ def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: 
     if entry.result is not None:
         points = shown_points(state, entry, entry.result.points, n_rows)
         _frontier_chart(entry, points, n_rows, marks)
-        with st.container(key="frontier_done"):
+        with st.container(key=Session.frontier_done.key):
             _frontier_caption(points, n_rows, bc)
         if entry.result.stopped:
             st.caption(f"Stopped at Bc = {points[-1].complexity_budget if points else '—'} of {entry.range[1]}.")
-            st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
+            st.button("Compute the frontier again", key=Session.restart_frontier.key, icon=":material/refresh:",
                       on_click=_compute_again, args=(state,))
         return
     if job.done:  # ended without a frontier (stopped, or failed)
         st.caption(job.errors[0] or "The frontier was stopped.")
-        st.button("Compute the frontier again", key="restart_frontier", icon=":material/refresh:",
+        st.button("Compute the frontier again", key=Session.restart_frontier.key, icon=":material/refresh:",
                   on_click=_compute_again, args=(state,))
         return
 
@@ -321,4 +321,4 @@ def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: 
             _frontier_caption(points, n_rows, bc)
 
     growing()
-    st.button("Stop the frontier", key="stop_frontier", on_click=job.stop, icon=":material/stop:")
+    st.button("Stop the frontier", key=Session.stop_frontier.key, on_click=job.stop, icon=":material/stop:")

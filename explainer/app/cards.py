@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from explainer.app import budgets, charts, downloads, pools, sources
-from explainer.app import state as app
+from explainer.app import state as app_state
 from explainer.app.jobs import RunJob
 from explainer.app.rows import rows_frame
 from explainer.app.session import Session
@@ -60,7 +60,7 @@ def loaded_data_card(state: Session, dataset: Dataset) -> None:
     st.dataframe(sources.columns_frame(dataset), hide_index=True, width="stretch")
     with st.expander("The first 50 rows, as loaded"):
         st.dataframe(rows_frame(dataset, range(min(50, dataset.n_rows))), hide_index=True, width="stretch")
-    st.page_link(app.PAGE_FILES["Explain"], label="Next: explain this data", icon=":material/arrow_forward:")
+    st.page_link(app_state.PAGE_FILES["Explain"], label="Next: explain this data", icon=":material/arrow_forward:")
 
 
 # ------------------------------------------------------------------ Explain page
@@ -165,7 +165,7 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     with g2:
         st.markdown("**Rules**")
         st.code(report.rules_text(), language=None, wrap_lines=True)
-        st.page_link(app.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
+        st.page_link(app_state.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
 
 
 def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int, be_run: int,

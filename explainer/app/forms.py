@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from explainer.app import budgets, cards, downloads, pools, sources
-from explainer.app import state as app
+from explainer.app import state as app_state
 from explainer.app.budgets import changed_parameters
 from explainer.app.session import Session
 from explainer.app.sources import Source
@@ -28,7 +28,7 @@ from explainer.selection.settings import RunSettings
 def _remember_upload(state: Session):
     file = state.data_upload_widget
     if file is not None:
-        app.remember_upload(state, file.name, file.getvalue())
+        app_state.remember_upload(state, file.name, file.getvalue())
 
 
 def source_form(state: Session) -> Source | None:
@@ -72,8 +72,8 @@ def load_form(state: Session, source: Source, table: pd.DataFrame) -> str:
     Until Load data is pressed, what it would load is under way already (:func:`.pools.encode_ahead`).
     """
     columns = [str(c) for c in table.columns]
-    tkey = app.target_key(source)
-    fid = app.file_id(source)
+    tkey = app_state.target_key(source)
+    fid = app_state.file_id(source)
     suggested, why = sources.suggested_target(table)
     if state.value(tkey) not in columns:
         state.set_value(tkey, source.default_target if source.default_target in columns else suggested)
@@ -106,10 +106,10 @@ def load_form(state: Session, source: Source, table: pd.DataFrame) -> str:
 
 def _load(state: Session, source: Source, options: dict, submitted: bool) -> None:
     if submitted:
-        app.request_load(state, source, **options)
+        app_state.request_load(state, source, **options)
     else:  # what Load data would do, started now: the table, its pool and budgets are under way meanwhile
         pools.encode_ahead(state, source, **options)
-    outcome = app.pending_load(state, source)
+    outcome = app_state.pending_load(state, source)
     if outcome == "reading":  # its status is on the page, which is drawn again when the data is ready
         st.stop()
     if outcome == "loaded":
@@ -117,7 +117,7 @@ def _load(state: Session, source: Source, options: dict, submitted: bool) -> Non
         state.data_toast = True
         st.rerun()  # the sidebar and the URL, drawn before this point, show the new data
     if outcome is None:
-        app.load_summary(state, source)
+        app_state.load_summary(state, source)
     error = state.data_error
     del state.data_error
     if error:
@@ -181,8 +181,8 @@ def algorithm_form(state: Session, choices: list[str]) -> tuple[str, float, int,
     eps = a2.number_input("eps (conflict penalty)", 0.0, 10.0, value=float(state.eps), step=0.1,
                           key=Session.eps.key, format="%.2f")
     seed = a3.number_input("Seed", 0, 2**31 - 1, value=int(state.seed), step=1, key=Session.seed.key)
-    class_weight = a4.selectbox("Class weight", app.CLASS_WEIGHT_CHOICES,
-                                index=app.CLASS_WEIGHT_CHOICES.index(state.class_weight), key=Session.class_weight.key,
+    class_weight = a4.selectbox("Class weight", app_state.CLASS_WEIGHT_CHOICES,
+                                index=app_state.CLASS_WEIGHT_CHOICES.index(state.class_weight), key=Session.class_weight.key,
                                 help="balanced: each row counts rows / (classes × rows of its class), so every class "
                                      "weighs the same in the coverage; Be then bounds the weight of the rows the "
                                      "rules get wrong.")

@@ -9,20 +9,20 @@ import pandas as pd
 import streamlit as st
 
 from explainer.app import pools
-from explainer.app import state as app
+from explainer.app import state as app_state
 from explainer.app.session import Session
 from explainer.app.sources import Source
 from explainer.app.text import md_escape
 from explainer.data import DataError
 from explainer.rules.pool import RulePool
 
-_ICONS = {name: icon for _, name, icon in app.PAGES}
+_ICONS = {name: icon for _, name, icon in app_state.PAGES}
 
 
 def _stop_unless(ready: bool, message: str, page: str, link: str) -> None:
     if not ready:
         st.info(message, icon=":material/info:")
-        st.page_link(app.PAGE_FILES[page], label=link, icon=_ICONS[page])
+        st.page_link(app_state.PAGE_FILES[page], label=link, icon=_ICONS[page])
         st.stop()
 
 
@@ -46,7 +46,7 @@ def need_pool(state: Session) -> None:
 def table_or_stop(state: Session, source: Source) -> pd.DataFrame | None:
     """The raw table of ``source``; ends the page's run while it is read, None (the reason shown) if it cannot be."""
     try:
-        table = app.read_step(state, source)
+        table = app_state.read_step(state, source)
         if table is None:  # being read: its status is on the page, which is drawn again when it is done
             st.stop()
         return table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explainer.app import charts, live
-from explainer.app import state as app
+from explainer.app import state as app_state
 from explainer.app.budgets import run_settings
 from explainer.app.session import Session
 from explainer.app.text import label
@@ -26,8 +26,8 @@ def run_button(state: Session, column, *, running: bool) -> None:
         if pool_key != state.pool_key:
             state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
             return
-        app.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
-        app.start_job(state, Session.job, run)
+        app_state.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
+        app_state.start_job(state, Session.job, run)
 
     column.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch",
                   key=Session.run.key, on_click=start_run, args=(state.pool_key, run_settings(state)))

@@ -146,6 +146,9 @@ class Session:
     stop_run = Slot[bool]("stop_run")
     run_all = Slot[bool]("run_all")  # the Compare page's Run all button
     stop_compare = Slot[bool]("stop_compare")
+    restart_frontier = Slot[bool]("restart_frontier")  # the Explain page's "Compute the frontier again"
+    stop_frontier = Slot[bool]("stop_frontier")
+    frontier_done = Slot[bool]("frontier_done")  # the container of a finished frontier (its key marks it for tests)
     rules_table: Slot[DataframeState] = Slot("rules_table")  # the selected rules (a click picks a rule)
     wrong_rows_table: Slot[DataframeState] = Slot("wrong_rows_table")  # misclassified rows (a click picks a row)
     ripper_class: Slot[Hashable] = Slot("ripper_class")  # the class a RIPPER rule list predicts (Export page)
