@@ -17,18 +17,21 @@ A frontier request sends a :class:`PointFound` after each point and a
 :class:`FrontierFound` at the end instead of records and an explanation.
 
 The process ends with its parent (the fork server, which ends with the
-Streamlit server): a killed server leaves no worker computing.
+Streamlit server) and with the Streamlit server itself: a killed server
+leaves no worker computing (:func:`die_with_parent`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import threading
 import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing import forkserver
 
 import numpy as np
 import pandas as pd
@@ -42,8 +45,10 @@ from explainer.selection.settings import RunSettings
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
-#: Where prctl(2) is missing, how often the worker checks that its parent is still there.
+#: Where there is no pidfd, how often a process checks that the one it ends with is still there.
 PARENT_POLL_S = 0.5
+#: The environment variable that tells the fork server, and the workers it forks, the dashboard server's pid.
+SERVER_PID_ENV = "EXPLAINER_SERVER_PID"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -177,12 +182,77 @@ class PointReporter(Callback):
         return self.stop_event.is_set()
 
 
-def die_with_parent() -> None:
-    """End this process when its parent ends (the fork server, which ends with the Streamlit server).
+def server_pid() -> int | None:
+    """The dashboard server's pid, as :func:`.jobs.mp_context` told its fork server (None elsewhere)."""
+    value = os.environ.get(SERVER_PID_ENV, "")
+    return int(value) if value.isdigit() else None
 
-    Linux: the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG).  Elsewhere a
-    small thread watches the parent's pid.
+
+def end_with(pid: int) -> None:
+    """End this process (``os._exit``) as soon as process ``pid`` has ended, however it ended.
+
+    A daemon thread waits on a pidfd of ``pid`` (Linux): the kernel wakes it the moment ``pid``
+    exits, zombie or not.  Where there is no pidfd it checks every :data:`PARENT_POLL_S`: for the
+    parent, whether this process has been handed to another; for any other pid, whether it exists.
     """
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:  # already gone
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here
+        fd = None
+
+    def wait_on_pidfd():
+        select.select([fd], [], [])
+        os._exit(1)
+
+    def poll():
+        parent = pid == os.getppid()
+        while (os.getppid() == pid) if parent else _exists(pid):
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=poll if fd is None else wait_on_pidfd, name="explainer-end-with", daemon=True).start()
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # there, but not ours to signal
+        return True
+    return True
+
+
+def _close_fork_server_lifeline() -> None:
+    """Close this worker's copy of the write end of the fork server's "alive" pipe.
+
+    multiprocessing gives every process forked by the fork server that write end, and the fork
+    server ends only when the last copy is closed.  The Streamlit server holds one; a worker that
+    kept its own would keep the fork server running after the Streamlit server died, and the
+    fork server, in turn, this worker (it ends with its parent): both would outlive a killed
+    server.  A worker starts no process, so it needs no fork server.
+    """
+    server = forkserver._forkserver
+    if server.get_inherited_fds() is None or server._forkserver_alive_fd is None:
+        return  # not a process forked by the fork server (spawn, or a test calling in-process)
+    try:
+        os.close(server._forkserver_alive_fd)
+    except OSError:
+        pass
+    server._forkserver_alive_fd = None
+
+
+def die_with_parent() -> None:
+    """End this process when its parent or the dashboard server ends.
+
+    The parent is the fork server (or, without one, the Streamlit server).  Linux: the kernel
+    sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG; the fork server forks from its
+    only thread, which lives as long as it does).  Besides, :func:`end_with` watches the
+    dashboard server itself, and the parent where prctl is missing.
+    """
+    _close_fork_server_lifeline()
     parent = os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -191,15 +261,11 @@ def die_with_parent() -> None:
         armed = False
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
-    if armed:
-        return
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_S)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="explainer-parent-watch", daemon=True).start()
+    server = server_pid()
+    if server is not None and server != parent:
+        end_with(server)
+    if not armed:
+        end_with(parent)
 
 
 def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
