@@ -42,7 +42,7 @@ def _wait_ended(pids, bound: float = 10.0) -> float:
 
 def _python(code: str, **kwargs) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    env.pop(getattr(jobs.worker, "SERVER_PID_ENV", ""), None)  # each server tells its own children
+    env.pop("EXPLAINER_SERVER_PID", None)  # each server tells its own children
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, text=True, **kwargs)
 
@@ -70,10 +70,10 @@ def test_end_with_ends_a_process_when_the_one_it_watches_dies(pidfd):
     _read_line(watched)
     watcher = _python(f"""
         import os, time
-        from explainer.app import worker
+        from explainer.app import lifeline
         if not {pidfd}:
             del os.pidfd_open  # as on a system without pidfds: the watcher polls
-        worker.end_with({watched.pid})
+        lifeline.end_with({watched.pid})
         print(1, flush=True)
         time.sleep(600)
     """)
@@ -139,6 +139,40 @@ def test_killing_the_server_mid_run_ends_its_fork_server_and_worker():
         for pid in pids if "pids" in locals() else ():
             if not _ended(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+STARTING = """
+    import threading, time
+    from multiprocessing import forkserver
+    from explainer.app import jobs
+
+    starter = threading.Thread(target=jobs.warm_up)
+    starter.start()
+    starter.join()
+    print(forkserver._forkserver._forkserver_pid, flush=True)  # still loading the libraries
+    time.sleep(600)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX_PROC or jobs.mp_context().get_start_method() != "forkserver",
+                    reason="needs Linux's /proc and the fork server")
+def test_killing_the_server_while_its_fork_server_loads_the_libraries_ends_it():
+    # the fork server runs the lifeline before its imports, which take seconds
+    server = _python(STARTING)
+    fork_server = None
+    try:
+        fork_server = int(_read_line(server))
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        took = _wait_ended([fork_server])
+        assert _ended(fork_server), f"the fork server still runs {took:.1f} s after the server was killed"
+        print(f"the loading fork server ended {took:.2f} s after the server was killed")
+    finally:
+        server.kill()
+        server.wait()
+        if fork_server is not None and not _ended(fork_server):
+            os.kill(fork_server, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------------- a page that has gone

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from multiprocessing import spawn
 
-from explainer.app import worker
+from explainer.app import lifeline, worker
 from explainer.app.text import label
 from explainer.app.worker import (
     Ended,
@@ -64,11 +64,14 @@ def _preparation_data(name, _original=spawn.get_preparation_data):
     Streamlit runs each page as module ``__main__`` with ``__file__`` set to the page, and
     multiprocessing would re-run that page in the child before calling the worker.  The worker
     needs nothing from it (its entry point is :func:`.worker.run`), so a job's process skips it.
+    The fork server instead runs :mod:`.lifeline` as its main module (``main_path``, read by
+    the fork server only), before it imports anything else.
     """
     data = _original(name)
     if getattr(_starting, "job", False):
         data.pop("init_main_from_path", None)
         data.pop("init_main_from_name", None)
+        data["main_path"] = lifeline.__file__
     return data
 
 
@@ -77,16 +80,16 @@ def mp_context():
 
     ``fork`` from the multi-threaded Streamlit server is unsafe; ``spawn`` would import numpy,
     scikit-learn and the solvers again for every run.  The fork server and the workers learn this
-    process's pid from the environment, to end with it (see :mod:`.preload`, :func:`.worker.die_with_parent`).
+    process's pid from the environment, to end with it (see :mod:`.lifeline`).
     """
     global _context
     with _context_lock:
         if _context is None:
-            os.environ[worker.SERVER_PID_ENV] = str(os.getpid())
+            os.environ[lifeline.SERVER_PID_ENV] = str(os.getpid())
             methods = multiprocessing.get_all_start_methods()
             if "forkserver" in methods:
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["explainer.app.worker", "explainer.app.preload"])
+                ctx.set_forkserver_preload(["__main__", "explainer.app.worker", "explainer.app.preload"])
             else:
                 ctx = multiprocessing.get_context("spawn")
             spawn.get_preparation_data = _preparation_data

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-import select
 import signal
-import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -36,6 +34,7 @@ from multiprocessing import forkserver
 import numpy as np
 import pandas as pd
 
+from explainer.app.lifeline import SERVER_PID_ENV, end_with, server_pid  # noqa: F401 (SERVER_PID_ENV: for jobs)
 from explainer.app.text import label
 from explainer.pipeline import Explanation, explain_pool
 from explainer.rules.pool import RulePool
@@ -45,10 +44,6 @@ from explainer.selection.settings import RunSettings
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
-#: Where there is no pidfd, how often a process checks that the one it ends with is still there.
-PARENT_POLL_S = 0.5
-#: The environment variable that tells the fork server, and the workers it forks, the dashboard server's pid.
-SERVER_PID_ENV = "EXPLAINER_SERVER_PID"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -180,49 +175,6 @@ class PointReporter(Callback):
     def on_point(self, point):
         self.queue.put(PointFound(point))
         return self.stop_event.is_set()
-
-
-def server_pid() -> int | None:
-    """The dashboard server's pid, as :func:`.jobs.mp_context` told its fork server (None elsewhere)."""
-    value = os.environ.get(SERVER_PID_ENV, "")
-    return int(value) if value.isdigit() else None
-
-
-def end_with(pid: int) -> None:
-    """End this process (``os._exit``) as soon as process ``pid`` has ended, however it ended.
-
-    A daemon thread waits on a pidfd of ``pid`` (Linux): the kernel wakes it the moment ``pid``
-    exits, zombie or not.  Where there is no pidfd it checks every :data:`PARENT_POLL_S`: for the
-    parent, whether this process has been handed to another; for any other pid, whether it exists.
-    """
-    try:
-        fd = os.pidfd_open(pid)
-    except ProcessLookupError:  # already gone
-        os._exit(1)
-    except (AttributeError, OSError):  # no pidfd here
-        fd = None
-
-    def wait_on_pidfd():
-        select.select([fd], [], [])
-        os._exit(1)
-
-    def poll():
-        parent = pid == os.getppid()
-        while (os.getppid() == pid) if parent else _exists(pid):
-            time.sleep(PARENT_POLL_S)
-        os._exit(1)
-
-    threading.Thread(target=poll if fd is None else wait_on_pidfd, name="explainer-end-with", daemon=True).start()
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # there, but not ours to signal
-        return True
-    return True
 
 
 def _close_fork_server_lifeline() -> None:
