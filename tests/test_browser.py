@@ -6,7 +6,9 @@ and clicks one of its points (Bc follows), sets budgets by typing them, watches 
 reloads the tab (the settings come back from the URL), stops a long run
 (the best selection so far is kept), reads the rules and the misclassified
 rows, downloads the text export (it equals the library's rendering),
-compares algorithms, and tries a bad upload.  Every selector is scoped to the
+compares algorithms, and tries a bad upload.  No request leaves the machine: every one
+the browser makes goes to the dashboard's own host (the favicon is a data URL, the icons come
+from the font Streamlit serves itself).  Every selector is scoped to the
 app's own elements (``.st-key-<key>`` containers, the main block, the
 sidebar), never to a bare label that Streamlit's own toolbar could share.
 Saves a screenshot of every page (to ``docs/screenshots/<page>.png`` with
@@ -23,6 +25,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from urllib.parse import urlsplit
 
 import pytest
 from dashboard_server import start_dashboard, stop_dashboard
@@ -189,6 +192,15 @@ def test_dashboard_end_to_end(playwright_api, server):
     with playwright_api() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+        outside = []  # every request for a host other than the dashboard's (data: URLs make none)
+        local = {"localhost", "127.0.0.1", "::1", urlsplit(server).hostname}
+
+        def note_outside(request):
+            url = urlsplit(request.url)
+            if url.scheme in ("http", "https", "ws", "wss") and url.hostname not in local:
+                outside.append(request.url)
+
+        context.on("request", note_outside)
         page = context.new_page()
         page.set_default_timeout(60_000)
         main = page.get_by_test_id("stMain")
@@ -205,6 +217,11 @@ def test_dashboard_end_to_end(playwright_api, server):
         main.get_by_text("Class distribution of").first.wait_for()
         sidebar.get_by_text("wine (bundled sample)").first.wait_for()
         _shot(page, "data")
+        # the tab's icon is the packaged one, inline; the buttons' icons are drawn from Streamlit's own font
+        favicon = page.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\").href")
+        assert favicon.startswith("data:image/svg+xml"), favicon[:80]
+        page.wait_for_function("""() => [...document.fonts].some(f => f.family.includes('Material Symbols Rounded')
+                                                                 && f.status === 'loaded')""", timeout=10_000)
 
         # ---- Explain: budgets typed in, QGA watched live
         _goto(page, "Explain")
@@ -323,6 +340,7 @@ def test_dashboard_end_to_end(playwright_api, server):
         sidebar.get_by_text("wine (bundled sample)").first.wait_for()  # the data loaded before stays
         _shot(page, "data_bad_upload")
         browser.close()
+    assert not outside, "requests that left the machine:\n" + "\n".join(sorted(set(outside)))
 
     # the download is exactly the library's rendering of the selected rules, and the run is reproducible
     wine = load_dataset(sample_datasets()["wine"], **default_load_settings())  # as the dashboard reads it

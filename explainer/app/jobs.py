@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from multiprocessing import spawn
 
-from explainer.app import worker
+from explainer.app import lifeline, worker
 from explainer.app.text import label
 from explainer.app.worker import (
     Ended,
@@ -45,8 +45,11 @@ from explainer.selection.settings import RunSettings
 STOP_GRACE_S = 5.0
 #: Jobs computing at once: one per core; later ones wait for a free core.
 MAX_RUNNING = max(1, os.cpu_count() or 1)
-#: A job whose page has been gone this long is stopped (a page switch or a short reconnect is not "gone").
-ORPHAN_GRACE_S = 10.0
+#: A job whose page has been gone this long is stopped.  A page switch keeps the session (and
+#: ``alive()`` true); a dropped connection makes the session inactive until the browser reconnects,
+#: which it tries at once: a reconnect within this grace keeps the job.  With the reader's checks
+#: every POLL_S, a closed page's job is stopped within 2 s.
+ORPHAN_GRACE_S = 1.5
 #: How often the reader polls the queue (and the page's presence, and the line of waiting jobs).
 POLL_S = 0.2
 
@@ -61,11 +64,14 @@ def _preparation_data(name, _original=spawn.get_preparation_data):
     Streamlit runs each page as module ``__main__`` with ``__file__`` set to the page, and
     multiprocessing would re-run that page in the child before calling the worker.  The worker
     needs nothing from it (its entry point is :func:`.worker.run`), so a job's process skips it.
+    The fork server instead runs :mod:`.lifeline` as its main module (``main_path``, read by
+    the fork server only), before it imports anything else.
     """
     data = _original(name)
     if getattr(_starting, "job", False):
         data.pop("init_main_from_path", None)
         data.pop("init_main_from_name", None)
+        data["main_path"] = lifeline.__file__
     return data
 
 
@@ -73,15 +79,17 @@ def mp_context():
     """The process start method: a fork server that has imported the solvers once, so a job starts fast.
 
     ``fork`` from the multi-threaded Streamlit server is unsafe; ``spawn`` would import numpy,
-    scikit-learn and the solvers again for every run.
+    scikit-learn and the solvers again for every run.  The fork server and the workers learn this
+    process's pid from the environment, to end with it (see :mod:`.lifeline`).
     """
     global _context
     with _context_lock:
         if _context is None:
+            os.environ[lifeline.SERVER_PID_ENV] = str(os.getpid())
             methods = multiprocessing.get_all_start_methods()
             if "forkserver" in methods:
                 ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["explainer.app.worker", "explainer.app.preload"])
+                ctx.set_forkserver_preload(["__main__", "explainer.app.worker", "explainer.app.preload"])
             else:
                 ctx = multiprocessing.get_context("spawn")
             spawn.get_preparation_data = _preparation_data

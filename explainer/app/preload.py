@@ -1,6 +1,6 @@
 """Imported by the dashboard's fork server before it forks a worker per run: the solvers and their
 compiled loops, loaded once (see :mod:`explainer.selection.solvers.warmup`), so no run starts by loading
-machine code."""
+machine code.  (How the fork server ends with the dashboard server: :mod:`.lifeline`, which it runs first.)"""
 
 import gc
 

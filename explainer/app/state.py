@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from pathlib import Path
 
 import streamlit as st
 
@@ -348,7 +349,7 @@ def setup(page: str) -> Session:
     """What every page runs first; returns the session state."""
     st.set_page_config(
         page_title=f"{page} · Rule explainer",
-        page_icon=":material/account_tree:",
+        page_icon=str(Path(__file__).with_name("static") / "favicon.svg"),  # a data URL: no request leaves the machine
         layout="wide",
         initial_sidebar_state="expanded",
     )

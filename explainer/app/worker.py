@@ -17,7 +17,8 @@ A frontier request sends a :class:`PointFound` after each point and a
 :class:`FrontierFound` at the end instead of records and an explanation.
 
 The process ends with its parent (the fork server, which ends with the
-Streamlit server): a killed server leaves no worker computing.
+Streamlit server) and with the Streamlit server itself: a killed server
+leaves no worker computing (:func:`die_with_parent`).
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import threading
 import time
 import traceback
 from dataclasses import dataclass
+from multiprocessing import forkserver
 
 import numpy as np
 import pandas as pd
 
+from explainer.app.lifeline import SERVER_PID_ENV, end_with, server_pid  # noqa: F401 (SERVER_PID_ENV: for jobs)
 from explainer.app.text import label
 from explainer.pipeline import Explanation, explain_pool
 from explainer.rules.pool import RulePool
@@ -42,8 +44,6 @@ from explainer.selection.settings import RunSettings
 
 #: Records are sent in batches at most this often (a greedy run makes thousands of steps a second).
 FLUSH_S = 0.1
-#: Where prctl(2) is missing, how often the worker checks that its parent is still there.
-PARENT_POLL_S = 0.5
 _PR_SET_PDEATHSIG = 1
 
 
@@ -177,12 +177,34 @@ class PointReporter(Callback):
         return self.stop_event.is_set()
 
 
-def die_with_parent() -> None:
-    """End this process when its parent ends (the fork server, which ends with the Streamlit server).
+def _close_fork_server_lifeline() -> None:
+    """Close this worker's copy of the write end of the fork server's "alive" pipe.
 
-    Linux: the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG).  Elsewhere a
-    small thread watches the parent's pid.
+    multiprocessing gives every process forked by the fork server that write end, and the fork
+    server ends only when the last copy is closed.  The Streamlit server holds one; a worker that
+    kept its own would keep the fork server running after the Streamlit server died, and the
+    fork server, in turn, this worker (it ends with its parent): both would outlive a killed
+    server.  A worker starts no process, so it needs no fork server.
     """
+    server = forkserver._forkserver
+    if server.get_inherited_fds() is None or server._forkserver_alive_fd is None:
+        return  # not a process forked by the fork server (spawn, or a test calling in-process)
+    try:
+        os.close(server._forkserver_alive_fd)
+    except OSError:
+        pass
+    server._forkserver_alive_fd = None
+
+
+def die_with_parent() -> None:
+    """End this process when its parent or the dashboard server ends.
+
+    The parent is the fork server (or, without one, the Streamlit server).  Linux: the kernel
+    sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG; the fork server forks from its
+    only thread, which lives as long as it does).  Besides, :func:`end_with` watches the
+    dashboard server itself, and the parent where prctl is missing.
+    """
+    _close_fork_server_lifeline()
     parent = os.getppid()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -191,15 +213,11 @@ def die_with_parent() -> None:
         armed = False
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
-    if armed:
-        return
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_S)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="explainer-parent-watch", daemon=True).start()
+    server = server_pid()
+    if server is not None and server != parent:
+        end_with(server)
+    if not armed:
+        end_with(parent)
 
 
 def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
