@@ -159,7 +159,7 @@ class Solver:
 
     name = "solver"
     respects_budgets = True
-    clean_up = "full"
+    clean_up: str | None = "full"
 
     def _max_generations(self):
         return getattr(self, "n_generations", None)
