@@ -20,6 +20,7 @@ from explainer.app.text import algorithm_parameters, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
+from explainer.selection.result import ReadsEvaluation
 from explainer.selection.settings import RunSettings
 
 
@@ -187,16 +188,16 @@ def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
     return 1, max(2, min(bc_max, max(base, bc + max(2, bc // 5))))
 
 
-def known_selections(state: Session, be: int, eps: float) -> list:
+def known_selections(state: Session, be: int, eps: float) -> list[ReadsEvaluation]:
     """Selections already known on this pool with this eps that keep Be: the last run's, and the points of
     the frontiers this server computed at a smaller or equal Be.  A frontier is never drawn below them."""
-    known = []
+    known: list[ReadsEvaluation] = []
     settings = state.run_settings
     if state.explanation is not None and settings is not None and settings.eps == eps and \
             state.explanation.result.errors <= be:
         known.append(state.explanation.result)
     for key, result in COMPUTED.items():
-        if isinstance(key, tuple) and key[:1] == ("frontier",):
+        if isinstance(key, tuple) and key[:1] == ("frontier",) and isinstance(result, Frontier):
             _, pool_key, other_be, other_eps, _ = key
             if pool_key == state.pool_key and other_eps == float(eps) and other_be <= be:
                 known.extend(result.points)
@@ -220,11 +221,12 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
     rng = frontier_range(pool, bc, bc_max)
     key = (*base_key, rng)
     done = COMPUTED.get(frontier_key(key))
-    job = None
+    job: FrontierJob | None = None
     if done is None:
         run = state.explanation
         seeds = [run.result.selection] if run is not None and run.result.errors <= be else []
-        job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive()).start()
+        job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive())
+        job.start()
     entry = FrontierEntry(key=key, range=rng, job=job, result=done)
     state.frontier = entry
     return entry
@@ -233,7 +235,7 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
 def choose_point(state: Session) -> None:
     """on_select of the frontier chart: the chosen point's Bc becomes the complexity budget."""
     event = state.frontier_chart
-    points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else \
+    points = event.get("selection", {}).get("points", []) if isinstance(event, dict) else \
         getattr(getattr(event, "selection", None), "points", [])
     for point in points:
         x = point.get("x") if isinstance(point, dict) else None
@@ -250,7 +252,7 @@ def _frontier_chart(entry: FrontierEntry, points, n_rows: int, marks: dict) -> N
                     selection_mode="points", width="stretch")
 
 
-def _frontier_caption(points, n_rows: int, bc: int) -> None:
+def _frontier_caption(points, n_rows: int, bc: int | None) -> None:
     here = next((p for p in points if p.complexity_budget == bc), None)
     if here is not None:
         proof = "proven optimal" if here.proven_optimal else f"best found; at most {100 * here.bound / n_rows:.2f}%"
@@ -301,6 +303,8 @@ def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: 
             st.caption(f"Stopped at Bc = {points[-1].complexity_budget if points else '—'} of {entry.range[1]}.")
             st.button("Compute the frontier again", key=Session.restart_frontier.key, icon=":material/refresh:",
                       on_click=_compute_again, args=(state,))
+        return
+    if job is None:  # an entry holds a frontier or the job computing it: never neither
         return
     if job.done:  # ended without a frontier (stopped, or failed)
         st.caption(job.errors[0] or "The frontier was stopped.")

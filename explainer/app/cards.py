@@ -26,7 +26,9 @@ def data_card(state: Session, source: Source | None, table: pd.DataFrame | None,
     """The Data page's right column: the table read but not loaded yet, else the data in use."""
     dataset = state.dataset
     loaded = state.data_ref or {}
-    if table is not None and (dataset is None or loaded.get("ident") != source.ident):
+    # a table read comes with its source and the target chosen for it
+    if table is not None and source is not None and target is not None and (
+            dataset is None or loaded.get("ident") != source.ident):
         st.subheader("Preview")
         st.caption(f"{md_escape(source.title)}: the first rows as read and the values of the chosen target. "
                    "Not loaded yet: press **Load data**.")
@@ -70,7 +72,7 @@ def pool_card(state: Session, pool: RulePool) -> None:
     """The rule pool's size, its best tree and how long it took."""
     best = pool.best_tree()
     split = state.split
-    if split is not None and split.X_test is not None:
+    if split is not None and split.X_test is not None and split.y_test is not None:
         st.caption(f"The pool and the selection use {split.train.n_rows} training rows; "
                    f"{len(split.y_test)} rows ({100 * split.fraction:g} %) are held out for the check.")
     m1, m2, m3, m4, m5 = st.columns(5)
@@ -137,7 +139,8 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
 
     st.markdown("**Selected rules**")
-    tree_over = best is not None and (best.complexity > bc_run or best.errors > be_run)
+    tree_over = best is not None and ((bc_run is not None and best.complexity > bc_run)
+                                      or (be_run is not None and best.errors > be_run))
     _selected_metrics(explanation, bt_report, tree_over, bc_run, be_run, n_rows,
                       weighted=run is not None and run.class_weight is not None)
 
@@ -168,8 +171,8 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
         st.page_link(app_state.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
 
 
-def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int, be_run: int,
-                      n_rows: int, *, weighted: bool) -> None:
+def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int | None,
+                      be_run: float | None, n_rows: int, *, weighted: bool) -> None:
     result = explanation.result
     report = explanation.report
     s0, sb, s1, s2, s3, s4 = st.columns(6)
@@ -188,8 +191,8 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
               delta_color="off" if tree_over else "normal",
               help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
                    "so it is only a reference." if tree_over else None)
-    s2.metric("Complexity / budget", f"{result.complexity} / {bc_run}")
-    s3.metric("Errors / budget", f"{downloads.count_text(result.errors)} / {be_run}",
+    s2.metric("Complexity / budget", f"{result.complexity} / {'—' if bc_run is None else bc_run}")
+    s3.metric("Errors / budget", f"{downloads.count_text(result.errors)} / {'—' if be_run is None else be_run}",
               help=f"{100 * result.errors / n_rows:.1f}% of the rows"
               + (" (the weight of the rows the rules get wrong: rows weighted by class)" if weighted else ""))
     s4.metric("Rules", result.n_rules)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
@@ -167,7 +169,7 @@ def rules_view(table: pd.DataFrame):
 
 
 #: how st.dataframe shows the columns of :func:`rules_table`
-RULE_COLUMN_WIDTHS = {"rule": "small", "IF-THEN": "large", "class": "small", "conflicts with": "small"}
+RULE_COLUMN_WIDTHS: dict[str, Literal["small", "medium", "large"]] = {"rule": "small", "IF-THEN": "large", "class": "small", "conflicts with": "small"}
 
 
 def comparison_frame(job, n_rows: int) -> pd.DataFrame:
@@ -211,13 +213,15 @@ def comparison_frame(job, n_rows: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def result_warnings(result, complexity_budget: int, error_budget: int, n_rows: int, eps: float) -> list[str]:
-    """Plain words for a result an analyst could misread: over the budgets, or a negative f*."""
+def result_warnings(result, complexity_budget: int | None, error_budget: float | None, n_rows: int,
+                    eps: float) -> list[str]:
+    """Plain words for a result an analyst could misread: over the budgets (None: no budget), or a negative f*."""
     out = []
     errors_fit = within_error_budget(result.errors, error_budget, result.total_weight)
-    if result.complexity > complexity_budget or not errors_fit:
+    complexity_fits = complexity_budget is None or result.complexity <= complexity_budget
+    if not complexity_fits or not errors_fit:
         over = []
-        if result.complexity > complexity_budget:
+        if not complexity_fits:
             over.append(f"{result.complexity} conditions against a budget of {complexity_budget}")
         if not errors_fit:
             over.append(f"{count_text(result.errors)} errors against a budget of {error_budget}")

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
-from explainer.app.jobs import Job
+from explainer.app.jobs import FrontierJob, Job, RunJob
+
+#: a job that tells its progress (a run's or a frontier's)
+_Watched = TypeVar("_Watched", bound=RunJob | FrontierJob)
 
 TEXT_REFRESH_S = 0.5
 CHART_REFRESH_S = 2.0
@@ -46,7 +50,7 @@ def _stop(job: Job) -> None:
 
 
 @st.fragment
-def watch(job: Job, figure: Callable[[Job], object | None], *, chart_key: str) -> None:
+def watch(job: _Watched, figure: Callable[[_Watched], object | None], *, chart_key: str) -> None:
     """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends."""
     progress = st.empty()
     chart = st.container(key=chart_key).empty()

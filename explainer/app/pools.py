@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ import pandas as pd
 from explainer.app import steps
 from explainer.app.budgets import choose_defaults, defaults_key
 from explainer.app.caching import COMPUTED
-from explainer.app.session import Session
+from explainer.app.session import Session, Slot
 from explainer.app.sources import dataset_key, prepare_source
 from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
@@ -127,7 +128,7 @@ def _pool_step(state: Session, split: Split, settings: PoolSettings) -> tuple[Ru
 
 
 #: The pool form's fields, each with its value before the user sets one.
-FORM_DEFAULTS = ((Session.pool_depth, DEFAULT_DEPTH), (Session.pool_source, "grid"),
+FORM_DEFAULTS: tuple[tuple[Slot[Any], object], ...] = ((Session.pool_depth, DEFAULT_DEPTH), (Session.pool_source, "grid"),
                  (Session.pool_repeats, DEFAULT_REPEATS), (Session.pool_seed, 0), (Session.pool_holdout, 0.0))
 
 
@@ -217,7 +218,8 @@ def work_data(state: Session) -> Dataset:
     return split.train if split is not None else state.dataset
 
 
-def _best_tree_report(bc: int, be: int, eps: float, pool: RulePool, dataset: Dataset) -> RuleSetReport | None:
+def _best_tree_report(bc: int | None, be: float | None, eps: float, pool: RulePool,
+                      dataset: Dataset) -> RuleSetReport | None:
     best = pool.best_tree()
     if best is None:
         return None
@@ -232,9 +234,10 @@ def _best_tree_report(bc: int, be: int, eps: float, pool: RulePool, dataset: Dat
     )
 
 
-def best_tree_report(state: Session, bc: int, be: int, eps: float) -> RuleSetReport | None:
-    """Metrics of the best tree's own rules, for comparison with a selection."""
-    key = ("best tree", state.pool_key, int(bc), int(be), float(eps))
-    return COMPUTED.get_or_make(key, lambda: _best_tree_report(int(bc), int(be), float(eps), state.pool,
+def best_tree_report(state: Session, bc: int | None, be: float | None, eps: float) -> RuleSetReport | None:
+    """Metrics of the best tree's own rules, for comparison with a selection (a budget of None: no budget;
+    a weighted run's Be is a weight, kept as it is)."""
+    key = ("best tree", state.pool_key, bc, be, float(eps))
+    return COMPUTED.get_or_make(key, lambda: _best_tree_report(bc, be, float(eps), state.pool,
                                                                work_data(state)))
 

@@ -72,7 +72,7 @@ def row_numbers(dataset: Dataset) -> np.ndarray:
 
 def row_position(dataset: Dataset, number: int) -> int | None:
     """The position of the row numbered ``number`` (as read), or None when it is not among these rows."""
-    found = dataset.X.index.get_indexer([int(number) - 1])[0]
+    found = dataset.X.index.get_indexer(pd.Index([int(number) - 1]))[0]
     return None if found < 0 else int(found)
 
 
@@ -128,7 +128,7 @@ def encode_edited(dataset: Dataset, edited: pd.DataFrame) -> tuple[pd.DataFrame 
     """(the edited row encoded as the rules read it, "") or (None, what is wrong with it)."""
     row: dict[str, object] = {}
     for col in editor_columns(dataset):
-        value = edited[col.name].iloc[0] if col.name in edited.columns else None
+        value = edited[col.name].iloc[0] if col.name in edited.columns else MISSING
         gap = value == MISSING if isinstance(value, str) else bool(pd.isna(value))
         if gap and not col.values.missing_allowed:
             return None, f"'{col.name}' needs a value: it has no missing values in the data."

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the value types only: importing them here would make a circ
     from explainer.pipeline import Explanation
     from explainer.rules.pool import RulePool
     from explainer.selection.frontier import Frontier
+    from explainer.selection.settings import RunSettings
 
 T = TypeVar("T")
 
@@ -58,7 +59,7 @@ class Slot(Generic[T]):
             return self
         return obj.store.get(self.key, self.default)
 
-    def __set__(self, obj: Session, value: T) -> None:
+    def __set__(self, obj: Session, value: T | None) -> None:
         obj.store[self.key] = value
 
     def __delete__(self, obj: Session) -> None:
@@ -99,7 +100,7 @@ class Session:
     job: Slot[RunJob] = Slot("job")  # the Explain page's run (running or finished)
     explanation: Slot[Explanation] = Slot("explanation")  # the last finished Explanation
     explanation_data: Slot[Dataset] = Slot("explanation_data")  # the rows it was computed on
-    run_settings = Slot["RunSettings"]("run_settings")  # what it was computed with
+    run_settings: Slot[RunSettings] = Slot("run_settings")  # what it was computed with
     run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
     compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
@@ -198,7 +199,7 @@ class Session:
         """The value of a slot chosen at run time (e.g. which page's job)."""
         return slot.__get__(self, Session)
 
-    def put(self, slot: Slot[T], value: T) -> None:
+    def put(self, slot: Slot[T], value: T | None) -> None:
         slot.__set__(self, value)
 
     def value(self, key: str, default=None):

@@ -45,7 +45,9 @@ class Source:
     @property
     def ref(self) -> str:
         """How the URL names this source: ``sample:iris``, ``paper:wine``, ``upload:<digest prefix>``."""
-        return f"upload:{self.digest[:16]}" if self.kind == "upload" else f"{self.kind}:{self.name}"
+        if self.kind == "upload" and self.digest is not None:
+            return f"upload:{self.digest[:16]}"
+        return f"{self.kind}:{self.name}"
 
     @property
     def title(self) -> str:
@@ -86,8 +88,8 @@ def upload_source(name: str, data: bytes) -> Source:
 
 def keep_upload(name: str, data: bytes) -> Source:
     """Remember an uploaded file on the server (within :data:`.caching.UPLOADS`' bytes), keyed by its digest."""
-    source = upload_source(name, data)
-    return UPLOADS.put(source.digest[:16], source, len(data))
+    key = digest(data)
+    return UPLOADS.put(key[:16], Source("upload", name, data=data, digest=key), len(data))
 
 
 def kept_upload(prefix: str) -> Source | None:

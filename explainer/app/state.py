@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 from explainer.app import jobs, steps
-from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, persist_widgets
+from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
     Source,
     dataset_key,
@@ -54,7 +56,7 @@ SOURCE_KINDS = {"sample": "Bundled sample", "paper": "Paper data set", "upload":
 CLASS_WEIGHT_CHOICES = ("none", "balanced")
 
 #: URL parameter -> (session value, type, what a valid value is) of the settings kept in the URL.
-URL_SETTINGS = {
+URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], bool]]] = {
     "depth": (Session.pool_depth, int, lambda v: 2 <= v <= 10),
     "trees": (Session.pool_source, str, lambda v: v in ("grid", "forest")),
     "repeats": (Session.pool_repeats, int, lambda v: 1 <= v <= 10),
@@ -304,7 +306,7 @@ def restore_from_url(state: Session) -> None:
         else:
             _note(state, f"The link refers to a data set this server does not have ({ref}).")
         return
-    options = {"target": qp.get("target") or source.default_target}
+    options: dict[str, Any] = {"target": qp.get("target") or source.default_target}
     for k in LIST_PARAMS:
         options[k] = qp.get_all(k)
     ok, message = load_into(state, source, **options)
@@ -420,4 +422,5 @@ def start_job(state: Session, slot, runs) -> jobs.RunJob:
     data = split.train if split is not None else state.dataset
     job = jobs.RunJob(state.pool, data, runs, holdout=holdout, alive=state.alive())
     state.put(slot, job)
-    return job.start()
+    job.start()
+    return job

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -41,14 +42,17 @@ DONE_ICON = ":material/check:"
 
 _MISSING = object()
 
+#: what a step's ``make`` makes
+_T = TypeVar("_T")
+
 
 class Step:
     """One computation in a thread of the server: :meth:`result` or ``error`` once :attr:`done`."""
 
     def __init__(self, key: Hashable, make: Callable[[], object]):
         self.key = key
-        self._make = make
-        self._value = None
+        self._make: Callable[[], object] | None = make
+        self._value: object = None
         self._in_cache = False
         self.error: BaseException | None = None
         self.started_at = time.perf_counter()
@@ -62,6 +66,8 @@ class Step:
 
     def _work(self) -> None:
         try:
+            if self._make is None:
+                raise RuntimeError("a step computes once")
             value = COMPUTED.get_or_make(self.key, self._make)
             # kept where every page looks first, and only there: a step nobody claims (work started
             # ahead for a page never opened) then holds nothing beyond the cache's byte budget.  A value
@@ -105,7 +111,8 @@ def start(key: Hashable, make: Callable[[], object]) -> Step:
     """
     with _lock:
         now = time.perf_counter()
-        for old in [k for k, s in _steps.items() if s.done and now - s.finished_at > UNCLAIMED_S]:
+        for old in [k for k, s in _steps.items()
+                    if s.done and s.finished_at is not None and now - s.finished_at > UNCLAIMED_S]:
             del _steps[old]
         step = _steps.get(key)
         if step is None:
@@ -135,8 +142,8 @@ def wait_all(timeout: float | None = None) -> bool:
             return False
 
 
-def ready(state: Session, name: str, key: Hashable, make: Callable[[], object], *, title: str, detail: str = "",
-          done: Callable[[object, float], str]) -> object | None:
+def ready(state: Session, name: str, key: Hashable, make: Callable[[], _T], *, title: str, detail: str = "",
+          done: Callable[[_T, float], str]) -> _T | None:
     """The value of ``key``: from the server's cache, computed now, or None while a thread computes it.
 
     ``name`` is the page's step ("pool", "budgets", ...); ``title`` says what is being done (the status
@@ -181,7 +188,7 @@ def summary(state: Session, name: str, key: Hashable) -> None:
             st.caption(entry[2])
 
 
-def _record(state: Session, name: str, step: Step, detail: str, done: Callable[[object, float], str],
+def _record(state: Session, name: str, step: Step, detail: str, done: Callable[[Any, float], str],
             value) -> None:
     state.steps_done = {**(state.steps_done or {}), name: (step.key, done(value, step.seconds), detail)}
 
@@ -193,7 +200,7 @@ def _forget(state: Session, name: str) -> None:
 
 @st.fragment(run_every=POLL_S)
 def _watch(state: Session, name: str, step: Step, title: str, detail: str,
-           done: Callable[[object, float], str], seen: dict) -> None:
+           done: Callable[[Any, float], str], seen: dict) -> None:
     """The step's status, expanded, its clock moving; the whole page is drawn again once it has ended.
 
     Each rerun of this fragment first waits up to :data:`WATCH_WAIT_S` on the step's own event, so the

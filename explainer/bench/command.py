@@ -126,7 +126,7 @@ def main(args, argv=None) -> int:
 
 
     settings = paper_settings(args.paper_csv)
-    paper_rows = paper_table(args.paper_csv)
+    paper_rows: list[dict] | None = paper_table(args.paper_csv)
     scale = float(getattr(args, "budget_scale", 1.0))
     if scale <= 0:
         raise ValueError("--budget-scale must be positive")

@@ -155,7 +155,7 @@ def scale_markdown(results: list[dict], info: dict) -> str:
             f"| {r['solve_s']:.1f}s | {r['coverage']:.1f} | {r['complexity']} / {r['complexity_budget']} "
             f"| {r['errors']} / {r['error_budget']} | {r['generations']} | {r['peak_rss_mib']:.0f} "
             f"| {r['rss_start_mib']:.0f} | {r['status']} |")
-    params = {r["algorithm"]: r.get("params") for r in results if r.get("params")}
+    params = {r["algorithm"]: r["params"] for r in results if r.get("params")}
     if params:
         out += ["", "params: " + "; ".join(f"{a}: " + ", ".join(f"{k}={v}" for k, v in p.items())
                                           for a, p in sorted(params.items()))]

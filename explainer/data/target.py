@@ -90,8 +90,8 @@ def target_candidates(frame: pd.DataFrame, exclude: tuple[str, ...] = ()) -> lis
         n, k = _counts(frame[name])
         if 2 <= k <= min(MAX_CANDIDATE_CLASSES, max(2, n // 2)) and target_problem(frame, name) is None:
             out.append(name)
-    named = [c for c in out if _name_rank(c) is not None]
-    named.sort(key=lambda c: _name_rank(c))
+    ranks = {c: rank for c in out if (rank := _name_rank(c)) is not None}
+    named = sorted(ranks, key=ranks.__getitem__)
     return named + [c for c in reversed(out) if c not in named]
 
 

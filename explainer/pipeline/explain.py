@@ -101,12 +101,10 @@ def explain_pool(
         settings = choice.run_settings(algorithm=algorithm, algorithm_params=algorithm_params or {}, eps=eps,
                                        class_weight=class_weight, seed=random_state, objective=objective)
     else:
-        given = {"complexity_budget": complexity_budget, "error_budget": error_budget, "algorithm_params": algorithm_params,
-                 "random_state": random_state, "rules": rules, "class_weight": class_weight, "every_class": every_class}
-        given = {k: v for k, v in given.items() if v is not None}
-        if objective != "coverage":
-            given["objective"] = objective
-        given = list(given) + (["eps"] if eps != 1.0 else []) + (
+        passed = {"complexity_budget": complexity_budget, "error_budget": error_budget, "algorithm_params": algorithm_params,
+                  "random_state": random_state, "rules": rules, "class_weight": class_weight, "every_class": every_class,
+                  "objective": None if objective == "coverage" else objective}
+        given = [k for k, v in passed.items() if v is not None] + (["eps"] if eps != 1.0 else []) + (
             ["algorithm"] if algorithm != "qga" else [])
         if given:
             raise TypeError(f"explain_pool: the settings describe the run; do not pass {', '.join(given)} too")

@@ -30,10 +30,10 @@ class DefaultBudgets:
     """The default budgets and the points of the frontier searched to find them."""
 
     complexity_budget: int
-    error_budget: int
+    error_budget: float  # whole rows, or a weight when the rows are weighted
     coverage: float  # f* found at the default budgets (on the pool's rows)
     reference: float  # best f* known at the default Be (any Bc): what the knee is measured against
-    n_rows: int
+    n_rows: float  # the pool's rows (their weight, when weighted)
     searched: dict  # Bc -> f* found, for every Bc the search looked at (on the rows the policy read)
     tolerance: float = KNEE_TOLERANCE
     selection: np.ndarray | None = None  # what the search found at the default budgets
@@ -264,6 +264,8 @@ def _budget_up(errors: float, sample_weight):
 def reference_errors(pool: RulePool, sample_weight=None):
     """e*: the errors of the pool's reference tree (the weight of the rows it gets wrong, when weighted)."""
     best = pool.best_tree()
+    if best is None:
+        raise ValueError("the pool has no tree to take e* from")
     if sample_weight is None:
         return best.errors
     problem = SelectionProblem.from_pool(pool, sample_weight=sample_weight)
@@ -323,6 +325,8 @@ def _knee_sweep(base: SelectionProblem, top: int, be, tolerance: float, start=No
     fr = frontier(base, be, (1, top), random_state=0, callback=_StopAtKnee(), exact_time_limit=0,
                   qga_time_limit=0, seeds=[ref_selection])
     knee = fr.knee(tolerance, reference=reference)
+    if knee is None:
+        raise RuntimeError(f"the frontier sweep over Bc = 1..{top} found no point")
     return _Sweep(knee=int(knee.complexity_budget), knee_coverage=float(knee.coverage), reference=float(reference),
                   reference_selection=ref_selection,
                   searched={p.complexity_budget: p.coverage for p in fr},

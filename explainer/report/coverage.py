@@ -80,7 +80,7 @@ class RuleCoverage:
 
     @property
     def covered_mask(self) -> np.ndarray:
-        return self.class_counts.any(axis=0)
+        return self.total > 0
 
     def conflicting_pairs(self) -> int:
         """Pairs of firing rules of different classes, summed over the rows: (n^2 - sum_k c_k^2) / 2 per row."""

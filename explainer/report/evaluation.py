@@ -55,7 +55,7 @@ def evaluate_rules(
     *,
     eps: float = 1.0,
     complexity_budget: int | None = None,
-    error_budget: int | None = None,
+    error_budget: float | None = None,
     X_test: pd.DataFrame | None = None,
     y_test=None,
     fingerprint: str | None = None,

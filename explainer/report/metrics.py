@@ -77,7 +77,7 @@ class RuleSetReport:
     y: np.ndarray
     firing: RuleCoverage  # which rules fire on which rows
     complexity_budget: int | None = None
-    error_budget: int | None = None
+    error_budget: float | None = None  # whole rows, or a weight when the rows are weighted
     test_accuracy: float | None = None
     test_rows: int | None = None
     holdout: RuleSetReport | None = None  # the same rules on held-out rows
@@ -165,6 +165,10 @@ class RuleSetReport:
         y, _, predicted = self._label_codes()
         return _balanced_accuracy_of_codes(y, predicted)
 
+    def _total_weight(self) -> float:
+        """The rows' summed weight (each row weighs 1 when unweighted)."""
+        return float(self.n_rows if self.sample_weight is None else np.sum(self.sample_weight))
+
     @property
     def weighted_errors(self) -> float | None:
         """The weight of the rows each rule gets wrong, summed (what the error budget bounds when weighted)."""
@@ -226,7 +230,7 @@ class RuleSetReport:
         if self.weighted is None:
             ok_e = within_error_budget(self.errors, self.error_budget)
         else:  # the budget bounds a weight
-            ok_e = within_error_budget(self.weighted_errors, self.error_budget, float(np.sum(self.sample_weight)))
+            ok_e = within_error_budget(self.weighted_errors, self.error_budget, self._total_weight())
         return ok_c and ok_e
 
     def uncovered_rows(self) -> np.ndarray:
@@ -294,7 +298,7 @@ class RuleSetReport:
         if self.weighted is not None:
             out["weighted_errors"] = self.weighted_errors
             out["weighted_coverage"] = self.weighted_coverage
-            out["total_weight"] = float(np.sum(self.sample_weight))
+            out["total_weight"] = self._total_weight()
         if self.test_accuracy is not None:
             out["test_accuracy"] = self.test_accuracy
             out["test_rows"] = self.test_rows
@@ -345,9 +349,9 @@ class RuleSetReport:
             f"conflicting pairs:  {self.conflicting_pairs}",
             f"coverage f*:        {self.coverage:g} ({100 * self.coverage_score:.2f}%, eps={self.eps:g})",
         ]
-        if self.weighted is not None:
-            total = float(np.sum(self.sample_weight))
-            f_w = self.weighted_coverage
+        f_w = self.weighted_coverage
+        if f_w is not None:
+            total = self._total_weight()
             lines += [
                 f"weighted errors:    {self.weighted_errors:.4g}{eb} (the weight of the rows the rules get wrong)",
                 f"weighted f*:        {f_w:.4g} ({100 * f_w / total if total else 0.0:.2f}% of the weight "
@@ -359,6 +363,8 @@ class RuleSetReport:
 
     def holdout_text(self) -> str:
         """Training and held-out rows side by side."""
+        if self.holdout is None:
+            raise ValueError("this report has no held-out rows")
         tr, ho = self.metrics(), self.holdout.metrics()
         rows = [
             ("rows", "n_rows", "{:d}"),

@@ -92,7 +92,7 @@ class _Binder:
                 return hit
         return self.numeric.find(column, _loose(column), column) or self.by_name(column)
 
-    def bind(self, cond: Condition) -> list[Condition]:
+    def bind(self, cond: Condition | ValueSet) -> list[Condition | ValueSet]:
         if isinstance(cond, ValueSet):
             return self._bind_value_set(cond)
         reading = cond.spec
@@ -114,7 +114,7 @@ class _Binder:
             raise KeyError(f"the data has no feature {cond.feature!r}")
         return [Condition(spec.name, cond.op, cond.threshold, spec)]
 
-    def _bind_onehot(self, cond: Condition, reading: FeatureSpec) -> list[Condition]:
+    def _bind_onehot(self, cond: Condition, reading: FeatureSpec) -> list[Condition | ValueSet]:
         column, text = reading.column, value_text(reading.value)
         shown = f"{column} = {text}"
         spec = self.onehot.find((column, text), (_loose(column), _loose(text)), shown)
@@ -132,7 +132,7 @@ class _Binder:
             return [ValueSet(numeric.column, (number,), cond.op not in (">", ">="), numeric=numeric.name, specs=(numeric,))]
         raise KeyError(f"the data has no feature {shown!r}")
 
-    def _bind_value_set(self, vs: ValueSet) -> list:
+    def _bind_value_set(self, vs: ValueSet) -> list[Condition | ValueSet]:
         """``c in {a, b}`` on a categorical column: its one-hot features (one value: ``c = a``);
         ``c not in {a, b}``: ``c != a AND c != b``, the same rows; on a numeric column the values."""
         if vs.bound:
@@ -142,13 +142,14 @@ class _Binder:
         for text in texts:
             spec = self.onehot.find((vs.column, text), (_loose(vs.column), _loose(text)), f"{vs.column} = {text}")
             onehots.append(spec if spec is not None else self._numeric_equal_value(vs.column, text))
-        if all(spec is not None for spec in onehots):
+        found = [spec for spec in onehots if spec is not None]
+        if len(found) == len(onehots):
             if vs.negated:
-                return [Condition(spec.name, "<=", 0.5, spec) for spec in onehots]
-            if len(onehots) == 1:
-                return [Condition(onehots[0].name, ">", 0.5, onehots[0])]
-            return [ValueSet(onehots[0].column, tuple(spec.value for spec in onehots), False,
-                             features=tuple(spec.name for spec in onehots), specs=tuple(onehots))]
+                return [Condition(spec.name, "<=", 0.5, spec) for spec in found]
+            if len(found) == 1:
+                return [Condition(found[0].name, ">", 0.5, found[0])]
+            return [ValueSet(found[0].column, tuple(spec.value for spec in found), False,
+                             features=tuple(spec.name for spec in found), specs=tuple(found))]
         numeric = self.numeric.find(vs.column, _loose(vs.column), vs.column)
         numbers = [_as_number(text) for text in texts]
         if numeric is not None and all(n is not None for n in numbers):
@@ -165,7 +166,7 @@ class _Binder:
         hits = [s for s in self.onehot_values.get(_loose(column), []) if _as_number(value_text(s.value)) == number]
         return hits[0] if len(hits) == 1 else None
 
-    def _bind_missing(self, cond: Condition, reading: FeatureSpec) -> list[Condition]:
+    def _bind_missing(self, cond: Condition, reading: FeatureSpec) -> list[Condition | ValueSet]:
         column = reading.column
         spec = self.missing.find(column, _loose(column), f"{column} is missing")
         if spec is None:
@@ -203,7 +204,7 @@ def resolve_features(rules: Iterable[Rule], features: Sequence) -> list[Rule]:
     binder = _Binder(features)
     out = []
     for rule in rules:
-        conds: list[Condition] = []
+        conds: list[Condition | ValueSet] = []
         for cond in rule.conditions:
             conds.extend(binder.bind(cond))
         out.append(Rule(tuple(conds), rule.label))

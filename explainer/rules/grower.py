@@ -112,7 +112,7 @@ def grow_rules(
             if remaining.sum() < min_support:
                 break
             covered = np.ones(n, dtype=bool)
-            conditions = []
+            conditions: list[tuple[int, str, float]] = []
             while len(conditions) < max_conditions:
                 pos = (remaining & covered).astype(np.float64)
                 neg = (~in_class & covered).astype(np.float64)

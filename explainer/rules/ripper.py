@@ -34,10 +34,9 @@ def _condition(text: str) -> list[Condition]:
     feature, value = feature.strip(), value.strip()
     if not sep or not feature or not value:
         raise RuleSyntaxError(f"a RIPPER condition reads 'feature=value', got {text!r}")
-    if value[0] == "<" and parse_number(value[1:]) is not None:
-        return [Condition(feature, "<=", parse_number(value[1:]))]
-    if value[0] == ">" and parse_number(value[1:]) is not None:
-        return [Condition(feature, ">", parse_number(value[1:]))]
+    bound = parse_number(value[1:])
+    if value[0] in "<>" and bound is not None:
+        return [Condition(feature, "<=" if value[0] == "<" else ">", bound)]
     bounds = _split_range(value)
     if bounds is not None:
         return [Condition(feature, ">", bounds[0]), Condition(feature, "<=", bounds[1])]

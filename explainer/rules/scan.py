@@ -106,7 +106,10 @@ def scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[str]], int]
                 end = pos + 1
                 current.append(OP + ch)
         else:
-            end = word(line, pos).end()
+            m = word(line, pos)
+            # every character that opens no other token starts a word, so the match never fails
+            assert m is not None
+            end = m.end()
             text = line[pos:end]
             if len(text) <= 4:
                 key = text.lower()

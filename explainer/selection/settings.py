@@ -28,6 +28,7 @@ class FrozenMapping(Mapping):
     same items, and hashes when its values do."""
 
     __slots__ = ("_items",)
+    _items: dict[Any, Any]
 
     def __init__(self, items: Mapping | None = None):
         object.__setattr__(self, "_items", dict(items or {}))

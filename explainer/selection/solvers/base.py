@@ -159,7 +159,7 @@ class Solver:
 
     name = "solver"
     respects_budgets = True
-    clean_up = "full"
+    clean_up: str | None = "full"
     #: the problem objectives (:mod:`explainer.selection.objectives`) the algorithm optimises
     objectives: tuple[str, ...] = ("coverage",)
 

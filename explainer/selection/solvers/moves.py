@@ -36,6 +36,8 @@ row's weight where they added 1; unweighted, every count is as before.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from explainer.selection.gathers import (
@@ -90,10 +92,13 @@ class MoveScorer:
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))
         self._n_gram = 0
-        self._sums = None  # (total, selection, X0, X1, Xtot, Xown) of the last scored counts
-        self.ctx = None
-        self.last_adds = None
-        self._swap_scores = None  # (score, S, cols) of the last best_move whose best move was a swap
+        # (total, selection, X0, X1, Xtot, Xown) of the last scored counts
+        self._sums: tuple[np.ndarray, ...] | None = None
+        # the swaps the last best_move scored (its state, S, candidate columns, ...); None when it scored none
+        self.ctx: dict[str, Any] | None = None
+        self.last_adds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # (score, S, cols) of the last best_move whose best move was a swap
+        self._swap_scores: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.products = 0  # full O(nnz) products
         self.updates = 0  # incremental updates
         self.pruned_ejections = 0  # 1-for-2 searches ruled out by the bound alone
@@ -121,17 +126,22 @@ class MoveScorer:
         return owners_per_column(np.asarray(owner, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                                  int(n_sets), self.p.indptr, self.p.indices, self.w)
 
+    def _swap_context(self) -> dict[str, Any]:
+        if self.ctx is None:
+            raise RuntimeError("the last best_move scored no swaps")
+        return self.ctx
+
     def _pair_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """|S| x |cols| (fits both budgets, upper bound of the gain, conflict term) of every swap of the
         last :meth:`best_move` that scored swaps; computed when first asked (1-for-2 moves, full swap matrix)."""
-        c = self.ctx
+        c = self._swap_context()
         if c["bounds"] is None:
             c["bounds"] = pair_bounds(*c["pair_args"])
         return c["bounds"]
 
     def _swap_gains_cols(self) -> np.ndarray:
         """|S| x |cols| swap gains G of the last :meth:`best_move` that scored swaps (on its candidate columns)."""
-        c = self.ctx
+        c = self._swap_context()
         if c["G"] is None:
             S, cols, owner = c["S"], c["cols"], c["owner"]
             rows = np.flatnonzero(owner >= 0)
@@ -147,7 +157,7 @@ class MoveScorer:
         ``jj``: only these positions in the candidate columns; D1 is then gathered from those
         columns' rows (O(their support)), not from every row the rules ``rows_a`` alone cover.
         """
-        c = self.ctx
+        c = self._swap_context()
         if c["G"] is not None:
             return c["G"][rows_a] if jj is None else c["G"][np.ix_(rows_a, jj)]
         if jj is not None:
@@ -173,7 +183,7 @@ class MoveScorer:
 
     def _swap_gain_block(self, rows_a: np.ndarray, jj: np.ndarray) -> np.ndarray:
         """``G[rows_a][:, jj]`` of :meth:`_swap_gains_cols`, D1 counted over the rows of the columns ``jj``."""
-        c = self.ctx
+        c = self._swap_context()
         S, cols, owner = c["S"], c["cols"], c["owner"]
         amap = np.full(S.size, -1, dtype=np.int64)
         amap[rows_a] = np.arange(rows_a.size)
@@ -190,7 +200,7 @@ class MoveScorer:
 
         Columns that cannot be added in any swap (selected, unusable or over a budget) hold -inf.
         """
-        c = self.ctx
+        c = self._swap_context()
         out = np.full((c["S"].size, self.M), -np.inf)
         out[:, c["cols"]] = self._swap_gains_cols()
         return out
@@ -295,8 +305,10 @@ class MoveScorer:
                 # columns that fit the budgets after dropping at least one selected rule
                 cols = np.flatnonzero(~r & self.usable & (self.L <= slack_l + self.L[S].max()) & (self.E <= slack_e + self.E[S].max()))
                 self._cache_gram(S)
+                sums = self._sums
+                assert sums is not None  # add_drop_gains above kept them
                 pair_args = (S, cols, self._gmat, self._slot, self.L, self.E, float(slack_l), float(slack_e),
-                             gdrop, gadd, self._sums[3], self.k, float(self.eps))
+                             gdrop, gadd, sums[3], self.k, float(self.eps))
                 # rows covered once, by a in S (owner = its position in S), give D1[a, b] = |those rows of a & rows(b)|
                 owner = owners(S, st.total, p.indptr, p.indices)
                 self.ctx = dict(st=st, S=S, cols=cols, owner=owner, pair_args=pair_args, bounds=None, G=None,

@@ -193,7 +193,8 @@ def pareto_ranks(objectives: np.ndarray) -> np.ndarray:
     P = len(obj)
     le = (obj[:, None, :] <= obj[None, :, :]).all(axis=2)
     lt = (obj[:, None, :] < obj[None, :, :]).any(axis=2)
-    dom = le & lt  # dom[i, j]: i dominates j
+    # dom[i, j]: i dominates j (asarray: a reduction over an axis is typed as "scalar or array")
+    dom = np.asarray(le & lt)
     count = dom.sum(axis=0)
     rank = np.zeros(P, dtype=np.int64)
     left = np.ones(P, dtype=bool)

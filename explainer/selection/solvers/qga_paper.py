@@ -102,7 +102,8 @@ class QGAPaper(QGA):
         )
 
     def get_params(self) -> dict:
-        keep = set(self.__init__.__code__.co_varnames[1 : self.__init__.__code__.co_argcount])
+        code = type(self).__init__.__code__
+        keep = set(code.co_varnames[1 : code.co_argcount])
         return {k: v for k, v in super().get_params().items() if k in keep}
 
 

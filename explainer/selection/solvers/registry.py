@@ -74,7 +74,7 @@ def check_params(name: str, params: dict) -> None:
     """
     takes = parameter_names(name)
     unknown = sorted(set(params) - set(takes)) if takes is not None else []
-    if unknown:
+    if takes is not None and unknown:
         raise ValueError(
             f"the {name} algorithm has no parameter {unknown[0]!r} (its parameters: {', '.join(takes) or 'none'})"
         )
