@@ -23,6 +23,7 @@ Writes docs/benchmarks/heldout_<half>.{csv,md} (``--out`` for another stem), aft
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import platform
 import sys
@@ -182,13 +183,23 @@ def targets(summary):
     return lines
 
 
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
 def markdown(summary, command, half, expected):
     done = summary["table"].nunique()
     lines = [
         f"# Held-out accuracy on the corpus: {half} half",
         "",
         f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: `{command}`",
-        f"Machine: {platform.machine()}, {platform.processor() or 'cpu'}, Python {platform.python_version()}, "
+        f"Machine: {machine()}, Python {platform.python_version()}, "
         f"{pd.Timestamp.now(tz='UTC'):%Y-%m-%d}. Tables run: {done} of {expected}.",
         "",
         "Accuracy and balanced accuracy in %, Brier score (lower is better), conditions, fit CPU s.",
