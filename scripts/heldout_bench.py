@@ -69,7 +69,18 @@ class FIGS(ab.Encoded):
 
 
 class _Coded(ab._RUG):
-    """FIGS too wants integer classes."""
+    """FIGS wants integer classes and no missing value: a missing number becomes the training median
+    (the encoded matrix has an "is missing" feature beside it, so nothing is lost)."""
+
+    def fit(self, Z, y):
+        self.medians_ = np.nan_to_num(np.nanmedian(Z, axis=0)) if np.isnan(Z).any() else np.zeros(Z.shape[1])
+        return super().fit(self._fill(Z), y)
+
+    def predict_proba(self, Z):
+        return super().predict_proba(self._fill(Z))
+
+    def _fill(self, Z):
+        return np.where(np.isnan(Z), self.medians_, Z)
 
 
 class ExplainerBc(ab.Explainer):
@@ -229,13 +240,22 @@ def markdown(summary, command, half, expected):
 
 
 def write(rows, out, command, half, expected):
-    runs = pd.DataFrame(rows)
+    runs = pd.DataFrame(rows).sort_values(["rows", "table", "fold"], kind="stable")
     summary = (runs.groupby(["table", "model"], sort=False).mean(numeric_only=True)
                .drop(columns="fold").reset_index())
     runs.to_csv(out.with_suffix(".csv"), index=False)
     text = markdown(summary, command, half, expected)
     out.with_suffix(".md").write_text(text)
     return text
+
+
+def previous(out, keys, model_names, command):
+    """The rows an earlier run wrote that this one does not redo, and both commands."""
+    old = pd.read_csv(out.with_suffix(".csv"))
+    redo = old["table"].isin(keys) & old["model"].isin(model_names)
+    text = out.with_suffix(".md").read_text()
+    before = text.split("Command: `", 1)[1].split("`", 1)[0] if "Command: `" in text else "an earlier run"
+    return old[~redo].to_dict("records"), f"{before}`, then `{command}"
 
 
 def main(argv=None):
@@ -246,9 +266,12 @@ def main(argv=None):
     parser.add_argument("--ripper-budget", action="store_true", help="also the explainer at Bc = RIPPER's conditions")
     parser.add_argument("--jobs", type=int, default=1, help="tables run at once (processes)")
     parser.add_argument("--out", default="", help="output stem; default docs/benchmarks/heldout_<half>")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the output's other rows: replace only the (table, model) pairs this run makes")
     args = parser.parse_args(argv)
     table = corpus.read_corpus(args.half).sort_values(["rows", "key"])  # small tables first
     keys = list(table["key"])
+    expected = len(keys)
     if args.tables:
         wanted = [k for k in args.tables.split(",") if k]
         unknown = set(wanted) - set(keys)
@@ -265,11 +288,14 @@ def main(argv=None):
     from joblib import Parallel, delayed  # noqa: PLC0415
 
     rows, text = [], ""
+    if args.append and out.with_suffix(".csv").exists():
+        redone = model_names + (["explainer_bc"] if args.ripper_budget else [])
+        rows, command = previous(out, keys, redone, command.strip())
     tasks = (delayed(evaluate)(k, model_names, args.ripper_budget) for k in keys)
     for block in Parallel(n_jobs=args.jobs, return_as="generator")(tasks):
         rows += block
         if rows:
-            text = write(rows, out, command.strip(), args.half, len(keys))
+            text = write(rows, out, command.strip(), args.half, expected)
     print(text)
 
 
