@@ -205,13 +205,15 @@ def machine():
 
 
 def markdown(summary, command, half, expected):
-    done = summary["table"].nunique()
+    done = set(summary["table"])
+    left = [k for k in expected if k not in done]
     lines = [
         f"# Held-out accuracy on the corpus: {half} half",
         "",
         f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: `{command}`",
         f"Machine: {machine()}, Python {platform.python_version()}, "
-        f"{pd.Timestamp.now(tz='UTC'):%Y-%m-%d}. Tables run: {done} of {expected}.",
+        f"{pd.Timestamp.now(tz='UTC'):%Y-%m-%d}. Tables run: {len(done)} of {len(expected)}"
+        + (f"; not run: {', '.join(left)}." if left else "."),
         "",
         "Accuracy and balanced accuracy in %, Brier score (lower is better), conditions, fit CPU s.",
         "",
@@ -271,7 +273,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     table = corpus.read_corpus(args.half).sort_values(["rows", "key"])  # small tables first
     keys = list(table["key"])
-    expected = len(keys)
+    expected = list(keys)
     if args.tables:
         wanted = [k for k in args.tables.split(",") if k]
         unknown = set(wanted) - set(keys)
