@@ -1,0 +1,305 @@
+"""Held-out accuracy of the default explanation on the corpus of docs/benchmarks/corpus.md.
+
+The same measurement as scripts/accuracy_bench.py (whose models it imports): stratified 5-fold
+cross-validation with fixed seeds; per table and model the fold means of accuracy, balanced
+accuracy, Brier score, conditions and fit CPU seconds (after one untimed warm-up fit per process,
+so that the one-off compilation is in no table's time).  The tables are those of
+docs/benchmarks/corpus.csv, one half or both (``--half``); the tuning half may be run as often as
+wanted, the report half once, after the default is settled (see corpus.md).
+
+Models: ``explainer``, ``ripper``, ``tree4`` and ``rug`` as in accuracy_bench.py, and
+``figs``: imodels' FIGS (12 splits at most, its default) on the same encoded matrix, conditions
+the sum of its trees' root-to-leaf path lengths.  A model that does not install is left out.
+``--ripper-budget`` adds ``explainer_bc``: the explainer with Bc = the conditions of RIPPER's rule
+set on the same fold.
+
+    pip install -e ".[bench]"
+    python scripts/heldout_bench.py --half tuning --jobs 1
+    python scripts/heldout_bench.py --half tuning --tables MASS/fgl,HSAUR/skulls --models explainer,tree4
+
+Writes docs/benchmarks/heldout_<half>.{csv,md} (``--out`` for another stem), after every table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.model_selection import StratifiedKFold
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import accuracy_bench as ab  # noqa: E402
+import corpus  # noqa: E402
+
+from explainer.estimator import RuleSetExplainer  # noqa: E402
+
+MODELS = ("explainer", "ripper", "tree4", "figs", "rug")
+SMALL_ROWS = 5_000  # the fit-time target is on tables up to this size
+
+
+class FIGS(ab.Encoded):
+    name = "figs"
+
+    def make(self):
+        from imodels import FIGSClassifier  # noqa: PLC0415 - an optional peer
+
+        return _Coded(FIGSClassifier(random_state=ab.SEED))
+
+    def conditions(self):
+        total = 0
+        for root in self.model.model.trees_:
+            stack = [(root, 0)]
+            while stack:
+                node, depth = stack.pop()
+                if node.left is None:
+                    total += depth
+                else:
+                    stack += [(node.left, depth + 1), (node.right, depth + 1)]
+        return total
+
+
+class _Coded(ab._RUG):
+    """FIGS wants integer classes and no missing value: a missing number becomes the training median
+    (the encoded matrix has an "is missing" feature beside it, so nothing is lost)."""
+
+    def fit(self, Z, y):
+        self.medians_ = np.nan_to_num(np.nanmedian(Z, axis=0)) if np.isnan(Z).any() else np.zeros(Z.shape[1])
+        return super().fit(self._fill(Z), y)
+
+    def predict_proba(self, Z):
+        return super().predict_proba(self._fill(Z))
+
+    def _fill(self, Z):
+        return np.where(np.isnan(Z), self.medians_, Z)
+
+
+class ExplainerBc(ab.Explainer):
+    name = "explainer_bc"
+
+    def __init__(self, budget):
+        self.budget = int(budget)
+
+    def fit(self, X, y):
+        self.model = RuleSetExplainer(random_state=ab.SEED, complexity_budget=self.budget).fit(X, y)
+        return self
+
+
+PEERS = {**ab.PEERS, "figs": FIGS}
+
+
+def score(model, X, y, tr, te):
+    """Fit on the training rows, the figures on the test rows; None when the model is not installed."""
+    start = time.process_time()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X.iloc[tr], y[tr])
+    except ImportError as exc:
+        print(f"  {model.name}: not installed ({exc})", file=sys.stderr)
+        return None
+    fit_s = time.process_time() - start
+    proba, classes = model.predict_proba(X.iloc[te])
+    pred = np.asarray(classes)[np.argmax(proba, axis=1)]
+    return {
+        "model": model.name,
+        "accuracy": float(np.mean(pred == y[te])),
+        "balanced_accuracy": float(balanced_accuracy_score(y[te], pred)),
+        "brier": ab.brier(proba, y[te], classes),
+        "conditions": model.conditions(),
+        "fit_cpu_s": fit_s,
+    }
+
+
+def warm_up():
+    """One untimed fit in this process, so that no table's fit time carries the one-off compilation."""
+    global _WARM
+    if not _WARM:
+        rng = np.random.default_rng(0)
+        X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.choice(["u", "v"], size=60)})
+        RuleSetExplainer(random_state=ab.SEED).fit(X, np.where(X["a"] > 0, "p", "n"))
+        _WARM = True
+
+
+_WARM = False
+
+
+def evaluate(key, model_names, ripper_budget=False):
+    X, y = corpus.load(key)
+    if "explainer" in model_names or ripper_budget:
+        warm_up()
+    print(f"{key}: {len(y)} rows", file=sys.stderr, flush=True)
+    rows = []
+    folds = StratifiedKFold(n_splits=ab.N_FOLDS, shuffle=True, random_state=ab.SEED)
+    for fold, (tr, te) in enumerate(folds.split(X, y)):
+        ripper = None
+        for name in model_names:
+            model = PEERS[name]()
+            try:
+                row = score(model, X, y, tr, te)
+            except Exception as exc:  # a peer that fails on a table is recorded, not fatal
+                print(f"  {key} fold {fold} {name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                continue
+            if row is not None:
+                rows.append({"table": key, "rows": len(y), "fold": fold, **row})
+                ripper = row if name == "ripper" else ripper
+        if ripper_budget and ripper is not None:
+            row = score(ExplainerBc(ripper["conditions"]), X, y, tr, te)
+            rows.append({"table": key, "rows": len(y), "fold": fold, **row})
+    return rows
+
+
+def share(ok):
+    return f"{int(ok.sum())} of {len(ok)} ({100 * ok.mean():.0f} %)" if len(ok) else "no tables"
+
+
+def targets(summary):
+    """The summary lines: each target, how many tables meet it, and which miss it."""
+    wide = summary.pivot(index="table", columns="model")
+    models = set(summary["model"])
+    acc, cond = wide["accuracy"], wide["conditions"]
+    lines = []
+
+    def line(text, ok, need):
+        met = "met" if len(ok) and ok.mean() >= need else "NOT met"
+        missed = f"; missed: {', '.join(ok.index[~ok])}" if (~ok).any() else ""
+        lines.append(f"- {text} (target: at least {100 * need:.0f} %): {share(ok)}, {met}{missed}")
+
+    if {"explainer", "tree4"} <= models:
+        both = acc[["explainer", "tree4"]].dropna()
+        line("accuracy >= depth-4 tree's - 1 point", both["explainer"] >= both["tree4"] - 0.01, 0.90)
+    if {"explainer", "ripper"} <= models:
+        both = pd.concat([acc[["explainer", "ripper"]], cond[["explainer", "ripper"]].add_prefix("c_")], axis=1).dropna()
+        ok = (both["explainer"] >= both["ripper"] - 0.005) & (both["c_explainer"] <= both["c_ripper"])
+        line("accuracy >= RIPPER's - 0.5 points with no more conditions", ok, 0.75)
+    if {"explainer_bc", "ripper"} <= models:
+        both = acc[["explainer_bc", "ripper"]].dropna()
+        line("at Bc = RIPPER's conditions: accuracy >= RIPPER's - 0.5 points",
+             both["explainer_bc"] >= both["ripper"] - 0.005, 0.75)
+    if "explainer" in models:
+        small = summary[(summary["model"] == "explainer") & (summary["rows"] <= SMALL_ROWS)]
+        median = float(small["fit_cpu_s"].median()) if len(small) else float("nan")
+        met = "met" if median <= 2.0 else "NOT met"
+        lines.append(f"- median fit CPU s of the default on the {len(small)} tables up to {SMALL_ROWS:,} rows "
+                     f"(target: <= 2 s): {median:.2f} s, {met}")
+    return lines or ["- no target concerns the models run"]
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def markdown(summary, command, half, expected):
+    done = set(summary["table"])
+    left = [k for k in expected if k not in done]
+    lines = [
+        f"# Held-out accuracy on the corpus: {half} half",
+        "",
+        f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: `{command}`",
+        f"Machine: {machine()}, Python {platform.python_version()}, "
+        f"{pd.Timestamp.now(tz='UTC'):%Y-%m-%d}. Tables run: {len(done)} of {len(expected)}"
+        + (f"; not run: {', '.join(left)}." if left else "."),
+        "",
+        "Accuracy and balanced accuracy in %, Brier score (lower is better), conditions, fit CPU s.",
+        "",
+        "## Targets",
+        "",
+        *targets(summary),
+        "",
+        "## Per table",
+        "",
+    ]
+    models = [m for m in (*MODELS, "explainer_bc") if m in set(summary["model"])]
+    head = ["table", "rows"] + [f"{m} {k}" for m in models for k in ("acc", "bal", "brier", "cond", "s")]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for table, block in summary.groupby("table", sort=False):
+        cells = [table, str(int(block["rows"].iloc[0]))]
+        for m in models:
+            r = block[block["model"] == m]
+            if r.empty:
+                cells += ["-"] * 5
+                continue
+            r = r.iloc[0]
+            cells += [f"{100 * r.accuracy:.1f}", f"{100 * r.balanced_accuracy:.1f}", f"{r.brier:.3f}",
+                      f"{r.conditions:.1f}", f"{r.fit_cpu_s:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write(rows, out, command, half, expected):
+    runs = pd.DataFrame(rows).sort_values(["rows", "table", "fold"], kind="stable")
+    summary = (runs.groupby(["table", "model"], sort=False).mean(numeric_only=True)
+               .drop(columns="fold").reset_index())
+    runs.to_csv(out.with_suffix(".csv"), index=False)
+    text = markdown(summary, command, half, expected)
+    out.with_suffix(".md").write_text(text)
+    return text
+
+
+def previous(out, keys, model_names, command):
+    """The rows an earlier run wrote that this one does not redo, and both commands."""
+    old = pd.read_csv(out.with_suffix(".csv"))
+    redo = old["table"].isin(keys) & old["model"].isin(model_names)
+    text = out.with_suffix(".md").read_text()
+    before = text.split("Command: `", 1)[1].split("`", 1)[0] if "Command: `" in text else "an earlier run"
+    return old[~redo].to_dict("records"), f"{before}`, then `{command}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--half", choices=("tuning", "report", "all"), default="tuning")
+    parser.add_argument("--tables", default="", help="comma-separated keys (package/item); default: the half's")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--ripper-budget", action="store_true", help="also the explainer at Bc = RIPPER's conditions")
+    parser.add_argument("--jobs", type=int, default=1, help="tables run at once (processes)")
+    parser.add_argument("--out", default="", help="output stem; default docs/benchmarks/heldout_<half>")
+    parser.add_argument("--append", action="store_true",
+                        help="keep the output's other rows: replace only the (table, model) pairs this run makes")
+    args = parser.parse_args(argv)
+    table = corpus.read_corpus(args.half).sort_values(["rows", "key"])  # small tables first
+    keys = list(table["key"])
+    expected = list(keys)
+    if args.tables:
+        wanted = [k for k in args.tables.split(",") if k]
+        unknown = set(wanted) - set(keys)
+        if unknown:
+            parser.error(f"not in the {args.half} half: {', '.join(sorted(unknown))}")
+        keys = [k for k in keys if k in wanted]
+    model_names = [m for m in args.models.split(",") if m]
+    if args.ripper_budget and "ripper" not in model_names:
+        model_names.append("ripper")
+    out = pathlib.Path(args.out or corpus.OUT / f"heldout_{args.half}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = "python scripts/heldout_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+
+    from joblib import Parallel, delayed  # noqa: PLC0415
+
+    rows, text = [], ""
+    if args.append and out.with_suffix(".csv").exists():
+        redone = model_names + (["explainer_bc"] if args.ripper_budget else [])
+        rows, command = previous(out, keys, redone, command.strip())
+    tasks = (delayed(evaluate)(k, model_names, args.ripper_budget) for k in keys)
+    for block in Parallel(n_jobs=args.jobs, return_as="generator")(tasks):
+        rows += block
+        if rows:
+            text = write(rows, out, command.strip(), args.half, expected)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
