@@ -406,9 +406,13 @@ def read_table(
     columns: dict[str, pd.Series] = {}
     comma_columns: list[str] = []
     seen = set(header)
+    numbers = _number_columns(body, width)
     for j, name in enumerate(header):
-        raw = [r[j] for r in body]
-        col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
+        col = numbers.get(j)
+        comma = False
+        if col is None:
+            raw = [r[j] for r in body]
+            col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
         if not name:
             if col.isna().all():
                 continue  # a trailing delimiter produced an empty, unnamed column
@@ -429,6 +433,28 @@ def read_table(
         )
     df.attrs["notes"] = notes
     return df
+
+
+def _number_columns(body: list[list[str]], width: int) -> dict[int, pd.Series]:
+    """The columns whose every cell is a whole number, read in one pass over the table.
+
+    The common wide table (thousands of small integer columns) would otherwise pay
+    pandas' per-column overhead several times over; every other column (text, gaps,
+    fractions, decimal commas) is left to :func:`_clean_column`, which reads these
+    columns the same way (int64).
+    """
+    cells = np.array(body, dtype=object).reshape(len(body), width)
+    out: dict[int, pd.Series] = {}
+    for j in range(width):
+        try:
+            values = cells[:, j].astype(np.float64)  # float() of each cell, as to_best_dtype does
+        except (ValueError, TypeError, OverflowError):
+            continue
+        # not finite: a gap float() reads as NaN ("nan") or an infinity, both for the full path to report
+        if not (np.isfinite(values).all() and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)):
+            continue
+        out[j] = pd.Series(values.astype(np.int64))
+    return out
 
 
 def _records(text: str, delimiter: str | None, max_rows: int) -> tuple[list[list[str]], list[int]]:
