@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
 )
 
 from explainer.data.encoder import TableEncoder
+from explainer.data.tables import check_width
 from explainer.pipeline import every_class_explained, explain_pool, row_weights
 from explainer.report import TIE, UNCOVERED, evaluate_rules, vote
 from explainer.report.evaluation import majority_class
@@ -166,6 +167,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
             return X, y
         arr, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+        check_width(arr.shape[1], "X")  # a DataFrame is checked by its encoder
         return arr, y
 
     def _fit_frame(self, X, checked):

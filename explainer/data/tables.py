@@ -26,7 +26,9 @@ __all__ = [
     "MISSING_MARKERS",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_ROWS",
+    "MAX_COLUMNS",
     "SPREADSHEET_EXTENSIONS",
+    "check_width",
     "read_table",
     "normalise_frame",
 ]
@@ -39,6 +41,11 @@ MISSING_MARKERS: frozenset[str] = frozenset(
 #: Default limits for uploaded files.
 DEFAULT_MAX_BYTES = 50_000_000
 DEFAULT_MAX_ROWS = 1_000_000
+
+#: A table (or matrix) with more columns than this is refused with a message instead of minutes of
+#: work: reading, encoding and the pool grow linearly in the columns, about 2.5 s of CPU per 1,000
+#: columns of small whole numbers (docs/benchmarks/wide_tables.md), so this many take about a minute.
+MAX_COLUMNS = 20_000
 
 #: File name endings of spreadsheets; such files are refused with a message to export them as CSV.
 SPREADSHEET_EXTENSIONS = (".xlsx", ".xlsm", ".xls", ".ods")
@@ -55,6 +62,15 @@ _DECIMAL_COMMA = re.compile(r"[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)(?:,\d+)?(?:[eE][+
 
 class DataError(ValueError):
     """Bad input; the message is one sentence naming the problem for an end user."""
+
+
+def check_width(n_columns: int, label: str = "The table") -> None:
+    """Refuse more than :data:`MAX_COLUMNS` columns with a message saying how to choose fewer."""
+    if n_columns > MAX_COLUMNS:
+        raise DataError(
+            f"{label} has {n_columns:,} columns, more than the limit of {MAX_COLUMNS:,}; keep only the "
+            "columns to explain (drop the others from the file, or select columns before fitting)."
+        )
 
 
 # --------------------------------------------------------------------------- bytes and text
@@ -308,6 +324,7 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
     numbers become numbers.  pandas ``category`` columns keep their values (the
     encoder treats them as categorical).
     """
+    check_width(df.shape[1])
     names = [str(c).strip() for c in df.columns]
     dup = pd.Index(names)[pd.Index(names).duplicated()]
     if len(dup):
@@ -389,6 +406,7 @@ def read_table(
     if not rows:
         raise DataError(f"{label} is empty.")
     header = [h.strip() for h in rows[0]]
+    check_width(len(header), label)
     body = rows[1:]
     if len(body) > max_rows:
         raise DataError(f"{label} has more than {max_rows:,} rows, the limit.")
