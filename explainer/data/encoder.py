@@ -486,33 +486,54 @@ class TableEncoder(BaseEstimator):
                 raise DataError(
                     f"The column '{p.column}' the encoder was fitted on is missing; columns given: {given}."
                 )
-            col = df[p.column]
-            missing = col.isna().to_numpy()
-            if p.numeric:
-                if not _is_numeric(col) and len(col[~missing]):
-                    bad = col[~missing].iloc[0]
-                    try:
-                        values = col.astype(np.float64).to_numpy()
-                    except (TypeError, ValueError):
-                        raise DataError(
-                            f"Column '{p.column}' holds text ({str(bad)!r}) but held numbers when the "
-                            "encoder was fitted."
-                        ) from None
-                else:
-                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                self._check_range(p.column, values[~missing])
-                blocks.append(values.astype(np.float64))
-            if p.categories:
-                keys, cats = _category_keys(col, missing, p.categories)
-                for v in cats:
-                    blocks.append((keys == v).astype(np.float64))
-            if p.indicator:
-                blocks.append(missing.astype(np.float64))
-        matrix = np.column_stack(blocks) if blocks else np.zeros((n, 0))
+            blocks.extend(self._encode_column(p, df[p.column]))
+        # 2-D blocks (n x features of one column): one stack, not one per feature
+        matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
         return pd.DataFrame(
             matrix.astype(np.float64, copy=False),
             columns=pd.Index([s.name for s in self.feature_specs_], dtype=object),
         )
+
+    def _encode_column(self, p: _Plan, col: pd.Series) -> list[np.ndarray]:
+        """The features of one column as n x 1 or n x k blocks, in the plan's order."""
+        numbers = col.to_numpy() if _is_numeric(col) else None
+        if numbers is not None and numbers.dtype.kind in "fiu":
+            # numbers stay in numpy: pandas' per-call overhead dominates on tables of thousands of columns
+            values = numbers.astype(np.float64)
+            missing = np.isnan(values)
+        else:
+            values = None
+            missing = col.isna().to_numpy()
+        out: list[np.ndarray] = []
+        if p.numeric:
+            if values is None:
+                values = self._numbers_of(p, col, missing)
+            self._check_range(p.column, values[~missing])
+            out.append(values[:, None])
+        if p.categories:
+            if values is not None and all(isinstance(v, int | float | np.number) for v in p.categories):
+                keys, cats = values, np.array([float(v) for v in p.categories])
+                out.append((keys[:, None] == cats[None, :]).astype(np.float64))
+            else:
+                keys, cats = _category_keys(col, missing, p.categories)
+                out.extend((keys == v).astype(np.float64)[:, None] for v in cats)
+        if p.indicator:
+            out.append(missing.astype(np.float64)[:, None])
+        return out
+
+    @staticmethod
+    def _numbers_of(p: _Plan, col: pd.Series, missing: np.ndarray) -> np.ndarray:
+        """A numeric column's values from a column that did not arrive as numbers (text or objects)."""
+        if not _is_numeric(col) and len(col[~missing]):
+            bad = col[~missing].iloc[0]
+            try:
+                return col.astype(np.float64).to_numpy()
+            except (TypeError, ValueError):
+                raise DataError(
+                    f"Column '{p.column}' holds text ({str(bad)!r}) but held numbers when the "
+                    "encoder was fitted."
+                ) from None
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _category_keys(col: pd.Series, missing: np.ndarray, categories: list) -> tuple[np.ndarray, list]:
