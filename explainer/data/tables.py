@@ -43,8 +43,9 @@ DEFAULT_MAX_BYTES = 50_000_000
 DEFAULT_MAX_ROWS = 1_000_000
 
 #: A table (or matrix) with more columns than this is refused with a message instead of minutes of
-#: work: reading, encoding and the pool grow linearly in the columns, about 2.5 s of CPU per 1,000
-#: columns of small whole numbers (docs/benchmarks/wide_tables.md), so this many take about a minute.
+#: silence: reading, encoding and the pool grow linearly in the columns, about 1.5 s of CPU per 1,000
+#: columns of digits from the command line (docs/benchmarks/wide_tables.md: 20 s at 10,000), so the
+#: limit keeps a first explanation within about a minute on a loaded machine.
 MAX_COLUMNS = 20_000
 
 #: File name endings of spreadsheets; such files are refused with a message to export them as CSV.
