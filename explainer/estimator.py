@@ -35,6 +35,7 @@ from explainer.data.labels import (
     majority_class,
     match_label,
 )
+from explainer.data.tables import check_width
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO
 from explainer.pipeline import every_class_explained, explain_pool, resolve_defaults, row_weights
 from explainer.report import evaluate_rules
@@ -183,6 +184,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"y must hold one label per row of X ({len(X)} rows)")
         else:
             X, y = validate_data(self, X, y, ensure_all_finite="allow-nan", dtype=np.float64)
+            check_width(X.shape[1], "X")  # a DataFrame is checked by its encoder
         _check_labels(y)
         return X, y
 

@@ -88,6 +88,45 @@ class _Plan:
     names: list[str] = field(default_factory=list)  # feature names, in order
 
 
+@dataclass
+class _Roles:
+    """The columns the parameters name, resolved against one table."""
+
+    categorical: set[str]
+    excluded: set[str]
+    kept: set[str]
+    ordinal: int  # integer columns with at most this many values also get one-hot features
+
+
+def _dedupe_feature_names(plans: list[_Plan], infos: list[ColumnInfo]) -> None:
+    """Feature names unique across columns; plans and infos kept in step."""
+    names = iter(unique_names([n for p in plans for n in p.names]))
+    for p in plans:
+        p.names = [next(names) for _ in p.names]
+    by_column = {p.column: p for p in plans}
+    for info in infos:
+        if info.name in by_column:
+            info.features = list(by_column[info.name].names)
+
+
+def _feature_specs(plans: list[_Plan], low_columns: set[str]) -> tuple[list[FeatureSpec], list[str]]:
+    """One spec per feature, in output order, and the features float32 cannot resolve."""
+    specs: list[FeatureSpec] = []
+    low: list[str] = []
+    for p in plans:
+        names_iter = iter(p.names)
+        if p.numeric:
+            feature = next(names_iter)
+            specs.append(FeatureSpec(feature, p.column, "numeric", None, p.integer))
+            if p.column in low_columns:
+                low.append(feature)
+        for v in p.categories:
+            specs.append(FeatureSpec(next(names_iter), p.column, "onehot", v, False))
+        if p.indicator:
+            specs.append(FeatureSpec(next(names_iter), p.column, "missing", None, False))
+    return specs, low
+
+
 def format_value(v: Any) -> str:
     """A category as written in a feature name: whole floats without ``.0``."""
     if isinstance(v, float | np.floating):
@@ -165,11 +204,11 @@ def _whole(values: np.ndarray) -> bool:
     return bool(np.all(values == np.round(values)))
 
 
-def _looks_like_identifier(name: str, present: pd.Series, numeric: bool, n_unique: int) -> bool:
+def _looks_like_identifier(name: str, present, numeric: bool, n_unique: int) -> bool:
     n = len(present)
     if n < 2:
         return False
-    if numeric and not _whole(present.to_numpy(dtype=np.float64)):
+    if numeric and not _whole(np.asarray(present, dtype=np.float64)):
         return False  # real-valued measurements are never identifiers
     if n < ID_MIN_ROWS:
         # few rows: distinct values alone prove nothing; a name like "id" settles it
@@ -312,107 +351,25 @@ class TableEncoder(BaseEstimator):
     def _fit(self, df: pd.DataFrame, declared: set[str] = frozenset()) -> None:
         if self.missing_indicators not in ("auto", True, False):
             raise DataError("missing_indicators must be 'auto', True or False.")
-        ordinal = self._ordinal_limit()
-        cat_cols = {resolve_column(df, c, "categorical column") for c in as_list(self.categorical)}
-        # pandas category columns are categorical by declaration, whatever their values
-        cat_cols |= set(declared) & set(df.columns)
-        excl_cols = {resolve_column(df, c, "excluded column") for c in as_list(self.exclude)}
-        keep_cols = {resolve_column(df, c, "kept column") for c in as_list(self.keep)}
+        roles = self._roles(df, declared)
         if len(df) == 0:
             raise DataError("The table has no data rows.")
-
         infos: list[ColumnInfo] = []
         plans: list[_Plan] = []
         warnings: list[str] = []
         low_columns: set[str] = set()
         for name in df.columns:
-            name = str(name)
-            col = df[name]
-            missing = col.isna().to_numpy()
-            n_missing = int(missing.sum())
-            present = col[~missing]
-            n_unique = int(present.nunique())
-            numeric = _is_numeric(col)
-            kind = "categorical" if (not numeric or name in cat_cols) else "numeric"
-            if n_unique == 0:
-                kind = "all missing"
-            elif n_unique == 1:
-                kind = "constant"
-            elif (
-                self.detect_identifiers
-                and name not in keep_cols
-                and name not in cat_cols
-                and _looks_like_identifier(name, present, numeric, n_unique)
-            ):
-                kind = "identifier"
-            if name in excl_cols or kind in ("constant", "identifier", "all missing"):
-                infos.append(ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True))
-                continue
-            plan = _Plan(column=name, numeric=False, integer=False)
-            if kind == "numeric":
-                values = present.to_numpy(dtype=np.float64)
-                plan.numeric = True
-                plan.integer = _whole(values)
-                self._check_range(name, values)
-                pair = low_resolution_pair(values)
-                if pair is not None:
-                    low_columns.add(name)
-                    warnings.append(
-                        f"Column '{name}' holds distinct values that the tree learner's float32 "
-                        f"precision cannot tell apart (such as {pair[0]!r} and {pair[1]!r}); "
-                        "trees learn it from the rank of each value, and its rules are written and "
-                        "checked on the original values."
-                    )
-                if plan.integer and 2 < n_unique <= ordinal:
-                    plan.categories = sorted(present.unique().tolist(), key=float)
-            else:
-                if n_unique > self.max_categories:
-                    raise DataError(
-                        f"Column '{name}' has {n_unique} distinct values, too many for a categorical "
-                        f"feature (limit {self.max_categories}); exclude it or treat it as an identifier."
-                    )
-                values = present.unique().tolist()
-                if numeric:
-                    values = sorted(values, key=float)
-                else:
-                    values = sorted(values, key=lambda v: (str(v), type(v).__name__))
-                plan.categories = values
-            plan.indicator = bool(n_missing) and self.missing_indicators in ("auto", True)
-            base = clean_feature_name(name)
-            plan.names = (
-                ([base] if plan.numeric else [])
-                + [clean_feature_name(f"{name}={format_value(v)}") for v in plan.categories]
-                + ([clean_feature_name(f"{name} is missing")] if plan.indicator else [])
-            )
-            plans.append(plan)
-            infos.append(ColumnInfo(name, kind, n_missing, plan.names, n_unique))
-
+            info, plan, warning = self._read_column(str(name), df[name], roles)
+            infos.append(info)
+            if plan is not None:
+                plans.append(plan)
+            if warning is not None:
+                warnings.append(warning)
+                low_columns.add(info.name)
         if not plans:
-            raise DataError(_no_feature_message(infos, excl_cols))
-
-        # Feature names must be unique across columns; keep plans and infos in step.
-        names = iter(unique_names([n for p in plans for n in p.names]))
-        for p in plans:
-            p.names = [next(names) for _ in p.names]
-        by_column = {p.column: p for p in plans}
-        for info in infos:
-            if info.name in by_column:
-                info.features = list(by_column[info.name].names)
-
-        specs: list[FeatureSpec] = []
-        low: list[str] = []
-        for p in plans:
-            names_iter = iter(p.names)
-            if p.numeric:
-                feature = next(names_iter)
-                specs.append(FeatureSpec(feature, p.column, "numeric", None, p.integer))
-                if p.column in low_columns:
-                    low.append(feature)
-            for v in p.categories:
-                specs.append(FeatureSpec(next(names_iter), p.column, "onehot", v, False))
-            if p.indicator:
-                specs.append(FeatureSpec(next(names_iter), p.column, "missing", None, False))
-
+            raise DataError(_no_feature_message(infos, roles.excluded))
+        _dedupe_feature_names(plans, infos)
+        specs, low = _feature_specs(plans, low_columns)
         self.columns_ = infos
         self._plans = plans
         self.feature_specs_ = specs
@@ -420,6 +377,92 @@ class TableEncoder(BaseEstimator):
         self.n_features_in_ = len(self.feature_names_in_)
         self.low_resolution_ = low
         self.warnings_ = warnings
+
+    def _roles(self, df: pd.DataFrame, declared) -> _Roles:
+        """The columns named in the parameters, resolved against the table (one set each)."""
+        categorical = {resolve_column(df, c, "categorical column") for c in as_list(self.categorical)}
+        # pandas category columns are categorical by declaration, whatever their values
+        categorical |= set(declared) & set(df.columns)
+        excluded = {resolve_column(df, c, "excluded column") for c in as_list(self.exclude)}
+        kept = {resolve_column(df, c, "kept column") for c in as_list(self.keep)}
+        return _Roles(categorical, excluded, kept, self._ordinal_limit())
+
+    def _read_column(self, name: str, col: pd.Series, roles: _Roles) -> tuple[ColumnInfo, _Plan | None, str | None]:
+        """What becomes of one column: its info, its plan (None when dropped) and a precision warning."""
+        numeric = _is_numeric(col)
+        raw = col.to_numpy() if numeric else None
+        if raw is not None and raw.dtype.kind in "fiu":
+            # numbers stay in numpy: pandas' per-call overhead dominates on tables of thousands of columns
+            missing = np.isnan(raw) if raw.dtype.kind == "f" else np.zeros(len(raw), dtype=bool)
+            present_values = raw[~missing]
+            n_unique = len(np.unique(present_values))
+        else:
+            missing = col.isna().to_numpy()
+            present_values = col[~missing]
+            n_unique = int(present_values.nunique())
+        n_missing = int(missing.sum())
+        kind = self._kind(name, numeric, n_unique, present_values, roles)
+        if name in roles.excluded or kind in ("constant", "identifier", "all missing"):
+            return ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True), None, None
+        plan = _Plan(column=name, numeric=False, integer=False)
+        warning = None
+        if kind == "numeric":
+            warning = self._plan_numeric(plan, np.asarray(present_values), n_unique, roles.ordinal)
+        else:
+            self._plan_categories(plan, pd.Series(present_values), numeric, n_unique)
+        plan.indicator = bool(n_missing) and self.missing_indicators in ("auto", True)
+        base = clean_feature_name(name)
+        plan.names = (
+            ([base] if plan.numeric else [])
+            + [clean_feature_name(f"{name}={format_value(v)}") for v in plan.categories]
+            + ([clean_feature_name(f"{name} is missing")] if plan.indicator else [])
+        )
+        return ColumnInfo(name, kind, n_missing, plan.names, n_unique), plan, warning
+
+    def _kind(self, name: str, numeric: bool, n_unique: int, present, roles: _Roles) -> str:
+        kind = "categorical" if (not numeric or name in roles.categorical) else "numeric"
+        if n_unique == 0:
+            return "all missing"
+        if n_unique == 1:
+            return "constant"
+        if (
+            self.detect_identifiers
+            and name not in roles.kept
+            and name not in roles.categorical
+            and _looks_like_identifier(name, present, numeric, n_unique)
+        ):
+            return "identifier"
+        return kind
+
+    def _plan_numeric(self, plan: _Plan, present: np.ndarray, n_unique: int, ordinal: int) -> str | None:
+        values = present.astype(np.float64)
+        plan.numeric = True
+        plan.integer = _whole(values)
+        self._check_range(plan.column, values)
+        if plan.integer and 2 < n_unique <= ordinal:
+            plan.categories = sorted(np.unique(present).tolist(), key=float)
+        pair = low_resolution_pair(values)
+        if pair is None:
+            return None
+        return (
+            f"Column '{plan.column}' holds distinct values that the tree learner's float32 "
+            f"precision cannot tell apart (such as {pair[0]!r} and {pair[1]!r}); "
+            "trees learn it from the rank of each value, and its rules are written and "
+            "checked on the original values."
+        )
+
+    def _plan_categories(self, plan: _Plan, present: pd.Series, numeric: bool, n_unique: int) -> None:
+        if n_unique > self.max_categories:
+            raise DataError(
+                f"Column '{plan.column}' has {n_unique} distinct values, too many for a categorical "
+                f"feature (limit {self.max_categories}); exclude it or treat it as an identifier."
+            )
+        values = present.unique().tolist()
+        if numeric:
+            values = sorted(values, key=float)
+        else:
+            values = sorted(values, key=lambda v: (str(v), type(v).__name__))
+        plan.categories = values
 
     @staticmethod
     def _check_range(name: str, values: np.ndarray) -> None:
@@ -443,33 +486,54 @@ class TableEncoder(BaseEstimator):
                 raise DataError(
                     f"The column '{p.column}' the encoder was fitted on is missing; columns given: {given}."
                 )
-            col = df[p.column]
-            missing = col.isna().to_numpy()
-            if p.numeric:
-                if not _is_numeric(col) and len(col[~missing]):
-                    bad = col[~missing].iloc[0]
-                    try:
-                        values = col.astype(np.float64).to_numpy()
-                    except (TypeError, ValueError):
-                        raise DataError(
-                            f"Column '{p.column}' holds text ({str(bad)!r}) but held numbers when the "
-                            "encoder was fitted."
-                        ) from None
-                else:
-                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                self._check_range(p.column, values[~missing])
-                blocks.append(values.astype(np.float64))
-            if p.categories:
-                keys, cats = _category_keys(col, missing, p.categories)
-                for v in cats:
-                    blocks.append((keys == v).astype(np.float64))
-            if p.indicator:
-                blocks.append(missing.astype(np.float64))
-        matrix = np.column_stack(blocks) if blocks else np.zeros((n, 0))
+            blocks.extend(self._encode_column(p, df[p.column]))
+        # 2-D blocks (n x features of one column): one stack, not one per feature
+        matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
         return pd.DataFrame(
             matrix.astype(np.float64, copy=False),
             columns=pd.Index([s.name for s in self.feature_specs_], dtype=object),
         )
+
+    def _encode_column(self, p: _Plan, col: pd.Series) -> list[np.ndarray]:
+        """The features of one column as n x 1 or n x k blocks, in the plan's order."""
+        numbers = col.to_numpy() if _is_numeric(col) else None
+        if numbers is not None and numbers.dtype.kind in "fiu":
+            # numbers stay in numpy: pandas' per-call overhead dominates on tables of thousands of columns
+            values = numbers.astype(np.float64)
+            missing = np.isnan(values)
+        else:
+            values = None
+            missing = col.isna().to_numpy()
+        out: list[np.ndarray] = []
+        if p.numeric:
+            if values is None:
+                values = self._numbers_of(p, col, missing)
+            self._check_range(p.column, values[~missing])
+            out.append(values[:, None])
+        if p.categories:
+            if values is not None and all(isinstance(v, int | float | np.number) for v in p.categories):
+                keys, cats = values, np.array([float(v) for v in p.categories])
+                out.append((keys[:, None] == cats[None, :]).astype(np.float64))
+            else:
+                keys, cats = _category_keys(col, missing, p.categories)
+                out.extend((keys == v).astype(np.float64)[:, None] for v in cats)
+        if p.indicator:
+            out.append(missing.astype(np.float64)[:, None])
+        return out
+
+    @staticmethod
+    def _numbers_of(p: _Plan, col: pd.Series, missing: np.ndarray) -> np.ndarray:
+        """A numeric column's values from a column that did not arrive as numbers (text or objects)."""
+        if not _is_numeric(col) and len(col[~missing]):
+            bad = col[~missing].iloc[0]
+            try:
+                return col.astype(np.float64).to_numpy()
+            except (TypeError, ValueError):
+                raise DataError(
+                    f"Column '{p.column}' holds text ({str(bad)!r}) but held numbers when the "
+                    "encoder was fitted."
+                ) from None
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _category_keys(col: pd.Series, missing: np.ndarray, categories: list) -> tuple[np.ndarray, list]:

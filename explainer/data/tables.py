@@ -26,7 +26,9 @@ __all__ = [
     "MISSING_MARKERS",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_ROWS",
+    "MAX_COLUMNS",
     "SPREADSHEET_EXTENSIONS",
+    "check_width",
     "read_table",
     "normalise_frame",
 ]
@@ -39,6 +41,12 @@ MISSING_MARKERS: frozenset[str] = frozenset(
 #: Default limits for uploaded files.
 DEFAULT_MAX_BYTES = 50_000_000
 DEFAULT_MAX_ROWS = 1_000_000
+
+#: A table (or matrix) with more columns than this is refused with a message instead of minutes of
+#: silence: reading, encoding and the pool grow linearly in the columns, about 1.5 s of CPU per 1,000
+#: columns of digits from the command line (docs/benchmarks/wide_tables.md: 20 s at 10,000), so the
+#: limit keeps a first explanation within about a minute on a loaded machine.
+MAX_COLUMNS = 20_000
 
 #: File name endings of spreadsheets; such files are refused with a message to export them as CSV.
 SPREADSHEET_EXTENSIONS = (".xlsx", ".xlsm", ".xls", ".ods")
@@ -55,6 +63,15 @@ _DECIMAL_COMMA = re.compile(r"[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)(?:,\d+)?(?:[eE][+
 
 class DataError(ValueError):
     """Bad input; the message is one sentence naming the problem for an end user."""
+
+
+def check_width(n_columns: int, label: str = "The table") -> None:
+    """Refuse more than :data:`MAX_COLUMNS` columns with a message saying how to choose fewer."""
+    if n_columns > MAX_COLUMNS:
+        raise DataError(
+            f"{label} has {n_columns:,} columns, more than the limit of {MAX_COLUMNS:,}; keep only the "
+            "columns to explain (drop the others from the file, or select columns before fitting)."
+        )
 
 
 # --------------------------------------------------------------------------- bytes and text
@@ -308,6 +325,7 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
     numbers become numbers.  pandas ``category`` columns keep their values (the
     encoder treats them as categorical).
     """
+    check_width(df.shape[1])
     names = [str(c).strip() for c in df.columns]
     dup = pd.Index(names)[pd.Index(names).duplicated()]
     if len(dup):
@@ -389,6 +407,7 @@ def read_table(
     if not rows:
         raise DataError(f"{label} is empty.")
     header = [h.strip() for h in rows[0]]
+    check_width(len(header), label)
     body = rows[1:]
     if len(body) > max_rows:
         raise DataError(f"{label} has more than {max_rows:,} rows, the limit.")
@@ -406,9 +425,13 @@ def read_table(
     columns: dict[str, pd.Series] = {}
     comma_columns: list[str] = []
     seen = set(header)
+    numbers = _number_columns(body, width)
     for j, name in enumerate(header):
-        raw = [r[j] for r in body]
-        col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
+        col = numbers.get(j)
+        comma = False
+        if col is None:
+            raw = [r[j] for r in body]
+            col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
         if not name:
             if col.isna().all():
                 continue  # a trailing delimiter produced an empty, unnamed column
@@ -429,6 +452,28 @@ def read_table(
         )
     df.attrs["notes"] = notes
     return df
+
+
+def _number_columns(body: list[list[str]], width: int) -> dict[int, pd.Series]:
+    """The columns whose every cell is a whole number, read in one pass over the table.
+
+    The common wide table (thousands of small integer columns) would otherwise pay
+    pandas' per-column overhead several times over; every other column (text, gaps,
+    fractions, decimal commas) is left to :func:`_clean_column`, which reads these
+    columns the same way (int64).
+    """
+    cells = np.array(body, dtype=object).reshape(len(body), width)
+    out: dict[int, pd.Series] = {}
+    for j in range(width):
+        try:
+            values = cells[:, j].astype(np.float64)  # float() of each cell, as to_best_dtype does
+        except (ValueError, TypeError, OverflowError):
+            continue
+        # not finite: a gap float() reads as NaN ("nan") or an infinity, both for the full path to report
+        if not (np.isfinite(values).all() and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)):
+            continue
+        out[j] = pd.Series(values.astype(np.int64))
+    return out
 
 
 def _records(text: str, delimiter: str | None, max_rows: int) -> tuple[list[list[str]], list[int]]:

@@ -201,6 +201,9 @@ def resolve_features(rules: Iterable[Rule], features: Sequence) -> list[Rule]:
     paper's raw ``Margin_5 > 0.5`` / ``margin_? > 0.5`` to the same features.
     Raises ``KeyError`` naming the first feature the data does not have.
     """
+    rules = list(rules)
+    if not rules:
+        return []  # the index over every feature is not worth building for no rule
     binder = _Binder(features)
     out = []
     for rule in rules:

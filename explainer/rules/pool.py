@@ -322,133 +322,43 @@ def build_pool(
         from the sample: each rule's rows and errors are counted on every row, so on a large
         table the trees cost a fraction of their time and every rule still means what it says.
     """
-    frame = _as_frame(X, feature_names)
-    names = [str(c) for c in frame.columns]
-    specs = _check_specs(feature_specs, names)
-    Xv = frame.to_numpy(dtype=float)
-    codes, classes = encode_labels(y, classes)
-    if Xv.shape[0] != codes.shape[0]:
-        raise ValueError("X and y have different numbers of rows")
-    if Xv.shape[0] == 0:
-        raise ValueError("no rows to learn from")
+    data = _TrainingData.of(X, y, classes, feature_names, feature_specs)
+    names, specs, Xv, codes, classes = data.names, data.specs, data.X, data.codes, data.classes
     rng = np.random.default_rng(random_state)
-    # float32 (the tree learner's type) cannot tell some values apart (0.1 + 0.2 vs 0.3): such
-    # columns are learned on their ranks and every threshold is mapped back to the original values
-    view = Float32View(Xv)
-    if not view.ranked:
-        view = None
-    Xfit = Xv if view is None else view.matrix
-    extractor = _Extractor(Xv, names, specs, view)
+    fitted, seeds = _fitted_trees(data, rng, source, max_depth, n_repeats, n_estimators, max_fit_rows)
+    extractor = _Extractor(Xv, names, specs, data.view)
     simplify = Simplifier(Xv, specs) if phrase_length else None
-    measure = rule_complexity
-
-    if source == "grid":
-        params = grid_params(max_depth, n_repeats)
-        models = [DecisionTreeClassifier(**p) for p in params]
-    elif source == "forest":
-        params = [{"criterion": "gini", "splitter": "best", "max_features": "sqrt", "max_depth": max_depth - 1}]
-        models = []
-    else:
-        raise ValueError("source must be 'grid' or 'forest'")
-
-    seeds = rng.integers(0, 2**31 - 1, size=max(len(models), 1) * max(1, n_repeats) + 1)
-    # drawn after the trees' seeds, so a pool on every row keeps the seeds it always had
-    sample = _fit_sample(codes, max_fit_rows, int(rng.integers(0, 2**31 - 1)))
-    Xfit, yfit = (Xfit, codes) if sample is None else (Xfit[sample], codes[sample])
-    fitted: list[tuple[dict, int, object]] = []
-    if source == "grid":
-        for k, model in enumerate(models):
-            model.set_params(random_state=int(seeds[k]))
-        _fit_all(models, Xfit, yfit)
-        fitted = [(p, int(seeds[k]), model) for k, (p, model) in enumerate(zip(params, models, strict=True))]
-    else:
-        forest = RandomForestClassifier(
-            n_estimators=n_estimators * max(1, n_repeats), max_depth=max_depth - 1, random_state=int(seeds[0])
-        )
-        forest.fit(Xfit, yfit)
-        for est in forest.estimators_:
-            fitted.append((params[0], int(est.random_state), est))
-
-    rules: list[Rule] = []
-    rule_class: list[int] = []
-    row_lists: list[np.ndarray] = []
-    by_rows: dict[tuple[bytes, int], int] = {}
-    by_text: dict[tuple, int] = {}
-    trees: list[TreeInfo] = []
-    n_candidates = 0
-
-    def add(rule: Rule, label: int, rows: np.ndarray) -> int | None:
-        if rows.size == 0 or rule.length == 0:
-            return None
-        key_rows = (hashlib.blake2b(rows.astype(np.int64).tobytes(), digest_size=16).digest(), label)
-        hit = by_rows.get(key_rows)
-        if hit is not None:
-            # empirically equivalent: keep the shorter wording
-            if measure(rule) < measure(rules[hit]):
-                by_text.pop(rules[hit].key(), None)
-                rules[hit] = rule
-                by_text[rule.key()] = hit
-            return hit
-        hit = by_text.get(rule.key())
-        if hit is not None:
-            return hit
-        by_rows[key_rows] = len(rules)
-        by_text[rule.key()] = len(rules)
-        rules.append(rule)
-        rule_class.append(label)
-        row_lists.append(rows)
-        return len(rules) - 1
-
+    collected = _Collector(rule_complexity)
+    add = collected.add
     for index, (p, seed, model) in enumerate(fitted):
-        complexity = errors = covered = 0
-        ids = []
-        n_leaves = 0
-        tree_classes = model.classes_.astype(np.int64)
-        for conds, label, rows in extractor.paths(model, tree_classes):
-            n_leaves += 1
-            n_candidates += 1
-            rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
-            if simplify is not None:
-                rule = simplify(rule)
-            complexity += measure(rule)
-            errors += int(np.count_nonzero(codes[rows] != label))
-            covered += rows.size
-            rid = add(rule, label, rows)
-            if rid is not None:
-                ids.append(rid)
-        trees.append(
-            TreeInfo(
-                index=index,
-                criterion=p["criterion"],
-                splitter=p["splitter"],
-                max_features=p["max_features"],
-                max_depth=p["max_depth"],
-                random_state=seed,
-                n_leaves=n_leaves,
-                complexity=complexity,
-                errors=errors,
-                covered=covered,
-                rule_ids=ids,
-            )
-        )
-
+        collected.add_tree(index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
-        for rule, label in grow_rules(Xv, codes, names, random_state=int(seeds[-1])):
-            n_candidates += 1
-            # the thresholds a tree path would get (shortest exact decimal, whole numbers on integer columns)
-            conds = [extractor._condition(index[c.feature], c.op,
-                                          extractor._short_threshold(index[c.feature], c.threshold, original=True))
-                     for c in rule.conditions]
-            grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
-            rows = np.flatnonzero(grown.covers(Xv, index))
-            add(grown if simplify is None else simplify(grown), label, rows)
+        collected.add_grown(Xv, codes, names, int(seeds[-1]), extractor, simplify, classes)
+    n_candidates = collected.n_candidates
     for rule in rules_for_data(extra_rules or [], specs, classes):  # labels bound to the classes
         n_candidates += 1
         add(rule, int(encode_labels(label_array([rule.label]), classes)[0][0]), np.flatnonzero(rule.covers(Xv, index)))
 
-    coverage = _csc_from_rows(row_lists, Xv.shape[0])
-    settings = {
+    settings = _pool_settings(max_depth, random_state, n_repeats, source, n_estimators, extra_rules, phrase_length,
+                              grow, max_fit_rows)
+    return RulePool(
+        rules=collected.rules,
+        feature_names=names,
+        classes=classes,
+        y=codes,
+        rule_class=np.array(collected.rule_class, dtype=np.int64),
+        coverage=_csc_from_rows(collected.row_lists, Xv.shape[0]),
+        trees=collected.trees,
+        n_candidate_rules=n_candidates,
+        settings=settings,
+        feature_specs=specs,
+    )
+
+
+def _pool_settings(max_depth, random_state, n_repeats, source, n_estimators, extra_rules, phrase_length, grow,
+                   max_fit_rows) -> dict:
+    return {
         "max_depth": max_depth,
         "random_state": random_state if random_state is None or np.isscalar(random_state) else str(random_state),
         "n_repeats": n_repeats,
@@ -459,18 +369,145 @@ def build_pool(
         "grow": bool(grow),
         "max_fit_rows": None if max_fit_rows is None else int(max_fit_rows),
     }
-    return RulePool(
-        rules=rules,
-        feature_names=names,
-        classes=classes,
-        y=codes,
-        rule_class=np.array(rule_class, dtype=np.int64),
-        coverage=coverage,
-        trees=trees,
-        n_candidate_rules=n_candidates,
-        settings=settings,
-        feature_specs=specs,
-    )
+
+
+@dataclass
+class _TrainingData:
+    """The table a pool is built from: feature matrix, names, specs and class codes, checked."""
+
+    names: list[str]
+    specs: list[FeatureSpec]
+    X: np.ndarray  # float, NaN = missing
+    codes: np.ndarray
+    classes: list
+    view: Float32View | None  # the ranked copy the trees learn from, where float32 loses values
+
+    @classmethod
+    def of(cls, X, y, classes, feature_names, feature_specs) -> _TrainingData:
+        frame = _as_frame(X, feature_names)
+        names = [str(c) for c in frame.columns]
+        specs = _check_specs(feature_specs, names)
+        Xv = frame.to_numpy(dtype=float)
+        codes, classes = encode_labels(y, classes)
+        if Xv.shape[0] != codes.shape[0]:
+            raise ValueError("X and y have different numbers of rows")
+        if Xv.shape[0] == 0:
+            raise ValueError("no rows to learn from")
+        # float32 (the tree learner's type) cannot tell some values apart (0.1 + 0.2 vs 0.3): such
+        # columns are learned on their ranks and every threshold is mapped back to the original values
+        view = Float32View(Xv)
+        return cls(names, specs, Xv, codes, classes, view if view.ranked else None)
+
+    @property
+    def fit_matrix(self) -> np.ndarray:
+        return self.X if self.view is None else self.view.matrix
+
+
+def _fitted_trees(data: _TrainingData, rng: np.random.Generator, source: str, max_depth: int, n_repeats: int,
+                  n_estimators: int, max_fit_rows: int | None) -> tuple[list[tuple[dict, int, object]], np.ndarray]:
+    """The grid's (or the forest's) fitted trees as (parameters, seed, tree), and the seeds drawn."""
+    if source == "grid":
+        params = grid_params(max_depth, n_repeats)
+        models = [DecisionTreeClassifier(**p) for p in params]
+    elif source == "forest":
+        params = [{"criterion": "gini", "splitter": "best", "max_features": "sqrt", "max_depth": max_depth - 1}]
+        models = []
+    else:
+        raise ValueError("source must be 'grid' or 'forest'")
+    seeds = rng.integers(0, 2**31 - 1, size=max(len(models), 1) * max(1, n_repeats) + 1)
+    # drawn after the trees' seeds, so a pool on every row keeps the seeds it always had
+    sample = _fit_sample(data.codes, max_fit_rows, int(rng.integers(0, 2**31 - 1)))
+    Xfit, yfit = data.fit_matrix, data.codes
+    if sample is not None:
+        Xfit, yfit = Xfit[sample], yfit[sample]
+    if source == "forest":
+        forest = RandomForestClassifier(
+            n_estimators=n_estimators * max(1, n_repeats), max_depth=max_depth - 1, random_state=int(seeds[0])
+        )
+        forest.fit(Xfit, yfit)
+        return [(params[0], int(est.random_state), est) for est in forest.estimators_], seeds
+    for k, model in enumerate(models):
+        model.set_params(random_state=int(seeds[k]))
+    _fit_all(models, Xfit, yfit)
+    return [(p, int(seeds[k]), model) for k, (p, model) in enumerate(zip(params, models, strict=True))], seeds
+
+
+class _Collector:
+    """The pool's rules as they arrive, without duplicates.
+
+    A rule covering the same rows with the same class as a kept one is empirically equivalent:
+    only the shorter wording stays.  A rule with the same text as a kept one adds nothing.
+    """
+
+    def __init__(self, measure):
+        self.measure = measure
+        self.rules: list[Rule] = []
+        self.rule_class: list[int] = []
+        self.row_lists: list[np.ndarray] = []
+        self.by_rows: dict[tuple[bytes, int], int] = {}
+        self.by_text: dict[tuple, int] = {}
+        self.trees: list[TreeInfo] = []
+        self.n_candidates = 0
+
+    def add(self, rule: Rule, label: int, rows: np.ndarray) -> int | None:
+        """The pool index of ``rule`` (added, or its kept equivalent); None for an empty rule."""
+        if rows.size == 0 or rule.length == 0:
+            return None
+        key_rows = (hashlib.blake2b(rows.astype(np.int64).tobytes(), digest_size=16).digest(), label)
+        hit = self.by_rows.get(key_rows)
+        if hit is not None:
+            # empirically equivalent: keep the shorter wording
+            if self.measure(rule) < self.measure(self.rules[hit]):
+                self.by_text.pop(self.rules[hit].key(), None)
+                self.rules[hit] = rule
+                self.by_text[rule.key()] = hit
+            return hit
+        hit = self.by_text.get(rule.key())
+        if hit is not None:
+            return hit
+        self.by_rows[key_rows] = len(self.rules)
+        self.by_text[rule.key()] = len(self.rules)
+        self.rules.append(rule)
+        self.rule_class.append(label)
+        self.row_lists.append(rows)
+        return len(self.rules) - 1
+
+    def add_tree(self, index: int, p: dict, seed: int, model, extractor: _Extractor, simplify, codes: np.ndarray,
+                 classes: list) -> None:
+        """Every root-to-leaf path of one fitted tree, and the tree's own record."""
+        complexity = errors = covered = n_leaves = 0
+        ids = []
+        for conds, label, rows in extractor.paths(model, model.classes_.astype(np.int64)):
+            n_leaves += 1
+            self.n_candidates += 1
+            rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
+            if simplify is not None:
+                rule = simplify(rule)
+            complexity += self.measure(rule)
+            errors += int(np.count_nonzero(codes[rows] != label))
+            covered += rows.size
+            rid = self.add(rule, label, rows)
+            if rid is not None:
+                ids.append(rid)
+        self.trees.append(TreeInfo(
+            index=index, criterion=p["criterion"], splitter=p["splitter"], max_features=p["max_features"],
+            max_depth=p["max_depth"], random_state=seed, n_leaves=n_leaves, complexity=complexity,
+            errors=errors, covered=covered, rule_ids=ids,
+        ))
+
+    def add_grown(self, X: np.ndarray, codes: np.ndarray, names: list[str], seed: int, extractor: _Extractor,
+                  simplify, classes: list) -> None:
+        """The rules grown one condition at a time, with the thresholds a tree path would get."""
+        index = {n: i for i, n in enumerate(names)}
+        for rule, label in grow_rules(X, codes, names, random_state=seed):
+            self.n_candidates += 1
+            # shortest exact decimal, whole numbers on integer columns
+            conds = [extractor._condition(index[c.feature], c.op,
+                                          extractor._short_threshold(index[c.feature], c.threshold, original=True))
+                     for c in rule.conditions]
+            grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
+            rows = np.flatnonzero(grown.covers(X, index))
+            self.add(grown if simplify is None else simplify(grown), label, rows)
 
 
 def _fit_sample(codes: np.ndarray, max_rows: int | None, seed: int) -> np.ndarray | None:

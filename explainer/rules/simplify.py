@@ -58,15 +58,17 @@ class ColumnDomain:
 
 def column_domains(X: np.ndarray, specs: list[FeatureSpec]) -> dict[str, ColumnDomain]:
     """The columns of the encoded training matrix ``X`` whose values can be listed."""
+    # one pass over the features; each column then reads only its own (no search over all specs)
     by_column: dict[str, list[int]] = {}
     for j, s in enumerate(specs):
         by_column.setdefault(s.column, []).append(j)
     out = {}
     for column, idx in by_column.items():
         onehot = {specs[j].value: specs[j] for j in idx if specs[j].kind == "onehot"}
-        numeric = next((specs[j] for j in idx if specs[j].kind == "numeric"), None)
+        j_numeric = next((j for j in idx if specs[j].kind == "numeric"), None)
+        numeric = specs[j_numeric] if j_numeric is not None else None
         indicator = next((specs[j] for j in idx if specs[j].kind == "missing"), None)
-        num_col = X[:, specs.index(numeric)] if numeric is not None else None
+        num_col = X[:, j_numeric] if j_numeric is not None else None
         if onehot:
             values = list(onehot)
             coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]

@@ -310,91 +310,17 @@ def frontier(
     seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
     if any(s.shape != (base.n_rules,) for s in seed_list):
         raise ValueError("each seed selection needs one entry per rule")
-    seeds = np.random.default_rng(random_state)
-    marks = _geometric_marks(lo, hi, qga_ratio)
-    t_start = time.perf_counter()
-    points: list[FrontierPoint] = []
-    carried = np.zeros(base.n_rules, dtype=bool)
-    skip, backoff = 0, 1  # exact: points left to skip, and the next skip length
-    if base.indices.size > EXACT_MAX_NNZ:
-        skip = hi - lo + 1
-    stopped = False
-    # a stop request (e.g. the dashboard's Stop button) reaches the solver running the current point
-    relay = StopRelay(lambda: stop_flag_set(callback)) if callback is not None else None
+    sweep = _Sweep(base, axis, fixed, lo, hi, seed_list, callback, random_state, exact_time_limit,
+                   qga_time_limit, qga_ratio, time_limit, qga_params)
     if callback is not None:
         callback.on_start("frontier", base)
-    last_usable, row_bound = -1, 0.0
-    for b in range(lo, hi + 1):
-        t0 = time.perf_counter()
-        bc, be = (b, fixed) if axis == "complexity" else (fixed, b)
-        seed = int(seeds.integers(0, 2**31 - 1))
-        problem = base.with_budgets(bc, be)
-        usable = usable_rules(problem)
-        n_usable = int(usable.sum())
-        if n_usable != last_usable:  # usable rules only grow along the sweep: recount only when they do
-            row_bound, last_usable = float(coverable_rows(base, usable)), n_usable
-        bound = row_bound
-        if points and points[-1].coverage >= bound - _TOL and not seed_list:
-            # the carried selection already covers every coverable row: nothing to solve
-            point = _carried_point(points[-1], bc, be, bound, time.perf_counter() - t0)
-            points.append(point)
-            if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
-                stopped = b < hi
-                break
-            continue
-        best, how = carried, "carried"
-        best_f = problem.evaluate(best).coverage
-        for s in seed_list:
-            ev = problem.evaluate(s)
-            if ev.feasible and ev.coverage > best_f + _TOL:
-                best, best_f, how = s, ev.coverage, "seed"
-        if best_f < bound - _TOL:
-            improved = local_search(problem, best, usable)
-            f = problem.evaluate(improved).coverage
-            if f > best_f + _TOL:
-                best, best_f, how = improved, f, "local_search"
-        proven = best_f >= bound - _TOL
-        late = time_limit is not None and time.perf_counter() - t_start > time_limit
-        if not proven and exact_time_limit > 0 and skip == 0 and not late:
-            t_exact = time.perf_counter()
-            res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=exact_time_limit,
-                        callback=relay)
-            t_exact = time.perf_counter() - t_exact
-            bound = min(bound, float(res.info.get("bound", np.inf)))
-            if res.coverage > best_f + _TOL:
-                best, best_f, how = res.selection, res.coverage, "exact"
-            proven = bool(res.info.get("optimal")) or best_f >= bound - _TOL
-            if proven:
-                backoff = 1
-            elif t_exact > 2 * exact_time_limit:
-                skip = hi - lo + 1  # building the model alone outlasts the limit: not an instance for it
-            else:
-                skip, backoff = backoff, 2 * backoff
-        elif skip:
-            skip -= 1
-        if not proven and (qga_params or qga_time_limit > 0) and b in marks and not late:
-            params = qga_params or {"time_limit": qga_time_limit}
-            res = solve(problem, "qga", random_state=seed, callback=relay, **params)
-            if res.coverage > best_f + _TOL:
-                best, best_f, how = res.selection, res.coverage, "qga"
-                # QGA ends at a local optimum of its own moves; the bound may now be met
-            proven = best_f >= bound - _TOL
-        point = FrontierPoint(
-            complexity_budget=bc, error_budget=be, evaluation=problem.evaluate(best),
-            selection=np.asarray(best, dtype=bool).copy(), bound=float(bound), proven_optimal=bool(proven),
-            algorithm=how, time_s=time.perf_counter() - t0,
-        )
-        points.append(point)
-        carried = point.selection
-        if callback is not None and getattr(callback, "on_point", None) is not None and callback.on_point(point):
-            stopped = b < hi
-            break
+    stopped = sweep.run()
     if backward and not stopped:
-        _backward_pass(base, points, callback)
-    _propagate_bounds(points)
+        _backward_pass(base, sweep.points, callback)
+    _propagate_bounds(sweep.points)
     result = Frontier(
-        points=points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
-        time_s=time.perf_counter() - t_start, stopped=stopped,
+        points=sweep.points, axis=axis, fixed_budget=fixed, n_rows=base.n_rows, eps=base.eps,
+        time_s=time.perf_counter() - sweep.t_start, stopped=stopped,
         total_weight=None if base.row_weight is None else base.total_weight,
         settings={"budget_range": [lo, hi], "random_state": random_state, "exact_time_limit": exact_time_limit,
                   "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit,
@@ -403,6 +329,107 @@ def frontier(
     if callback is not None:
         callback.on_end(result)
     return result
+
+
+class _Sweep:
+    """The state of one sweep along the budget range (see the module docstring for the steps)."""
+
+    def __init__(self, base: SelectionProblem, axis: str, fixed, lo: int, hi: int, seed_list: list, callback,
+                 random_state, exact_time_limit: float, qga_time_limit: float, qga_ratio: float,
+                 time_limit: float | None, qga_params: dict | None):
+        self.base, self.axis, self.fixed, self.lo, self.hi = base, axis, fixed, lo, hi
+        self.seed_list, self.callback = seed_list, callback
+        self.exact_time_limit, self.qga_time_limit, self.time_limit = exact_time_limit, qga_time_limit, time_limit
+        self.qga_params = qga_params
+        self.rng = np.random.default_rng(random_state)
+        self.marks = _geometric_marks(lo, hi, qga_ratio)
+        self.t_start = time.perf_counter()
+        self.points: list[FrontierPoint] = []
+        self.carried = np.zeros(base.n_rules, dtype=bool)
+        self.skip, self.backoff = 0, 1  # exact: points left to skip, and the next skip length
+        if base.indices.size > EXACT_MAX_NNZ:
+            self.skip = hi - lo + 1
+        # a stop request (e.g. the dashboard's Stop button) reaches the solver running the current point
+        self.relay = StopRelay(lambda: stop_flag_set(callback)) if callback is not None else None
+        self.last_usable, self.row_bound = -1, 0.0
+
+    def run(self) -> bool:
+        """Every point of the range in turn; True when the callback stopped the sweep early."""
+        cb = self.callback
+        for b in range(self.lo, self.hi + 1):
+            point = self._point(b)
+            self.points.append(point)
+            self.carried = point.selection  # a carried point's selection is the previous one's
+            if cb is not None and getattr(cb, "on_point", None) is not None and cb.on_point(point):
+                return b < self.hi
+        return False
+
+    def _point(self, b: int) -> FrontierPoint:
+        t0 = time.perf_counter()
+        bc, be = (b, self.fixed) if self.axis == "complexity" else (self.fixed, b)
+        seed = int(self.rng.integers(0, 2**31 - 1))
+        problem = self.base.with_budgets(bc, be)
+        usable = usable_rules(problem)
+        n_usable = int(usable.sum())
+        if n_usable != self.last_usable:  # usable rules only grow along the sweep: recount only when they do
+            self.row_bound, self.last_usable = float(coverable_rows(self.base, usable)), n_usable
+        bound = self.row_bound
+        if self.points and self.points[-1].coverage >= bound - _TOL and not self.seed_list:
+            # the carried selection already covers every coverable row: nothing to solve
+            return _carried_point(self.points[-1], bc, be, bound, time.perf_counter() - t0)
+        best, best_f, how = self._start(problem, usable, bound)
+        proven = best_f >= bound - _TOL
+        late = self.time_limit is not None and time.perf_counter() - self.t_start > self.time_limit
+        if not proven and self.exact_time_limit > 0 and self.skip == 0 and not late:
+            (best, best_f, how), bound, proven = self._exact(problem, seed, best, best_f, how, bound)
+        elif self.skip:
+            self.skip -= 1
+        if not proven and (self.qga_params or self.qga_time_limit > 0) and b in self.marks and not late:
+            params = self.qga_params or {"time_limit": self.qga_time_limit}
+            res = solve(problem, "qga", random_state=seed, callback=self.relay, **params)
+            if res.coverage > best_f + _TOL:
+                best, best_f, how = res.selection, res.coverage, "qga"
+                # QGA ends at a local optimum of its own moves; the bound may now be met
+            proven = best_f >= bound - _TOL
+        return FrontierPoint(
+            complexity_budget=bc, error_budget=be, evaluation=problem.evaluate(best),
+            selection=np.asarray(best, dtype=bool).copy(), bound=float(bound), proven_optimal=bool(proven),
+            algorithm=how, time_s=time.perf_counter() - t0,
+        )
+
+    def _start(self, problem: SelectionProblem, usable: np.ndarray, bound: float) -> tuple[np.ndarray, float, str]:
+        """The carried selection, a better seed, then the local search from the best of them."""
+        best, how = self.carried, "carried"
+        best_f = problem.evaluate(best).coverage
+        for s in self.seed_list:
+            ev = problem.evaluate(s)
+            if ev.feasible and ev.coverage > best_f + _TOL:
+                best, best_f, how = s, ev.coverage, "seed"
+        if best_f < bound - _TOL:
+            improved = local_search(problem, best, usable)
+            f = problem.evaluate(improved).coverage
+            if f > best_f + _TOL:
+                best, best_f, how = improved, f, "local_search"
+        return best, best_f, how
+
+    def _exact(self, problem: SelectionProblem, seed: int, best, best_f: float, how: str, bound: float):
+        """The exact solver from ``best``: (selection, f*, how), the bound and whether it is proven;
+        the skip length for later points follows how it went."""
+        t_exact = time.perf_counter()
+        res = solve(problem, "exact", random_state=seed, warm_start=best, time_limit=self.exact_time_limit,
+                    callback=self.relay)
+        t_exact = time.perf_counter() - t_exact
+        bound = min(bound, float(res.info.get("bound", np.inf)))
+        if res.coverage > best_f + _TOL:
+            best, best_f, how = res.selection, res.coverage, "exact"
+        proven = bool(res.info.get("optimal")) or best_f >= bound - _TOL
+        if proven:
+            self.backoff = 1
+        elif t_exact > 2 * self.exact_time_limit:
+            self.skip = self.hi - self.lo + 1  # building the model alone outlasts the limit: not an instance for it
+        else:
+            self.skip, self.backoff = self.backoff, 2 * self.backoff
+        return (best, best_f, how), bound, proven
 
 
 def _carried_point(previous: FrontierPoint, bc: int, be: int, bound: float, elapsed: float) -> FrontierPoint:

@@ -83,7 +83,7 @@ def greedy_incumbent(problem: SelectionProblem) -> np.ndarray:
     selection (the shared engine: per-rule gains from per-row counts).
     """
     scorer = move_scorer(problem)
-    best_r, best_f = np.zeros(problem.n_rules, dtype=bool), problem.state().value
+    best_r, best_f = np.zeros(problem.n_rules, dtype=bool), 0.0
     for use_ratio in (False, True):
         st = problem.state()
         greedy_fill(st, scorer, ratio=use_ratio)
@@ -122,6 +122,70 @@ def exit_now_if_solving(status: int) -> None:
             except (OSError, ValueError):
                 pass
         os._exit(int(status))
+
+
+class _Search:
+    """The exact solver's state over its rounds: incumbent, bound, the model's conflict pairs."""
+
+    def __init__(self, problem: SelectionProblem, incumbent: np.ndarray, grid):
+        self.problem, self.eps, self.grid = problem, problem.eps, grid
+        self.incumbent = incumbent
+        self.inc_value = self.warm_value = problem.evaluate(incumbent).value
+        self.red: _Reduced | None = None
+        self.K = 0
+        self.bound = np.inf
+        self.pa = self.pb = self.pq = np.zeros(0, dtype=np.int64)  # pair set of the model, kept numbering
+        self.in_model: set[tuple[int, int]] = set()
+        self.hint = None
+        self.step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
+        self.message = ""
+        self.proven_model = False
+        self.last_model_value = None
+        self.n_vars = self.n_cons = self.iterations = 0
+
+    def start(self, red: _Reduced) -> None:
+        self.red, self.K = red, red.n_kept
+        # every coverable (right) row, no conflicts
+        self.bound = _round_bound(float(red.weights.sum()) + red.constant, self.grid)
+        # a warm start may use rules that the reduction dropped (duplicates): mapping them
+        # onto their kept twin is unnecessary for correctness, it only seeds pairs/hints
+        self.hint = self.red_view(self.incumbent)
+
+    def red_view(self, r: np.ndarray) -> np.ndarray:
+        return r[self.red.kept]
+
+    def full(self, sel_k: np.ndarray) -> np.ndarray:
+        r = np.zeros(self.problem.n_rules, dtype=bool)
+        r[self.red.kept[sel_k]] = True
+        return r
+
+    def set_pairs(self, pa, pb, pq) -> None:
+        self.pa, self.pb, self.pq = pa, pb, pq
+        self.in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
+
+    def not_in_model(self, a, b, q):
+        new = np.array([(i, j) not in self.in_model for i, j in zip(a.tolist(), b.tolist(), strict=True)],
+                       dtype=bool)
+        return a[new], b[new], q[new]
+
+    def add_pairs(self, a, b, q) -> None:
+        a, b, q = self.not_in_model(a, b, q)
+        self.pa = np.concatenate([self.pa, a])
+        self.pb = np.concatenate([self.pb, b])
+        self.pq = np.concatenate([self.pq, q])
+        self.in_model.update(zip(a.tolist(), b.tolist(), strict=True))
+
+    def on_solution(self, sel_k: np.ndarray, monitor: Monitor):
+        """A solution the solver reports while it runs (CP-SAT): kept when it beats the incumbent."""
+        r = self.full(sel_k)
+        ev = self.problem.evaluate(r)
+        if ev.feasible and ev.value > self.inc_value + _TOL:
+            self.incumbent, self.inc_value = r, ev.value
+        return monitor.generation(np.array([self.inc_value]), self.incumbent[None, :])
+
+    def forget_model(self) -> None:
+        """No model result stands (it could not be built or solved in time)."""
+        self.proven_model, self.n_vars, self.n_cons, self.iterations, self.last_model_value = False, 0, 0, 0, None
 
 
 def _until_stopped(solve_model, stop) -> _SubResult:
@@ -255,167 +319,133 @@ class Exact(Solver):
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
         t0 = time.perf_counter()
         deadline = t0 + (float(self.time_limit) if self.time_limit is not None else 1e9)
-        eps = problem.eps
-        grid = f_grid(eps, problem.row_weight)  # f* on a grid only for whole-number weights
+        grid = f_grid(problem.eps, problem.row_weight)  # f* on a grid only for whole-number weights
         seed = int(rng.integers(0, 2**31 - 1))
-
-        incumbent = self._warm_start(problem, seed, monitor.interrupted)
-        inc_value = warm_value = problem.evaluate(incumbent).value
+        s = _Search(problem, self._warm_start(problem, seed, monitor.interrupted), grid)
         stats: dict = {}
-        K = 0
-        pa = np.zeros(0, dtype=np.int64)
-        bound = np.inf
         if monitor.interrupted():  # stopped during the warm start: building the model would only delay the answer
-            monitor.generation(np.array([inc_value]), incumbent[None, :])
-            return self._outcome(incumbent, inc_value, bound, False, STOP_REQUEST, 0, 0, pa, K, 0, None, stats)
+            monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
+            return self._outcome(s.incumbent, s.inc_value, s.bound, False, STOP_REQUEST, 0, 0, s.pa, s.K, 0, None,
+                                 stats)
         try:
             red, stats = _reduce(problem, deadline)
-            K = red.n_kept
-            trivial_bound = float(red.weights.sum()) + red.constant  # every coverable (right) row, no conflicts
-            bound = _round_bound(trivial_bound, grid)
-
-            def full(sel_k: np.ndarray) -> np.ndarray:
-                r = np.zeros(problem.n_rules, dtype=bool)
-                r[red.kept[sel_k]] = True
-                return r
-
-            def to_kept(r: np.ndarray) -> np.ndarray:
-                return r[red.kept]
-
-            # a warm start may use rules that the reduction dropped (duplicates): map them
-            # onto their kept twin is unnecessary for correctness, it only seeds pairs/hints.
-            hint = to_kept(incumbent)
-
-            # pair set of the model, kept numbering, as (a, b) -> q
-            if self.lazy_conflicts and eps > 0:
-                pa, pb, pq = red.pairs_among(np.flatnonzero(hint))
-            elif eps > 0:
-                per_group = np.diff(red.groups.indptr)
-                most = min(red.n_kept * (red.n_kept - 1) // 2, int((per_group * (per_group - 1) // 2).sum()))
-                self._check_size(red, most)
-                pa, pb, pq = red.all_pairs()
-            else:
-                pa = pb = pq = np.zeros(0, dtype=np.int64)
-            in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
-            if inc_value >= bound - _TOL:
+            s.start(red)
+            self._initial_pairs(s)
+            if s.inc_value >= s.bound - _TOL:
                 # the incumbent covers every coverable row without conflicts: nothing to solve
-                monitor.generation(np.array([inc_value]), incumbent[None, :])
-                return self._outcome(incumbent, inc_value, bound, True, "", 0, 0, pa, K, 0, None, stats)
-
-            def on_solution(sel_k):
-                nonlocal incumbent, inc_value
-                r = full(sel_k)
-                ev = problem.evaluate(r)
-                if ev.feasible and ev.value > inc_value + _TOL:
-                    incumbent, inc_value = r, ev.value
-                return monitor.generation(np.array([inc_value]), incumbent[None, :])
-
-            step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
-            message = ""
-            proven_model = False
-            last_model_value = None
-            n_vars = n_cons = 0
-            iterations = 0
-            while True:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    message = "time limit reached"
-                    break
-                iterations += 1
-                self._check_size(red, pa.size)
-                if self.backend == "highs":
-                    cut = inc_value + step if self.cutoff else None
-                    sub = _until_stopped(
-                        lambda cut=cut, pa=pa, pb=pb, pq=pq, hint=hint, left=left: _solve_highs(
-                            red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, node_limit=self.node_limit,
-                            cutoff=cut, primal_heuristics=self.primal_heuristics),
-                        monitor.interrupted)
-                    if cut is not None and sub.proven and sub.selection is None:
-                        sub.bound = inc_value  # nothing reaches incumbent + one step
-                else:
-                    sub = _solve_cpsat(
-                        red, pa, pb, pq, eps, left, self.mip_rel_gap, hint, self.workers, seed, on_solution,
-                        deadline,
-                    )
-                n_vars, n_cons = sub.n_variables, sub.n_constraints
-                sub_bound = _round_bound(sub.bound, grid)
-                if sub_bound >= inc_value - _TOL:  # a bound below a known solution is no bound
-                    bound = min(bound, sub_bound)
-                missing = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-                if sub.selection is not None:
-                    r = full(sub.selection)
-                    ev = problem.evaluate(r)
-                    if not ev.feasible:  # pragma: no cover - would be a modelling bug
-                        raise AssertionError("the MILP solution breaks a budget")
-                    model_value = self._model_value(red, sub.selection, pa, pb, pq, eps)
-                    # e and z set from r can only raise the value of an unfinished solution
-                    # (CP-SAT may leave e_g = 0 on a covered row); at an optimum they agree
-                    tol = 1e-4 * max(1.0, abs(model_value))
-                    if model_value < sub.model_value - tol or (
-                        sub.proven and self.mip_rel_gap == 0 and abs(model_value - sub.model_value) > tol
-                    ):
-                        raise AssertionError(
-                            f"rounded MILP solution has value {model_value}, solver reported {sub.model_value}"
-                        )
-                    ma, mb, mq = red.pairs_among(np.flatnonzero(sub.selection))
-                    new = np.array(
-                        [(a, b) not in in_model for a, b in zip(ma.tolist(), mb.tolist(), strict=True)],
-                        dtype=bool,
-                    )
-                    missing = ma[new], mb[new], mq[new]
-                    # model value minus the penalties it missed is the true f*
-                    if abs(model_value - eps * missing[2].sum() - ev.value) > 1e-6 * max(1.0, abs(ev.value)):
-                        raise AssertionError(
-                            f"model value {model_value} and true objective {ev.value} disagree"
-                        )
-                    last_model_value = model_value
-                    if ev.value > inc_value + _TOL or (
-                        abs(ev.value - inc_value) <= _TOL and missing[0].size == 0
-                    ):
-                        incumbent, inc_value = r, ev.value
-                stop = monitor.generation(np.array([inc_value]), incumbent[None, :])
-                if sub.message and sub.selection is None and not sub.proven:
-                    message = sub.message
-                if inc_value >= bound - _TOL:
-                    proven_model = True
-                    break
-                if not sub.proven or sub.selection is None:
-                    message = sub.message or message
-                    break
-                if missing[0].size == 0:
-                    # solved within mip_rel_gap and no pair missing: nothing more to learn
-                    proven_model = sub.proven
-                    break
-                if stop:
-                    message = "stopped on request"
-                    break
-                # add every pair touching a chosen rule, not only the violated ones: far
-                # fewer rounds (measured: 15 -> 4 on a dense random instance)
-                na, nb, nq = red.pairs_touching(np.flatnonzero(sub.selection))
-                fresh = np.array(
-                    [(a, b) not in in_model for a, b in zip(na.tolist(), nb.tolist(), strict=True)],
-                    dtype=bool,
-                )
-                missing = na[fresh], nb[fresh], nq[fresh]
-                pa = np.concatenate([pa, missing[0]])
-                pb = np.concatenate([pb, missing[1]])
-                pq = np.concatenate([pq, missing[2]])
-                in_model.update(zip(missing[0].tolist(), missing[1].tolist(), strict=True))
-                hint = to_kept(incumbent)
-
+                monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
+                return self._outcome(s.incumbent, s.inc_value, s.bound, True, "", 0, 0, s.pa, s.K, 0, None, stats)
+            self._rounds(s, seed, deadline, monitor)
         except _OutOfTime:
-            message = "time limit reached while building the model; best selection so far"
-            proven_model, n_vars, n_cons, iterations, last_model_value = False, 0, 0, 0, None
+            s.message = "time limit reached while building the model; best selection so far"
+            s.forget_model()
         except _TooLarge as exc:
-            message = str(exc)
-            proven_model, n_vars, n_cons, iterations, last_model_value = False, 0, 0, 0, None
+            s.message = str(exc)
+            s.forget_model()
             stats["refused_model_mb"] = exc.args[1] if len(exc.args) > 1 else None
-        if inc_value < warm_value - _TOL:  # pragma: no cover - the incumbent only ever improves
+        if s.inc_value < s.warm_value - _TOL:  # pragma: no cover - the incumbent only ever improves
             raise AssertionError("the exact solver lost its warm start")
         return self._outcome(
-            incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
-            last_model_value, stats,
+            s.incumbent, s.inc_value, s.bound, s.proven_model, s.message, s.n_vars, s.n_cons, s.pa, s.K,
+            s.iterations, s.last_model_value, stats,
         )
+
+    def _initial_pairs(self, s: _Search) -> None:
+        """The model's first pair set: the warm start's (lazy), every pair (eager), or none (eps = 0)."""
+        red = s.red
+        if self.lazy_conflicts and s.eps > 0:
+            s.set_pairs(*red.pairs_among(np.flatnonzero(s.hint)))
+        elif s.eps > 0:
+            per_group = np.diff(red.groups.indptr)
+            most = min(red.n_kept * (red.n_kept - 1) // 2, int((per_group * (per_group - 1) // 2).sum()))
+            self._check_size(red, most)
+            s.set_pairs(*red.all_pairs())
+
+    def _rounds(self, s: _Search, seed: int, deadline: float, monitor: Monitor) -> None:
+        """Solve, take the solution, add the conflicts it missed; until proven, out of time or stopped."""
+        empty = np.zeros(0, dtype=np.int64)
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                s.message = "time limit reached"
+                return
+            s.iterations += 1
+            self._check_size(s.red, s.pa.size)
+            sub = self._solve_model(s, left, seed, deadline, monitor)
+            s.n_vars, s.n_cons = sub.n_variables, sub.n_constraints
+            sub_bound = _round_bound(sub.bound, s.grid)
+            if sub_bound >= s.inc_value - _TOL:  # a bound below a known solution is no bound
+                s.bound = min(s.bound, sub_bound)
+            missing = self._take_solution(s, sub) if sub.selection is not None else (empty, empty, empty)
+            stop = monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
+            if self._finished(s, sub, missing, stop):
+                return
+            # add every pair touching a chosen rule, not only the violated ones: far
+            # fewer rounds (measured: 15 -> 4 on a dense random instance)
+            s.add_pairs(*s.red.pairs_touching(np.flatnonzero(sub.selection)))
+            s.hint = s.red_view(s.incumbent)
+
+    def _solve_model(self, s: _Search, left: float, seed: int, deadline: float, monitor: Monitor) -> _SubResult:
+        red, pa, pb, pq, hint = s.red, s.pa, s.pb, s.pq, s.hint
+        if self.backend != "highs":
+            return _solve_cpsat(
+                red, pa, pb, pq, s.eps, left, self.mip_rel_gap, hint, self.workers, seed,
+                lambda sel_k: s.on_solution(sel_k, monitor), deadline,
+            )
+        cut = s.inc_value + s.step if self.cutoff else None
+        sub = _until_stopped(
+            lambda: _solve_highs(red, pa, pb, pq, s.eps, left, self.mip_rel_gap, hint, node_limit=self.node_limit,
+                                 cutoff=cut, primal_heuristics=self.primal_heuristics),
+            monitor.interrupted)
+        if cut is not None and sub.proven and sub.selection is None:
+            sub.bound = s.inc_value  # nothing reaches incumbent + one step
+        return sub
+
+    def _take_solution(self, s: _Search, sub: _SubResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Check the model's solution against the true f*, keep it when better; the pairs it missed."""
+        r = s.full(sub.selection)
+        ev = s.problem.evaluate(r)
+        if not ev.feasible:  # pragma: no cover - would be a modelling bug
+            raise AssertionError("the MILP solution breaks a budget")
+        model_value = self._model_value(s.red, sub.selection, s.pa, s.pb, s.pq, s.eps)
+        # e and z set from r can only raise the value of an unfinished solution
+        # (CP-SAT may leave e_g = 0 on a covered row); at an optimum they agree
+        tol = 1e-4 * max(1.0, abs(model_value))
+        if model_value < sub.model_value - tol or (
+            sub.proven and self.mip_rel_gap == 0 and abs(model_value - sub.model_value) > tol
+        ):
+            raise AssertionError(
+                f"rounded MILP solution has value {model_value}, solver reported {sub.model_value}"
+            )
+        missing = s.not_in_model(*s.red.pairs_among(np.flatnonzero(sub.selection)))
+        # model value minus the penalties it missed is the true f*
+        if abs(model_value - s.eps * missing[2].sum() - ev.value) > 1e-6 * max(1.0, abs(ev.value)):
+            raise AssertionError(
+                f"model value {model_value} and true objective {ev.value} disagree"
+            )
+        s.last_model_value = model_value
+        if ev.value > s.inc_value + _TOL or (abs(ev.value - s.inc_value) <= _TOL and missing[0].size == 0):
+            s.incumbent, s.inc_value = r, ev.value
+        return missing
+
+    def _finished(self, s: _Search, sub: _SubResult, missing, stop: bool) -> bool:
+        """Whether the rounds end after this one (setting the message and the model's proof)."""
+        if sub.message and sub.selection is None and not sub.proven:
+            s.message = sub.message
+        if s.inc_value >= s.bound - _TOL:
+            s.proven_model = True
+            return True
+        if not sub.proven or sub.selection is None:
+            s.message = sub.message or s.message
+            return True
+        if missing[0].size == 0:
+            # solved within mip_rel_gap and no pair missing: nothing more to learn
+            s.proven_model = sub.proven
+            return True
+        if stop:
+            s.message = "stopped on request"
+            return True
+        return False
 
     def _outcome(
         self, incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
