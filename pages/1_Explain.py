@@ -35,7 +35,7 @@ state.eps, state.seed = state.eps, state.seed  # the defaults become values (the
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")
-    defaults = budgets.default_budgets(state, pool)
+    defaults = budgets.page_defaults(state, pool)
     if defaults is None:  # being chosen: no budgets, frontier or Run until they are (the page is drawn again)
         st.stop()
     budgets.init_budgets(state, pool, defaults)

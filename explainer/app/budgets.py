@@ -51,7 +51,7 @@ def _key(state: Session) -> tuple:
     return defaults_key(state.pool_key)
 
 
-def default_budgets(state: Session, pool: RulePool) -> tuple[int, int] | None:
+def page_defaults(state: Session, pool: RulePool) -> tuple[int, int] | None:
     """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_defaults`), cached;
     None while a thread chooses them (the page shows the step; see :mod:`.steps`)."""
     best = pool.best_tree()
