@@ -36,7 +36,13 @@ from explainer.data.labels import (
     match_label,
 )
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO
-from explainer.pipeline import SIZES, every_class_explained, explain_pool, resolve_defaults, row_weights
+from explainer.pipeline import (
+    SIZES,
+    every_class_explained,
+    explain_pool,
+    resolve_defaults,
+    row_weights,
+)
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet

@@ -26,7 +26,13 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from explainer.data.labels import fallback_code
-from explainer.pipeline.policy import _budget, left_out_class, policy_rows, reference_errors, widen_selection
+from explainer.pipeline.policy import (
+    _budget,
+    left_out_class,
+    policy_rows,
+    reference_errors,
+    widen_selection,
+)
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
