@@ -27,6 +27,7 @@ from explainer.data.defaults import default_load_settings
 from explainer.data.labels import fallback_code, majority_class
 from explainer.data.sources import find_source, load_source, sample_sources, unknown_source_message
 from explainer.pipeline import (
+    SIZES,
     default_budgets,
     every_class_explained,
     explain_pool,
@@ -35,6 +36,7 @@ from explainer.pipeline import (
     row_weights,
     split_holdout,
 )
+from explainer.pipeline.validation import frontier_table
 from explainer.report import evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
@@ -221,6 +223,12 @@ def _add_weight_args(p: argparse.ArgumentParser) -> None:
                         "(rows / (classes x rows of the class)); coverage and the error budget then count weight")
 
 
+def _add_size_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--size", choices=list(SIZES), default=None,
+                   help="size of the default explanation: the smallest whose held-out accuracy is within 1 "
+                        "(compact), 0.5 (balanced, default) or 0 (accurate) standard errors of the best")
+
+
 def _check_params(algorithm: str, params: dict) -> None:
     accepted = parameter_names(algorithm)
     for name in params:
@@ -244,10 +252,10 @@ def cmd_explain(args) -> int:
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
     choice = resolve_defaults(pool, args.complexity, args.errors, args.eps,
                               sample_weight=row_weights(pool.y, pool.classes, class_weight),
-                              every_class=every_class_explained(class_weight))
+                              every_class=every_class_explained(class_weight), size=args.size)
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
                               class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
-                              objective=args.objective)
+                              **({} if args.objective is None else {"objective": args.objective}))
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
                        target=ds.target)
@@ -304,6 +312,8 @@ def cmd_frontier(args) -> int:
     class_weight = _class_weight(args)
     pool = _pool(args, ds)
     weights = row_weights(pool.y, pool.classes, class_weight)
+    if args.metric == "accuracy":
+        return _accuracy_frontier(args, ds, pool, weights, class_weight)
     if args.axis == "complexity" and args.errors is None:
         try:  # the same default Be as explain: the reference tree's errors e* (any Bc: only Be is filled)
             args.errors = resolve_budgets(pool, complexity_budget=1, sample_weight=weights,
@@ -334,6 +344,27 @@ def cmd_frontier(args) -> int:
         print(json.dumps(d, indent=2, default=str))
         return 0
     print(fr.to_text(), end="")
+    return 0
+
+
+def _accuracy_frontier(args, ds, pool, weights, class_weight) -> int:
+    """``frontier --metric accuracy``: the default policy's validation curve, held-out accuracy against conditions,
+    with the default it chose marked."""
+    try:
+        choice = resolve_defaults(pool, eps=args.eps, sample_weight=weights,
+                                  every_class=every_class_explained(class_weight), size=args.size)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if args.json:
+        print(json.dumps({"metric": "accuracy", "size": choice.size, "points": choice.frontier_dicts(),
+                          "default": {"complexity_budget": choice.complexity_budget,
+                                      "error_budget": choice.error_budget, "form": choice.form,
+                                      "objective": choice.objective},
+                          "data": {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint},
+                          "pool_rules": pool.n_rules}, indent=2, default=str))
+        return 0
+    print(f"held-out accuracy of the default policy's candidates ({ds.name}, size {choice.size}; * the default)")
+    print(frontier_table(list(choice.frontier)), end="")
     return 0
 
 
@@ -411,9 +442,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eps", type=float, default=1.0)
     _add_weight_args(p)
     p.add_argument("--algorithm", default="qga", choices=list(ALGORITHMS))
-    p.add_argument("--objective", default="coverage", choices=["coverage", "accuracy"],
-                   help="what the selection maximises: the paper's coverage f* (default) or the training rows "
-                        "the rules get right, the ELSE class included, minus the same conflict penalty")
+    p.add_argument("--objective", default=None, choices=["coverage", "accuracy"],
+                   help="what the selection maximises: the paper's coverage f* or the training rows "
+                        "the rules get right, the ELSE class included, minus the same conflict penalty "
+                        "(default: the default policy's at its budgets, else coverage)")
+    _add_size_arg(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
@@ -444,6 +477,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--exact-time-limit", type=float, default=0.5, help="seconds of the exact solver per point")
     p.add_argument("--qga-time-limit", type=float, default=0.5, help="seconds of one QGA run")
+    p.add_argument("--metric", choices=["coverage", "accuracy"], default="coverage",
+                   help="coverage: the best f* at every budget (default); accuracy: the default policy's held-out "
+                        "(validation) accuracy and balanced accuracy against conditions, its default marked")
+    _add_size_arg(p)
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_frontier)

@@ -37,7 +37,13 @@ from explainer.data.labels import (
 )
 from explainer.data.tables import check_width
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO
-from explainer.pipeline import every_class_explained, explain_pool, resolve_defaults, row_weights
+from explainer.pipeline import (
+    SIZES,
+    every_class_explained,
+    explain_pool,
+    resolve_defaults,
+    row_weights,
+)
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
@@ -58,6 +64,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         default pool's (8).
     complexity_budget, error_budget : Bc and Be, integers >= 0 (Be any number >= 0 when the rows are
         weighted: a weight); ``None`` takes the default budgets (:func:`explainer.pipeline.default_budgets`).
+    size : the default explanation's size when both budgets are ``None``: ``"compact"``, ``"balanced"`` (default)
+        or ``"accurate"``, the smallest candidate whose held-out accuracy is within 1, 0.5 or 0 standard
+        errors of the best (:mod:`explainer.pipeline.validation`); unused when a budget is given.
     eps : conflict penalty, a number >= 0.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...; see ``explainer.selection.ALGORITHMS``).
     algorithm_params : dict of the algorithm's parameters (e.g. ``{"n_generations": 50}``).
@@ -96,6 +105,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         (``None`` for one class: nothing is selected).
     default_class_, fallback_proba_, rule_proba_, class_prior_ : the fallback class and the
         probabilities (below).
+    accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
+        candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``complexity``,
+        budgets, form, objective; ``chosen`` marks the default); empty when a budget was given.
 
     ``predict`` is the vote of the rules that fire on a row (the class most of
     them give); rows no rule covers, and rows where classes tie, get
@@ -129,6 +141,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "class_weight": [StrOptions({"balanced"}), dict, None],  # a dict's labels are checked against y in fit
         "random_state": ["random_state"],
         "encoder": [TableEncoder, None],
+        "size": [StrOptions(set(SIZES))],
     }
 
     def __init__(
@@ -146,6 +159,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         class_weight=None,
         random_state=None,
         encoder=None,
+        size="balanced",
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -159,6 +173,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.random_state = random_state
         self.encoder = encoder
+        self.size = size
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -235,6 +250,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.class_prior_ = self.fallback_proba_ = np.ones(1)
             self.rule_proba_ = np.zeros((0, 1))
             self._rule_codes = np.zeros(0, dtype=np.int64)
+            self.accuracy_frontier_ = []
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
@@ -248,11 +264,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         majority = majority_class(codes, classes=range(len(classes)))  # by rows, as the policy's fallback form
         own_fallback = self.default_class is not None and self._code_of(self.default_class_) != majority
         choice = resolve_defaults(self.pool_, self.complexity_budget, self.error_budget, self.eps,
-                                  sample_weight=weights, every_class=every_class_explained(self.class_weight))
+                                  sample_weight=weights, every_class=every_class_explained(self.class_weight),
+                                  size=self.size)
+        self.accuracy_frontier_ = choice.frontier_dicts()
         run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
                                   eps=self.eps, class_weight=self.class_weight, seed=solve_seed)
-        if own_fallback:
-            run = replace(run, form="all")
+        if own_fallback:  # the accuracy objective counts the majority class right on uncovered rows: not so here
+            run = replace(run, form="all", objective="coverage")
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
         self.result_ = explanation.result
         self.report_ = explanation.report

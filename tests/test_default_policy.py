@@ -1,8 +1,7 @@
-"""The default budget policy (explainer.pipeline.default_budgets) on small tables whose answer is known."""
+"""The default budget policy (explainer.pipeline.default_budgets) on small tables whose answer is known
+(its validation and 1-SE rule: tests/test_validation.py)."""
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -78,15 +77,15 @@ def _vote_right(pool, selection, fallback=None):
 
 
 def test_one_exact_rule_and_the_else_line_explain_two_classes(two):
-    # one rule for either class, the other class taking the rows it leaves (ELSE), gets all 200 rows right
-    # with one condition: both forms find such a rule, and on the tie the form "all" is taken
+    # one rule for either class, the other class taking the rows it leaves (ELSE), gets every held-out row right
+    # with one condition: both forms find such a rule, and on the tie the first candidate (form "all") is taken
     X, y, pool = two
     d = default_budgets(pool)
-    assert (d.form, d.complexity_budget, d.error_budget) == ("all", 1, 0)
+    assert (d.form, d.complexity_budget, d.error_budget, d.objective) == ("all", 1, 0, "coverage")
     assert d.selection.sum() == 1 and _vote_right(pool, d.selection) == 200
     assert _fallback(pool, d.selection) != pool.rule_class[d.selection][0]
-    fallback_form = [c for c in d.candidates if c["form"] == "fallback" and c["conditions"] == 1]
-    assert fallback_form and max(c["training_accuracy"] for c in fallback_form) == 1.0
+    fallback_form = [c for c in d.candidates if c["form"] == "fallback" and c["complexity"] == 1]
+    assert fallback_form and max(c["accuracy"] for c in fallback_form) == 1.0
     # the same pool gives the same defaults
     again = default_budgets(pool)
     assert (again.form, again.complexity_budget, again.error_budget) == (d.form, d.complexity_budget,
@@ -94,29 +93,22 @@ def test_one_exact_rule_and_the_else_line_explain_two_classes(two):
     assert np.array_equal(again.selection, d.selection) and again.candidates == d.candidates
 
 
-def test_the_policy_takes_the_best_score_and_scores_by_the_vote(two, three):
+def test_the_chosen_selection_keeps_its_budgets_and_its_point_is_marked(two, three):
     for _, _, pool in (two, three):
         d = default_budgets(pool)
-        n = pool.n_rows
-        price = max(1.0, pipeline.CONDITION_PRICE * n)
-        for c in d.candidates:
-            assert c["score"] == pytest.approx(c["training_accuracy"] * n - price * c["conditions"])
-            assert c["conditions"] >= 1  # never the empty explanation
-        best = max(d.candidates, key=lambda c: (c["score"], -c["conditions"], c["form"] == "all"))
-        assert (best["form"], best["complexity_budget"], best["error_budget"]) == (
-            d.form, d.complexity_budget, d.error_budget)
-        assert _vote_right(pool, d.selection) == pytest.approx(best["training_accuracy"] * n)
-        # the chosen selection keeps the budgets it is the default of, on every row
+        (chosen,) = [c for c in d.candidates if c["chosen"]]
+        assert (chosen["form"], chosen["complexity_budget"], chosen["error_budget"], chosen["objective"]) == (
+            d.form, d.complexity_budget, d.error_budget, d.objective)
+        assert all(c["n_rules"] >= 1 for c in d.candidates if c["chosen"])  # never the empty explanation
         ev = SelectionProblem.from_pool(pool, d.complexity_budget, d.error_budget).evaluate(d.selection)
-        assert ev.feasible and ev.complexity == best["conditions"]
+        assert ev.feasible and ev.n_rules >= 1
 
 
-def test_without_a_majority_class_only_rules_of_every_class_are_weighed(three):
-    # the majority class holds a third of the rows: the fallback form is not weighed; two one-phrase rules
-    # and the ELSE line (the class of the rows they leave) get every row right, which one rule cannot
+def test_three_classes_told_apart_by_one_feature_take_two_rules_and_the_else_line(three):
+    # two one-phrase rules and the ELSE line (the class of the rows they leave) get every row right, which one
+    # rule cannot
     _, _, pool = three
     d = default_budgets(pool)
-    assert {c["form"] for c in d.candidates} == {"all"}
     assert (d.form, d.rules, d.complexity_budget, d.error_budget) == ("all", None, 2, 0)
     assert _vote_right(pool, d.selection) == 150
 
@@ -172,16 +164,12 @@ def test_another_default_class_lets_every_rule_be_used(two):
 
 
 def test_without_a_candidate_rule_the_default_is_the_knee_at_the_trees_errors(two, monkeypatch):
+    from explainer.pipeline import validation
+
     _, _, pool = two
-    sweep = policy._knee_sweep
-
-    def nothing_found(*args, **kwargs):
-        s = sweep(*args, **kwargs)
-        return dataclasses.replace(s, selections={b: np.zeros_like(v) for b, v in s.selections.items()})
-
-    monkeypatch.setattr(policy, "_knee_sweep", nothing_found)
+    monkeypatch.setattr(validation, "_improve", lambda problem, selection: np.zeros(problem.n_rules, dtype=bool))
     d = default_budgets(pool)
-    assert (d.form, d.rules, d.candidates) == ("all", None, [])
+    assert (d.form, d.rules) == ("all", None) and d.candidates and not any(c["chosen"] for c in d.candidates)
     assert d.error_budget == pool.best_tree().errors
 
 

@@ -58,10 +58,11 @@ def page_defaults(state: Session, pool: RulePool) -> tuple[int, int] | None:
     chosen = steps.ready(
         state, "budgets", _key(state), lambda: choose_defaults(pool),
         title="Choosing default budgets …",
-        detail=(f"Coverage frontiers at a few error budgets, sized by the best tree's {best.errors:,} errors, with "
-                "rules for every class or only for the classes other than the most frequent one; of the "
-                "selections found, the one whose training accuracy, less a small price per condition, is best "
-                "(the command line's defaults too).") if best is not None else "",
+        detail=(f"Explanations of every size up to twice the best tree's {best.complexity} conditions, with rules "
+                "for every class or only for the classes other than the most frequent one, each built on part of "
+                "the rows and scored on the rows it did not see; the smallest whose held-out accuracy is within "
+                "half a standard error of the best (the command line's and the estimator's defaults too).")
+        if best is not None else "",
         done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen.complexity_budget}, "
                                      f"Be = {chosen.error_budget:,}",
     )
@@ -81,6 +82,14 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     return f"rules for the classes other than {pool.classes[chosen.fallback]}, which takes every row they leave (ELSE)"
 
 
+def default_objective(state: Session, bc: int, be: int, class_weight) -> str:
+    """The objective of a run at budgets (bc, be): the policy's at its default budgets, else the paper's coverage."""
+    chosen = _choice(state)
+    if chosen is None or class_weight is not None:
+        return "coverage"
+    return chosen.objective_at(bc, be)
+
+
 def default_form(state: Session, bc: int, be: int, class_weight) -> str:
     """The form of a run at budgets (bc, be): the one the default policy chose while the budgets are its
     defaults, else ``"all"`` (every rule), as ``explain`` does without budgets and with them.  The policy
@@ -93,12 +102,13 @@ def default_form(state: Session, bc: int, be: int, class_weight) -> str:
 
 def run_settings(state: Session) -> RunSettings:
     """The run the Explain page's widgets describe: budgets, algorithm and its changed parameters, eps, seed,
-    class weight (the widget's ``"none"`` is ``None``) and, at the default budgets, the policy's form."""
+    class weight (the widget's ``"none"`` is ``None``) and, at the default budgets, the policy's form and objective."""
     class_weight = None if state.class_weight == "none" else state.class_weight
     return RunSettings(
         complexity_budget=state.bc, error_budget=state.be, algorithm=state.algorithm,
         algorithm_params=changed_parameters(state, state.algorithm), eps=state.eps,
         form=default_form(state, state.bc, state.be, class_weight), class_weight=class_weight, seed=state.seed,
+        objective=default_objective(state, state.bc, state.be, class_weight),
     )
 
 

@@ -2,7 +2,9 @@
 
 - :mod:`explainer.pipeline.explain`: :func:`explain_pool` (used by the CLI, the estimator and the
   dashboard), :class:`Explanation`, the rows' weights (:func:`row_weights`) and held-out splits;
-- :mod:`explainer.pipeline.policy`: the default budget policy (:func:`default_budgets`).
+- :mod:`explainer.pipeline.policy`: the default budget policy (:func:`default_budgets`);
+- :mod:`explainer.pipeline.validation`: its held-out validation and the accuracy frontier
+  (:func:`accuracy_frontier`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,7 @@ from explainer.pipeline.explain import (
     split_holdout,
 )
 from explainer.pipeline.policy import (
-    CONDITION_PRICE,
     DEFAULTS_QGA,
-    ERROR_SHARES,
-    FALLBACK_FORM_SHARE,
     FORMS,
     KNEE_TOLERANCE,
     POLICY_ROWS,
@@ -34,11 +33,12 @@ from explainer.pipeline.policy import (
     resolve_budgets,
     resolve_defaults,
 )
+from explainer.pipeline.validation import SIZES, AccuracyPoint, accuracy_frontier, one_se_rule
 from explainer.selection.settings import RunSettings
 
 __all__ = [
-    "CLASS_WEIGHTS", "CONDITION_PRICE", "DEFAULTS_QGA", "ERROR_SHARES", "FALLBACK_FORM_SHARE", "FORMS",
-    "KNEE_TOLERANCE", "POLICY_ROWS", "DefaultBudgets", "Explanation", "PolicyChoice", "RunSettings",
-    "default_budgets", "every_class_explained", "explain_pool", "left_out_class", "form_rules", "knee_budgets",
+    "CLASS_WEIGHTS", "DEFAULTS_QGA", "FORMS", "KNEE_TOLERANCE", "POLICY_ROWS", "SIZES", "AccuracyPoint",
+    "DefaultBudgets", "Explanation", "PolicyChoice", "RunSettings", "accuracy_frontier", "default_budgets",
+    "every_class_explained", "explain_pool", "left_out_class", "form_rules", "knee_budgets", "one_se_rule",
     "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults", "row_weights", "split_holdout",
 ]

@@ -71,7 +71,7 @@ def explain_pool(
     sample_weight=None,
     class_weight=None,
     every_class=None,
-    objective: str = "coverage",
+    objective: str | None = None,
 ) -> Explanation:
     """Solve ``pool`` as ``settings`` asks and report on ``(X, y)``.
 
@@ -89,7 +89,8 @@ def explain_pool(
     weight of each row's class (:func:`row_weights`).  The report counts rows either way, and gives the
     weighted errors and f* beside them.  ``every_class``: see :func:`default_budgets` (``None``:
     :func:`every_class_explained` of ``class_weight``).  ``objective`` (keyword path only; else the settings'):
-    what the selection maximises, "coverage" (f*) or "accuracy" (the rows the rules get right,
+    what the selection maximises (``None``: the policy's choice at its default budgets, else "coverage"),
+    "coverage" (f*) or "accuracy" (the rows the rules get right,
     :mod:`explainer.selection.objectives`, the uncovered rows counted right when of the class the fallback form
     leaves out, :func:`left_out_class`); the report's ELSE class is the fallback of the rows the rules leave.
     """
@@ -99,11 +100,12 @@ def explain_pool(
                                   every_class=every_class_explained(class_weight) if every_class is None
                                   else every_class)
         settings = choice.run_settings(algorithm=algorithm, algorithm_params=algorithm_params or {}, eps=eps,
-                                       class_weight=class_weight, seed=random_state, objective=objective)
+                                       class_weight=class_weight, seed=random_state,
+                                       **({} if objective is None else {"objective": objective}))
     else:
         passed = {"complexity_budget": complexity_budget, "error_budget": error_budget, "algorithm_params": algorithm_params,
                   "random_state": random_state, "rules": rules, "class_weight": class_weight, "every_class": every_class,
-                  "objective": None if objective == "coverage" else objective}
+                  "objective": objective}
         given = [k for k, v in passed.items() if v is not None] + (["eps"] if eps != 1.0 else []) + (
             ["algorithm"] if algorithm != "qga" else [])
         if given:

@@ -1,18 +1,20 @@
 """The default budget policy: Bc, Be and the form of explanation when the user gives none.
 
 The paper's objective and budgets stay the engine; this is a documented, deterministic policy above
-it (docs/method.md#default-budgets): for each form of explanation and a few error budgets, the coverage
-frontier is swept up to its knee, and the selection found whose training accuracy less a price per
-condition is best gives the defaults.  Large tables are read on a stratified sample of rows.
+it (docs/method.md#default-budgets): candidate explanations of a grid (complexity budgets, forms,
+objectives, error budgets) are validated on held-out folds of the training rows, and the smallest whose
+mean validation accuracy is within a few standard errors of the best gives the defaults
+(:mod:`explainer.pipeline.validation`).  Given an error budget alone, Bc is the knee of the coverage
+frontier at it (:func:`knee_budgets`).  Large tables are read on a stratified sample of rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from explainer.data.labels import class_counts, fallback_code, majority_class
+from explainer.data.labels import fallback_code, majority_class
 from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
@@ -39,7 +41,8 @@ class DefaultBudgets:
     selection: np.ndarray | None = None  # what the search found at the default budgets
     #: Bc -> the selection found there, for every Bc the search looked at (up to the knee)
     selections: dict = field(default_factory=dict, repr=False)
-    #: the candidates the policy weighed (see :func:`default_budgets`), one dict each
+    #: the candidates the policy validated (see :func:`default_budgets`), one dict each
+    #: (:class:`~explainer.pipeline.validation.AccuracyPoint`), the chosen one marked
     candidates: list = field(default_factory=list)
     #: the form chosen: "all" (rules of every class) or "fallback" (rules of the classes other than
     #: the fallback class only, which takes the rest)
@@ -48,6 +51,12 @@ class DefaultBudgets:
     rules: np.ndarray | None = field(default=None, repr=False)
     #: rows the policy read (all of the pool's, or the stratified subsample of a large table)
     policy_rows: int = 0
+    #: the objective chosen: "coverage" (the paper's f*) or "accuracy"
+    objective: str = "coverage"
+    #: the size knob the choice was made with (``None``: not validated, the knee of :func:`knee_budgets`)
+    size: str | None = None
+    #: the validation curve (:class:`~explainer.pipeline.validation.AccuracyPoint` each), the chosen one marked
+    frontier: tuple = field(default=(), repr=False)
 
     def to_dict(self) -> dict:
         n = self.n_rows or 1
@@ -58,8 +67,11 @@ class DefaultBudgets:
             "reference_coverage_score": self.reference / n,
             "tolerance_points": self.tolerance,
             "form": self.form,
+            "objective": self.objective,
             "policy_rows": self.policy_rows or self.n_rows,
         }
+        if self.size is not None:
+            out["size"] = self.size
         if self.candidates:
             out["candidates"] = self.candidates
         return out
@@ -71,20 +83,10 @@ class DefaultBudgets:
 DEFAULTS_QGA = {"n_population": 20, "n_generations": 5, "merge": False}
 
 
-#: the error budgets the default policy weighs, as shares of e*, the errors of the pool's reference tree
-ERROR_SHARES = (0.0, 0.25, 0.5)
-#: the price of one condition in the default explanation, as a share of the rows: a condition must
-#: win this many training rows to be worth its place (at least one row)
-CONDITION_PRICE = 0.0025
 #: above this many rows the policy reads a stratified subsample of this many (see :func:`policy_rows`)
 POLICY_ROWS = 2000
 #: the forms of explanation the policy weighs (those a run knows: :data:`explainer.selection.settings.FORMS`)
 FORMS = RUN_FORMS
-#: the fallback form is weighed only where the fallback class holds at least this share of the rows (every
-#: two-class table): where it does not, the fallback takes the uncovered rows of several classes and is
-#: wrong on most of them (docs/method.md#default-budgets)
-FALLBACK_FORM_SHARE = 0.5
-
 
 def policy_rows(y: np.ndarray, n_max: int | None = None) -> np.ndarray:
     """Row indices the default policy reads: all of them up to ``n_max`` rows (default
@@ -144,91 +146,57 @@ class _PolicyView:
 
 
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
-                    tolerance: float = KNEE_TOLERANCE, sample_weight=None, every_class: bool = False) -> DefaultBudgets:
-    """Default budgets and form of explanation, chosen for accuracy and size together.
+                    tolerance: float = KNEE_TOLERANCE, sample_weight=None, every_class: bool = False,
+                    size: str | None = None, random_state: int = 0) -> DefaultBudgets:
+    """Default budgets, form and objective of the explanation, chosen on held-out evidence.
 
     With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
-    (:func:`knee_budgets`).  Without it, the policy weighs two forms of explanation, rules
-    for every class (``"all"``) and rules only for the classes other than the fallback
-    class, the most frequent one, which takes every row no rule covers (``"fallback"``,
-    the form of RIPPER's rule sets; weighed only where the fallback class holds at least
-    :data:`FALLBACK_FORM_SHARE` of the rows), and for each the error budgets Be = s e* for s in
-    :data:`ERROR_SHARES` (e*: the errors of the pool's reference tree).  At each, the
-    frontier is swept from Bc = 1 up to its knee (:func:`knee_budgets`), and every
-    selection found on the way is a candidate, scored by its accuracy on the training
-    rows (the rules' vote, the fallback class where none fires or classes tie) less
-    :data:`CONDITION_PRICE` of the rows per condition (at least one row).  The best score
-    wins (on a tie the smaller size, then the form ``"all"``); a candidate must hold at
-    least one rule (if none does, the defaults are :func:`knee_budgets` at Be = e*).  An error
-    budget is spent only where it buys accuracy: the solver
-    uses all of the error budget it is given, and rules with errors vote rows wrong.
+    (:func:`knee_budgets`).  Without it, every candidate of a grid (complexity budgets 1 .. 2 c*,
+    about geometric; the forms ``"all"`` and ``"fallback"``; the objectives ``"coverage"`` and
+    ``"accuracy"``; error budgets, shares of e*, the errors of the pool's reference tree) is built on
+    the training rows of each fold of the pool's rows and scored on the fold's held-out rows, and the
+    smallest (fewest conditions) whose mean validation accuracy is within ``size`` standard errors of
+    the best is chosen (:func:`explainer.pipeline.validation.accuracy_frontier`; ``size``: ``"compact"``,
+    ``"balanced"`` (default) or ``"accurate"``, :data:`explainer.pipeline.validation.SIZES`).  If no
+    candidate holds a rule on every fold, the defaults are :func:`knee_budgets` at Be = e*.
 
-    Above :data:`POLICY_ROWS` rows the policy reads a stratified subsample of that many
-    (:func:`policy_rows`; the rules' coverage restricted to those rows), e* and the
-    price are counted on it and the chosen Be is scaled back by N/n (and raised to
-    the chosen selection's errors on all rows if that is more).  The steps are
-    deterministic, so the same pool gives the same defaults everywhere.
+    ``selection``: what the validation's own search finds at the chosen grid point on all rows.  The
+    steps are deterministic for ``random_state`` (the folds' seed), so the same pool gives the same
+    defaults everywhere.  Above :data:`POLICY_ROWS` rows each fold's training rows are a stratified
+    subsample of that many (:func:`policy_rows`), and above
+    :data:`~explainer.pipeline.validation.SPLIT_ROWS` one held-out split replaces the folds.
 
-    ``sample_weight`` (row weights, see :class:`~explainer.selection.problem.SelectionProblem`):
-    the same policy in weights: e* is the weight of the rows the reference tree gets wrong, the
-    error budgets are weights, a selection's accuracy counts the weight of the rows it gets right,
-    the price and the knee's tolerance are shares of the total weight.
-
-    ``every_class`` (:func:`every_class_explained`: with balanced class weights): every class is to be
-    explained by rules of its own, so only the form ``"all"`` is weighed and a row no rule covers earns
-    its candidate nothing (the fallback class is not given to it).
+    ``sample_weight`` (row weights): the same policy in weights (error budgets are weights, accuracy
+    counts the weight of the rows right).  ``every_class`` (:func:`every_class_explained`: with balanced
+    class weights): every class is to be explained by rules of its own, so only the form ``"all"``.
     """
+    from explainer.pipeline import validation  # built on this module's helpers
+
     if error_budget is not None:
         return knee_budgets(pool, error_budget=error_budget, eps=eps, tolerance=tolerance,
                             sample_weight=sample_weight)
-    best = pool.best_tree()
-    if best is None:
+    size = validation.DEFAULT_SIZE if size is None else size
+    validation.size_standard_errors(size)
+    if pool.best_tree() is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
+    points = validation.accuracy_frontier(pool, size, eps=eps, sample_weight=sample_weight,
+                                          every_class=every_class, random_state=random_state)
+    chosen = next((p for p in points if p.chosen), None)
+    if chosen is None:  # no candidate holds a rule: the knee at Be = e*, where more rules fit
+        return replace(knee_budgets(pool, eps=eps, tolerance=tolerance, sample_weight=sample_weight),
+                       candidates=[p.to_dict() for p in points], frontier=tuple(points), size=size)
+    selection = validation.solve_chosen(pool, chosen, eps=eps, sample_weight=sample_weight)
     view = _PolicyView(pool, eps, sample_weight=sample_weight)
-    n = view.problem.total_weight  # the rows the policy reads (their weight, when weighted)
-    e_star = reference_errors(pool, sample_weight)
-    class_rows, _ = class_counts(pool.y, classes=range(len(pool.classes)))
-    fallback = left_out_class(pool)
-    # the fallback form only where the fallback class holds enough of the rows (see FALLBACK_FORM_SHARE)
-    majority = class_rows[fallback] >= FALLBACK_FORM_SHARE * pool.n_rows
-    price = max(1.0, CONDITION_PRICE * n)
-    top = max(2, 2 * int(best.complexity))
-    lengths = pool.lengths  # a property that measures every rule: read once
-    chosen, candidates = None, []
-    for form in (("all",) if every_class else FORMS):
-        rules = None if form == "all" else np.flatnonzero(pool.rule_class != fallback)
-        if rules is not None and (not majority or rules.size == 0):
-            continue
-        base = view.problem if rules is None else view.problem.restrict(rules)
-        start = None  # the reference selection of the previous error budget starts the next one's search
-        for be in sorted({view.to_view(share * e_star) for share in ERROR_SHARES}):
-            sweep = _knee_sweep(base, top, be, tolerance, start)
-            start = sweep.reference_selection
-            for bc, selection in sorted(sweep.selections.items()):
-                if bc > sweep.knee or not selection.any():
-                    continue
-                full = selection if rules is None else widen_selection(selection, rules, pool.n_rules)
-                right = _training_right(view.problem, full, every_class)
-                conditions = int(lengths[full].sum())
-                score = right - price * conditions
-                candidates.append({"form": form, "complexity_budget": int(bc), "error_budget": view.to_pool(be),
-                                   "training_accuracy": right / max(n, 1), "conditions": conditions,
-                                   "score": score})
-                key = (score, -conditions, form == "all")
-                if chosen is None or key > chosen[0]:
-                    chosen = (key, form, rules, sweep, int(bc), be, full)
-    if chosen is None:  # no sweep found a rule that fits: the knee at Be = e*, where more rules fit
-        return knee_budgets(pool, eps=eps, tolerance=tolerance, sample_weight=sample_weight)
-    _, form, rules, sweep, bc, be, selection = chosen
-    evaluation = view.evaluate_on_pool(selection, lengths)
-    be_pool = max(view.to_pool(be), _budget_up(evaluation.errors, sample_weight)) if view.sampled else be
-    scale = 1.0 if not view.sampled else view.scale
+    evaluation = view.evaluate_on_pool(selection, pool.lengths)
+    be = chosen.error_budget
+    if view.sampled:  # the subsample's selection keeps the budget on every row
+        be = max(be, _budget_up(evaluation.errors, sample_weight))
     return DefaultBudgets(
-        complexity_budget=bc, error_budget=be_pool, coverage=float(evaluation.coverage),
-        reference=float(sweep.reference) * scale, n_rows=view.total_weight, searched=dict(sweep.searched),
-        tolerance=tolerance, selection=selection,
-        selections={b: (s if rules is None else widen_selection(s, rules, pool.n_rules)) for b, s in sweep.selections.items()},
-        candidates=candidates, form=form, rules=rules, policy_rows=view.problem.n_rows,
+        complexity_budget=chosen.complexity_budget, error_budget=be, coverage=float(evaluation.coverage),
+        reference=float(evaluation.coverage), n_rows=view.total_weight, searched={}, tolerance=tolerance,
+        selection=selection, candidates=[p.to_dict() for p in points], form=chosen.form,
+        rules=form_rules(pool, chosen.form), policy_rows=view.problem.n_rows, objective=chosen.objective,
+        size=size, frontier=tuple(points),
     )
 
 
@@ -391,7 +359,10 @@ class PolicyChoice:
 
     ``fallback``: the class code (an index into ``pool.classes``) of the class that takes every row no rule
     covers.  ``rules``: pool indices of the rules the form allows (``None``: every rule).  ``chosen``: whether
-    the policy chose both budgets (the form is then its choice; with a given budget it is ``"all"``).
+    the policy chose both budgets (the form and objective are then its choice; with a given budget they are
+    ``"all"`` and ``"coverage"``).  ``size``: the knob the choice was made with; ``frontier``: the validation
+    curve it was made from (:class:`~explainer.pipeline.validation.AccuracyPoint` each, the chosen one
+    marked; empty when the policy did not validate), so that nobody recomputes it.
     """
 
     complexity_budget: int
@@ -400,20 +371,33 @@ class PolicyChoice:
     fallback: int = 0
     rules: np.ndarray | None = field(default=None, compare=False, repr=False)
     chosen: bool = False
+    objective: str = "coverage"
+    size: str | None = None
+    frontier: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def budgets(self) -> tuple:
         return self.complexity_budget, self.error_budget
 
     def run_settings(self, **run) -> RunSettings:
-        """The :class:`~explainer.selection.settings.RunSettings` of a run at these budgets and this form;
-        ``run``: its other fields (algorithm, parameters, eps, class weight, seed, time limit)."""
+        """The :class:`~explainer.selection.settings.RunSettings` of a run at these budgets, this form and this
+        objective (unless ``run`` names another); ``run``: its other fields (algorithm, parameters, eps, class
+        weight, seed, time limit)."""
+        run.setdefault("objective", self.objective)
         return RunSettings(complexity_budget=self.complexity_budget, error_budget=self.error_budget, form=self.form,
                            **run)
 
     def form_at(self, complexity_budget, error_budget) -> str:
         """The form a run at these budgets uses: the chosen one at the chosen budgets, else ``"all"``."""
         return self.form if (complexity_budget, error_budget) == self.budgets else "all"
+
+    def objective_at(self, complexity_budget, error_budget) -> str:
+        """The objective a run at these budgets uses: the chosen one at the chosen budgets, else ``"coverage"``."""
+        return self.objective if (complexity_budget, error_budget) == self.budgets else "coverage"
+
+    def frontier_dicts(self) -> list[dict]:
+        """The validation curve as plain dicts (one per candidate; ``chosen`` marks the default)."""
+        return [p.to_dict() for p in self.frontier]
 
 
 #: what the policy uses when no reference tree sizes the budgets (and it is asked not to refuse): a small
@@ -440,10 +424,12 @@ def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
 
 
 def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                     sample_weight=None, every_class: bool = False, refuse_without_tree: bool = True) -> PolicyChoice:
+                     sample_weight=None, every_class: bool = False, refuse_without_tree: bool = True,
+                     size: str | None = None) -> PolicyChoice:
     """The :class:`PolicyChoice` of a run: missing budgets filled by :func:`default_budgets` (a given budget is
-    kept), and, when the policy chose both budgets, the form it chose and the rules that form allows.
-    Weighted (``sample_weight``), Be is a weight.
+    kept), and, when the policy chose both budgets, the form and objective it chose, the rules that form
+    allows and the validation curve.  Weighted (``sample_weight``), Be is a weight.  ``size``: the knob of the
+    validated choice (``"compact"``, ``"balanced"``, ``"accurate"``; ``None``: the default).
 
     Without a reference tree to size a missing budget: ValueError, or with ``refuse_without_tree=False``
     :data:`NO_TREE_COMPLEXITY` and :data:`NO_TREE_ERROR_SHARE` of the rows for the missing ones.
@@ -460,19 +446,20 @@ def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, 
         return PolicyChoice(bc, _budget(be, sample_weight), fallback=fallback)
     if complexity_budget is None:
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
-                            every_class=every_class)
+                            every_class=every_class, size=size)
         both = error_budget is None
         return PolicyChoice(d.complexity_budget, _budget(d.error_budget, sample_weight),
                             form=d.form if both else "all", fallback=fallback, rules=d.rules if both else None,
-                            chosen=both)
+                            chosen=both, objective=d.objective if both else "coverage",
+                            size=d.size if both else None, frontier=d.frontier if both else ())
     if error_budget is None:
         error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight,
-                                       every_class=every_class).error_budget
+                                       every_class=every_class, size=size).error_budget
     return PolicyChoice(complexity_budget, _budget(error_budget, sample_weight), fallback=fallback)
 
 
 def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                    sample_weight=None, every_class: bool = False) -> tuple[int, int | float]:
+                    sample_weight=None, every_class: bool = False, size: str | None = None) -> tuple[int, int | float]:
     """Fill missing budgets with :func:`default_budgets` (a given budget is kept): (Bc, Be)."""
     return resolve_defaults(pool, complexity_budget, error_budget, eps, sample_weight=sample_weight,
-                            every_class=every_class).budgets
+                            every_class=every_class, size=size).budgets

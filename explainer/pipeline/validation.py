@@ -1,0 +1,337 @@
+"""The default explanation chosen on held-out evidence: candidates validated on folds, then the 1-SE rule.
+
+The pool's training rows are split into folds (stratified, seeded).  For each fold, every candidate
+explanation is built on the other folds' rows and its accuracy measured on the fold's rows.  A candidate
+is a point of a grid: a complexity budget (1 .. 2 c*, about geometric), a form of explanation ("all" or
+"fallback"), an objective ("coverage", the paper's f*, or "accuracy") and an error budget, a share of e*
+(the errors of the pool's reference tree).  These are grid points, each tried, not tuned constants.
+
+Then the 1-SE rule of CART's cost-complexity pruning picks the smallest candidate (fewest conditions)
+whose mean validation accuracy is within ``n_se`` standard errors of the best mean (:data:`SIZES`).
+
+What the estimate is: the rules were grown on all of the pool's rows (held-out rows included), and only
+the selection is redone per fold (the pool's coverage restricted to the fold's training rows).  So the
+validation accuracy measures the selection step on unseen rows, not the tree growing; it is somewhat
+optimistic for every candidate alike, which matters less for a choice between candidates than for the
+figure itself.  Each candidate is solved by a fast, deterministic local search (carried forward from
+the smaller complexity budget); the chosen budgets are then solved on all training rows by the run's own
+algorithm, which usually finds at least as good a selection.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from explainer.data.labels import fallback_code
+from explainer.pipeline.policy import (
+    _budget,
+    left_out_class,
+    policy_rows,
+    reference_errors,
+    widen_selection,
+)
+from explainer.rules.pool import RulePool
+from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
+
+#: the size knob: how many standard errors of the best mean validation accuracy a smaller explanation may
+#: lose and still be chosen.  "compact" is CART's 1-SE rule, "accurate" takes the best mean.
+SIZES = {"compact": 1.0, "balanced": 0.5, "accurate": 0.0}
+#: "balanced" halves the 1-SE rule's allowance: one standard error of a 5-fold mean is a wide band on small
+#: tables (a few rows of each fold), where the 1-SE rule is known to prune hard; half of it still prefers a
+#: smaller explanation when the evidence cannot tell the two apart
+DEFAULT_SIZE = "balanced"
+#: folds of the validation (fewer when the table has fewer rows)
+FOLDS = 5
+#: above this many rows one stratified split holds out :data:`VALIDATION_SHARE` of them instead of folds
+SPLIT_ROWS = 5000
+VALIDATION_SHARE = 0.25
+#: the grid of (objective, error budget as a share of e*): grid points, each validated.  The accuracy
+#: objective counts a wrong row against the selection itself, so it is given the reference tree's errors
+#: as room and no smaller budget
+ERROR_GRID = (("coverage", 0.0), ("coverage", 0.5), ("accuracy", 1.0))
+#: complexity budgets of the grid: 1, 2, 3, then about this ratio apart, up to 2 c*
+COMPLEXITY_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class AccuracyPoint:
+    """One candidate of the validation: its grid point and what it scored on the held-out rows.
+
+    ``complexity``: the mean number of conditions of its explanations over the folds; ``accuracy`` and
+    ``balanced_accuracy``: their means on the held-out rows (accuracy counts weight when the rows are
+    weighted); ``accuracy_se``: the standard error of the mean accuracy; ``error_budget``: the grid point's
+    Be on all training rows; ``chosen``: the default explanation.
+    """
+
+    complexity: float
+    accuracy: float
+    accuracy_se: float
+    balanced_accuracy: float
+    complexity_budget: int
+    error_budget: int | float
+    error_share: float
+    form: str
+    objective: str
+    n_rules: float
+    chosen: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def one_se_rule(means, ses, sizes, n_se: float) -> int:
+    """Index of the smallest candidate (by ``sizes``) whose mean is within ``n_se`` standard errors of the best.
+
+    The allowance is ``n_se`` times the standard error of the best mean, as in CART's 1-SE rule; among
+    candidates of the same size, the higher mean, then the earlier index.
+    """
+    means, ses, sizes = (np.asarray(v, dtype=float) for v in (means, ses, sizes))
+    if means.size == 0:
+        raise ValueError("no candidates to choose from")
+    best = int(np.argmax(means))  # the first of equal bests
+    floor = means[best] - float(n_se) * ses[best] - 1e-12
+    within = np.flatnonzero(means >= floor)
+    return int(min(within, key=lambda i: (sizes[i], -means[i], i)))
+
+
+def validation_splits(y: np.ndarray, random_state: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training rows, held-out rows) of each fold: stratified :data:`FOLDS` folds, or above
+    :data:`SPLIT_ROWS` rows one stratified split holding out :data:`VALIDATION_SHARE` of them."""
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    y = np.asarray(y)
+    n = len(y)
+    rows = np.arange(n)
+    _, counts = np.unique(y, return_counts=True)
+    if n > SPLIT_ROWS:
+        stratify = y if counts.min() >= 2 else None
+        train, held = train_test_split(rows, test_size=VALIDATION_SHARE, random_state=random_state, stratify=stratify)
+        return [(np.sort(train), np.sort(held))]
+    k = max(2, min(FOLDS, n))
+    with warnings.catch_warnings():  # a class with fewer rows than folds is spread as far as it goes
+        warnings.simplefilter("ignore", UserWarning)
+        folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+        return [(train, held) for train, held in folds.split(rows, y)]
+
+
+def complexity_grid(c_star: int) -> list[int]:
+    """The complexity budgets validated: 1, 2, 3, then about :data:`COMPLEXITY_RATIO` apart, up to 2 c*."""
+    top = max(2, 2 * int(c_star))
+    grid, x = [], 1.0
+    while int(round(x)) <= top:
+        b = int(round(x))
+        if not grid or b > grid[-1]:
+            grid.append(b)
+        x = x + 1 if x < 3 else x * COMPLEXITY_RATIO
+    if grid[-1] != top:
+        grid.append(top)
+    return grid
+
+
+def _improve(problem: SelectionProblem, selection: np.ndarray) -> np.ndarray:
+    """``selection`` (feasible) improved by augmenting moves of the problem's objective until none applies."""
+    state = problem.state(selection)
+    LocalSearch(problem, move_scorer(problem, usable_rules(problem))).run(state)
+    return state.r.copy()
+
+
+@dataclass
+class _Candidate:
+    form: str
+    objective: str
+    share: float
+    complexity_budget: int
+    accuracy: list
+    balanced: list
+    conditions: list
+    n_rules: list
+
+
+class _Fold:
+    """One split of the pool's rows: the selection problems on its training rows, and the scoring of a
+    selection on its held-out rows."""
+
+    def __init__(self, pool: RulePool, cov_rows, lengths, train, held, weights, eps: float, every_class: bool = False):
+        self.pool, self.held, self.lengths = pool, held, lengths
+        self.every_class = every_class
+        self.train = train[policy_rows(pool.y[train])]  # the stratified subsample of a large table
+        self.w_train = None if weights is None else weights[self.train]
+        self.w_held = None if weights is None else weights[held]
+        self.cov_train = cov_rows[self.train]
+        self.cov_held = cov_rows[held]
+        self.y_train, self.y_held = pool.y[self.train], pool.y[held]
+        self.n_classes = len(pool.classes)
+        self.problems = {}
+        self.eps = eps
+        self._scores: dict = {}
+
+    def problem(self, objective: str, rules) -> SelectionProblem:
+        key = (objective, None if rules is None else rules.size)
+        if key not in self.problems:
+            pool = self.pool
+            base = SelectionProblem(self.cov_train, pool.rule_class, self.y_train, self.lengths, eps=self.eps,
+                                    n_classes=self.n_classes, sample_weight=self.w_train, objective=objective,
+                                    fallback=left_out_class(pool) if objective == "accuracy" else None)
+            self.problems[key] = base if rules is None else base.restrict(rules)
+        return self.problems[key]
+
+    def error_budget(self, errors, total, sample_weight):
+        """An error budget of all the pool's rows (``errors`` of ``total``) in proportion to the rows read."""
+        read = len(self.train) if self.w_train is None else float(self.w_train.sum())
+        return _budget(errors * read / (total or 1), sample_weight)
+
+    def score(self, selection: np.ndarray) -> tuple[float, float]:
+        """(accuracy, balanced accuracy) on the held-out rows of the rules' vote, the fallback class (of the
+        training rows the rules leave, as the explanation's) where none fires or classes tie (with
+        ``every_class``, no class: such a row is not right)."""
+        idx = np.flatnonzero(selection)
+        key = idx.tobytes()
+        if key not in self._scores:
+            self._scores[key] = self._score(idx)
+        return self._scores[key]
+
+    def _score(self, idx: np.ndarray) -> tuple[float, float]:
+        onehot = np.eye(self.n_classes)[self.pool.rule_class[idx]]
+        train_counts = np.asarray(self.cov_train[:, idx] @ onehot) if idx.size else np.zeros((len(self.train), 1))
+        # with every class to be explained by rules of its own, a row no rule decides is not right
+        fallback = -1 if self.every_class else fallback_code(self.y_train, train_counts.any(axis=1), self.n_classes,
+                                                             self.w_train)
+        counts = np.asarray(self.cov_held[:, idx] @ onehot) if idx.size else np.zeros((len(self.held), 1))
+        top = counts.max(axis=1)
+        single = (counts == top[:, None]).sum(axis=1) == 1
+        voted = np.where((top > 0) & single, counts.argmax(axis=1), fallback)
+        right = voted == self.y_held
+        accuracy = float(np.average(right, weights=self.w_held)) if right.size else 0.0
+        recalls = [right[self.y_held == k].mean() for k in np.unique(self.y_held)]
+        return accuracy, float(np.mean(recalls)) if recalls else 0.0
+
+
+def _forms(pool: RulePool, every_class: bool) -> list[tuple[str, np.ndarray | None]]:
+    """The forms validated and the pool indices of the rules each allows (``None``: every rule)."""
+    forms = [("all", None)]
+    if not every_class:
+        rules = np.flatnonzero(pool.rule_class != left_out_class(pool))
+        if 0 < rules.size < pool.n_rules:
+            forms.append(("fallback", rules))
+    return forms
+
+
+def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None, every_class: bool = False,
+                        random_state: int = 0) -> list[AccuracyPoint]:
+    """Every candidate of the grid, validated on the folds of the pool's rows (none chosen yet).
+
+    ``every_class`` (balanced class weights): only the form "all".  ``sample_weight``: the folds' problems
+    are weighted, error budgets are weights, and accuracy counts the weight of the rows right.
+    """
+    best = pool.best_tree()
+    if best is None:
+        raise ValueError("no budgets given and no tree to size them; pass both budgets")
+    weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    total = pool.n_rows if weights is None else float(weights.sum())
+    e_star = reference_errors(pool, sample_weight)
+    grid = complexity_grid(best.complexity)
+    cov_rows = pool.coverage.tocsr()
+    lengths = pool.lengths  # a property that measures every rule: read once
+    folds = [_Fold(pool, cov_rows, lengths, train, held, weights, eps, every_class)
+             for train, held in validation_splits(pool.y, random_state)]
+    candidates = []
+    for form, rules in _forms(pool, every_class):
+        for objective, share in ERROR_GRID:
+            row = [_Candidate(form, objective, share, bc, [], [], [], []) for bc in grid]
+            for fold in folds:
+                be = fold.error_budget(share * e_star, total, sample_weight)
+                problem = fold.problem(objective, rules)
+                selection = np.zeros(problem.n_rules, dtype=bool)
+                for cand in row:
+                    selection = _improve(problem.with_budgets(cand.complexity_budget, be), selection)
+                    full = selection if rules is None else widen_selection(selection, rules, pool.n_rules)
+                    accuracy, balanced = fold.score(full)
+                    cand.accuracy.append(accuracy)
+                    cand.balanced.append(balanced)
+                    cand.conditions.append(int(lengths[full].sum()))
+                    cand.n_rules.append(int(full.sum()))
+            candidates.extend(row)
+    return [_point(c, e_star, sample_weight, len(folds), folds) for c in candidates]
+
+
+def _point(c: _Candidate, e_star, sample_weight, n_folds: int, folds) -> AccuracyPoint:
+    acc = np.asarray(c.accuracy)
+    if n_folds > 1:
+        se = float(acc.std(ddof=1) / np.sqrt(n_folds))
+    else:  # one held-out split: the binomial standard error of its accuracy
+        n_held = len(folds[0].held)
+        se = float(np.sqrt(max(acc[0] * (1 - acc[0]), 0.0) / max(n_held, 1)))
+    return AccuracyPoint(
+        complexity=float(np.mean(c.conditions)), accuracy=float(acc.mean()), accuracy_se=se,
+        balanced_accuracy=float(np.mean(c.balanced)), complexity_budget=int(c.complexity_budget),
+        error_budget=_budget(c.share * e_star, sample_weight), error_share=float(c.share), form=c.form,
+        objective=c.objective, n_rules=float(np.mean(c.n_rules)),
+    )
+
+
+def choose(points: list[AccuracyPoint], size: str = DEFAULT_SIZE) -> list[AccuracyPoint]:
+    """``points`` with the default marked (``chosen``): the 1-SE rule (:func:`one_se_rule`) at the knob's
+    standard errors (:data:`SIZES`), among the candidates with at least one rule on every fold."""
+    n_se = size_standard_errors(size)
+    eligible = [i for i, p in enumerate(points) if p.n_rules >= 1 and p.complexity >= 1]
+    if not eligible:
+        return list(points)
+    pick = eligible[one_se_rule([points[i].accuracy for i in eligible], [points[i].accuracy_se for i in eligible],
+                                [points[i].complexity for i in eligible], n_se)]
+    return [replace(p, chosen=(i == pick)) for i, p in enumerate(points)]
+
+
+def size_standard_errors(size: str) -> float:
+    """The standard errors the knob ``size`` allows (:data:`SIZES`); ValueError for an unknown one."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
+    return SIZES[size]
+
+
+def accuracy_frontier(pool: RulePool, size: str = DEFAULT_SIZE, *, eps: float = 1.0, sample_weight=None,
+                      every_class: bool = False, random_state: int = 0) -> list[AccuracyPoint]:
+    """The validation curve: every candidate's held-out accuracy against its conditions, the default marked
+    (what :func:`explainer.pipeline.resolve_defaults` chose from, also kept in ``PolicyChoice.frontier``)."""
+    size_standard_errors(size)
+    points = validate_candidates(pool, eps=eps, sample_weight=sample_weight, every_class=every_class,
+                                 random_state=random_state)
+    return choose(points, size)
+
+
+def frontier_table(points: list[AccuracyPoint]) -> str:
+    """The validation curve as text, one line per candidate, fewest conditions first; ``*`` marks the default."""
+    lines = [f"{'':1s} {'conditions':>10s} {'accuracy %':>10s} {'+- se':>6s} {'balanced %':>10s} {'Bc':>4s} "
+             f"{'Be':>8s} {'form':>8s} {'objective':>9s}"]
+    for p in sorted(points, key=lambda p: (p.complexity, -p.accuracy)):
+        lines.append(f"{'*' if p.chosen else ' ':1s} {p.complexity:10.1f} {100 * p.accuracy:10.2f} "
+                     f"{100 * p.accuracy_se:6.2f} {100 * p.balanced_accuracy:10.2f} {p.complexity_budget:4d} "
+                     f"{p.error_budget:8g} {p.form:>8s} {p.objective:>9s}")
+    return "\n".join(lines) + "\n"
+
+
+
+def solve_chosen(pool: RulePool, point: AccuracyPoint, *, eps: float = 1.0, sample_weight=None) -> np.ndarray:
+    """A selection (over every pool rule) at ``point``'s grid point, by the validation's own search on all of the
+    pool's rows (their stratified subsample on a large table): what the policy reports beside the budgets."""
+    weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    lengths = pool.lengths
+    fold = _Fold(pool, pool.coverage.tocsr(), lengths, np.arange(pool.n_rows), np.zeros(0, dtype=np.int64),
+                 weights, eps)
+    rules = dict(_forms(pool, False))[point.form]
+    total = pool.n_rows if weights is None else float(weights.sum())
+    be = fold.error_budget(point.error_share * reference_errors(pool, sample_weight), total, sample_weight)
+    problem = fold.problem(point.objective, rules)
+    selection = np.zeros(problem.n_rules, dtype=bool)
+    for bc in complexity_grid(pool.best_tree().complexity):
+        if bc > point.complexity_budget:
+            break
+        selection = _improve(problem.with_budgets(bc, be), selection)
+    return selection if rules is None else widen_selection(selection, rules, pool.n_rules)
+
+
+__all__ = ["DEFAULT_SIZE", "ERROR_GRID", "FOLDS", "SIZES", "AccuracyPoint", "accuracy_frontier", "choose",
+           "complexity_grid", "frontier_table", "one_se_rule", "solve_chosen", "validate_candidates", "validation_splits"]

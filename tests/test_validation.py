@@ -1,0 +1,154 @@
+"""The default explanation chosen on held-out evidence (explainer.pipeline.validation) and the accuracy frontier."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explainer.cli import main
+from explainer.estimator import RuleSetExplainer
+from explainer.pipeline import default_budgets, one_se_rule, resolve_defaults
+from explainer.pipeline.validation import SIZES, complexity_grid, validation_splits
+from explainer.rules.pool import build_pool
+
+
+def _table(n, seed):
+    """Three classes, one rare (c, about 6 %): b where x1 >= 7 or (x3 >= 8 and not c), c where x2 = 9 and
+    x1 <= 4, a elsewhere; the truth takes three rules and the ELSE line."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"x{i}": rng.integers(0, 10, n) for i in range(1, 5)})
+    y = np.where(X.x1 >= 7, "b", np.where((X.x2 >= 9) & (X.x1 < 5), "c", np.where(X.x3 >= 8, "b", "a")))
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def rare():
+    X, y = _table(600, 1)
+    pool = build_pool(X, y, 4, random_state=0, classes=sorted(set(y)))
+    return X, y, pool
+
+
+def test_the_one_se_rule_takes_the_smallest_within_the_allowance():
+    means = [0.80, 0.90, 0.93, 0.95, 0.94]
+    ses = [0.01, 0.02, 0.01, 0.02, 0.01]
+    sizes = [1, 3, 5, 9, 12]
+    # best 0.95 (se 0.02): within 1 se is >= 0.93 -> size 5; within 0.5 se is >= 0.94 -> size 9 (0.94 has 12)
+    assert one_se_rule(means, ses, sizes, 1.0) == 2
+    assert one_se_rule(means, ses, sizes, 0.5) == 3
+    assert one_se_rule(means, ses, sizes, 0.0) == 3
+    assert one_se_rule(means, ses, sizes, 10.0) == 0
+    # a tie in size goes to the higher mean, then to the earlier candidate
+    assert one_se_rule([0.9, 0.92, 0.92], [0.05, 0.05, 0.05], [2, 2, 2], 1.0) == 1
+    with pytest.raises(ValueError, match="no candidates"):
+        one_se_rule([], [], [], 1.0)
+
+
+def test_folds_are_stratified_seeded_and_cover_every_row_once():
+    y = np.array([0] * 80 + [1] * 20)
+    splits = validation_splits(y, random_state=0)
+    assert len(splits) == 5
+    held = np.concatenate([h for _, h in splits])
+    assert np.array_equal(np.sort(held), np.arange(100))
+    for train, h in splits:
+        assert np.intersect1d(train, h).size == 0 and (y[h] == 1).sum() == 4
+    again = validation_splits(y, random_state=0)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again, strict=True))
+    big = np.repeat([0, 1], 3000)
+    (train, h), = validation_splits(big)
+    assert len(h) == 1500 and (big[h] == 1).sum() == 750
+
+
+def test_the_complexity_grid_runs_from_one_to_twice_c_star():
+    assert complexity_grid(1) == [1, 2]
+    assert complexity_grid(4) == [1, 2, 3, 4, 7, 8]  # 3, 4.5, 6.75 rounded, then 2c*
+    grid = complexity_grid(38)
+    assert grid[0] == 1 and grid[-1] == 76 and grid == sorted(set(grid))
+
+
+def test_the_choice_is_the_one_se_rule_of_its_frontier_and_is_deterministic(rare):
+    _, _, pool = rare
+    d = default_budgets(pool)
+    points = list(d.frontier)
+    chosen = [p for p in points if p.chosen]
+    assert len(chosen) == 1 and chosen[0].n_rules >= 1
+    eligible = [p for p in points if p.n_rules >= 1]
+    i = one_se_rule([p.accuracy for p in eligible], [p.accuracy_se for p in eligible],
+                    [p.complexity for p in eligible], SIZES["balanced"])
+    assert eligible[i] == chosen[0]
+    p = chosen[0]
+    assert (d.complexity_budget, d.error_budget, d.form, d.objective) == (p.complexity_budget, p.error_budget,
+                                                                          p.form, p.objective)
+    again = default_budgets(pool)
+    assert again.frontier == d.frontier and np.array_equal(again.selection, d.selection)
+
+
+def _one_rule_accuracy(pool, X_test, y_test):
+    """The best one-rule explanation of the training rows (each pool rule alone, the ELSE line the majority of the
+    rows it leaves), tried by brute force, and its accuracy on the held-out rows."""
+    cov = pool.coverage.toarray().astype(bool)
+    best, best_right = None, -1
+    for i in range(pool.n_rules):
+        left = pool.y[~cov[:, i]]
+        fallback = np.bincount(left, minlength=len(pool.classes)).argmax() if left.size else 0
+        right = int((pool.y[cov[:, i]] == pool.rule_class[i]).sum() + (left == fallback).sum())
+        if right > best_right:
+            best, best_right = (i, fallback), right
+    fires = pool.rule_set(np.eye(pool.n_rules, dtype=bool)[best[0]]).coverage_matrix(X_test)[:, 0]
+    predicted = np.where(fires, pool.classes[pool.rule_class[best[0]]], pool.classes[best[1]])
+    return float(np.mean(predicted == y_test))
+
+
+def test_a_rare_class_gets_rules_where_they_validate_better_than_one_rule(rare):
+    X, y, pool = rare
+    X_test, y_test = _table(600, 2)
+    model = RuleSetExplainer(max_depth=4, random_state=0).fit(X, y)
+    assert len(model.rules_) >= 3
+    assert "c" in {str(r.label) for r in model.rules_}  # the rare class has a rule of its own
+    # the best single rule (three conditions: a where x1 <= 6, x2 != 9, x3 <= 7) gets 93.5 % of these rows
+    assert model.score(X_test, y_test) >= _one_rule_accuracy(model.pool_, X_test, y_test) + 0.03
+    frontier = model.accuracy_frontier_
+    assert sum(p["chosen"] for p in frontier) == 1
+    assert {"complexity", "accuracy", "accuracy_se", "balanced_accuracy", "form", "objective"} <= set(frontier[0])
+
+
+def test_compact_is_no_larger_than_balanced_which_is_no_larger_than_accurate(rare):
+    _, _, pool = rare
+    chosen = {}
+    for size in SIZES:
+        choice = resolve_defaults(pool, size=size)
+        assert choice.size == size and choice.chosen
+        (p,) = [p for p in choice.frontier if p.chosen]
+        chosen[size] = p
+    assert chosen["compact"].complexity <= chosen["balanced"].complexity <= chosen["accurate"].complexity
+    assert chosen["compact"].accuracy <= chosen["balanced"].accuracy <= chosen["accurate"].accuracy
+    with pytest.raises(ValueError, match="size must be one of"):
+        resolve_defaults(pool, size="tiny")
+
+
+def test_the_estimator_checks_size_and_keeps_no_frontier_with_given_budgets(rare):
+    X, y, _ = rare
+    with pytest.raises(ValueError, match="'size' parameter"):
+        RuleSetExplainer(size="huge").fit(X, y)
+    model = RuleSetExplainer(max_depth=3, complexity_budget=3, error_budget=0, algorithm="greedy").fit(X, y)
+    assert model.accuracy_frontier_ == []
+
+
+def test_cli_frontier_metric_accuracy_json_marks_the_default(tmp_path, capsys):
+    X, y = _table(300, 3)
+    path = tmp_path / "rare.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    assert main(["frontier", str(path), "--target", "label", "--depth", "3", "--metric", "accuracy", "--json",
+                 "--size", "compact"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["metric"] == "accuracy" and d["size"] == "compact"
+    marked = [p for p in d["points"] if p["chosen"]]
+    assert len(marked) == 1
+    assert (marked[0]["complexity_budget"], marked[0]["form"], marked[0]["objective"]) == (
+        d["default"]["complexity_budget"], d["default"]["form"], d["default"]["objective"])
+    assert all(0.0 <= p["accuracy"] <= 1.0 and p["accuracy_se"] >= 0 for p in d["points"])
+    assert main(["frontier", str(path), "--target", "label", "--depth", "3", "--metric", "accuracy"]) == 0
+    text = capsys.readouterr().out
+    assert "held-out accuracy" in text and sum(line.startswith("*") for line in text.splitlines()) == 1
