@@ -701,3 +701,32 @@ def test_the_frontier_says_why_a_run_in_the_fallback_form_sits_below_it():
     assert budgets._form_note(state(None)) == ""
     note = budgets._form_note(state([">50K"]))
     assert "rules for >50K only" in note and "gets <=50K" in note
+
+
+def test_rules_table_and_rule_detail_say_which_rows_come_through_a_missing_value():
+    import pandas as pd
+
+    from explainer.app import rule_cards
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rules, rules_for_data
+
+    # colour is missing on rows 2, 3 and 5; row 6 is green
+    frame = pd.DataFrame({"colour": ["red", "blue", None, None, "red", None, "green", "blue"],
+                          "class": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+    dataset = load_dataset(frame, target="class")
+    rules_ = rules_for_data(parse_rules("IF colour not in {red, blue} THEN CLASS=a\nIF colour = red THEN CLASS=a"),
+                            dataset.feature_specs, dataset.classes)
+    report = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
+    table = downloads.rules_table(report)
+    assert list(table.columns) == downloads.RULE_COLUMNS
+    assert table["rows via missing"].tolist() == [3, 0]
+    assert rule_cards.missing_detail(0, report.per_rule[0]) == md_escape(
+        "Rule 1 takes 3 rows through a missing colour of its 4: 'colour not in {red, blue}' holds on a missing "
+        "colour (3 rows).")
+    # rule 1 fires on the b rows 3 and 5 (colour missing); rows 1 and 7 (blue, b) get the ELSE class b
+    wrong = report.wrong_rows()
+    assert (report.fallback, wrong.rows.tolist()) == ("b", [3, 5])
+    caption = rule_cards.wrong_caption([str(r) for r in wrong.reasons], report)
+    assert caption == md_escape("2 of 8 rows get another class than theirs (25.0 %, what accuracy counts wrong): "
+                                "2 a wrong rule (only rules of another class fire). 'wrong rules' are the rule "
+                                "numbers above that fire with another class. Click a row to explain it below.")
