@@ -36,6 +36,7 @@ def test_every_reason_by_hand():
     assert wrong.counts() == {"a wrong rule": 2, "outvoted": 1, "tie -> fallback": 1, "fallback": 1}
     assert len(wrong) == 5 == round(rep.n_rows * (1 - rep.accuracy))
     assert rep.to_dict()["wrong_rows"] == {**wrong.counts(), "total": 5}
+    assert "  wrong rows:       5 (2 a wrong rule, 1 outvoted, 1 tie -> fallback, 1 fallback)" in rep.summary_lines()
     # per class: p (rows 0, 2, 3, 6) gets rows 0 and 6 right, row 6 by the fallback; q (rows 1, 4, 5) none
     per_class = rep.per_class().set_index("class")
     assert per_class.loc["p", ["rows", "covered", "right", "by_fallback"]].tolist() == [4, 3, 2, 1]

@@ -359,6 +359,8 @@ class RuleSetReport:
             f"  uncovered rows:   {self.n_uncovered} (no rule fires; they get {fallback})",
             f"  tied rows:        {self.n_ties} (classes tie among the rules; they get {fallback})",
             f"  by the fallback:  {self.fallback_right} of those {self.n_uncovered + self.n_ties} right",
+            f"  wrong rows:       {n - right} (" + ", ".join(f"{k} {r}" for r, k in self.wrong_rows().counts().items())
+            + ")",
             f"coverage:           {pct(covered, n)} ({covered} of {n} rows fire at least one rule, right or wrong)",
         ]
 
