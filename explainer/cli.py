@@ -184,7 +184,7 @@ def cmd_evaluate(args) -> int:
         fallback = _class_of(ds, fallback)
     report = evaluate_rules(rules, ds.X, ds.y, eps=args.eps, complexity_budget=args.complexity,
                             error_budget=args.errors, fingerprint=ds.fingerprint, fallback=fallback,
-                            target=ds.target)
+                            target=ds.target, feature_specs=ds.feature_specs)
     if args.json:
         print(report.to_json())
     else:

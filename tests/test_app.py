@@ -196,7 +196,9 @@ def test_rules_page_table_conflicts_and_uncovered(explained):
     report = at.session_state["explanation"].report
     table = at.dataframe[0].value
     assert list(table["IF-THEN"]) == [r.text for r in report.rules]
-    assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict"} <= set(table.columns)
+    assert {"class", "length", "support", "errors", "precision", "conflicts", "in conflict",
+            "rows via missing"} <= set(table.columns)
+    assert table["rows via missing"].tolist() == [0] * report.n_rules  # iris has no gaps
     assert any(x.value.startswith(f"ELSE CLASS={report.fallback}") for x in at.text)  # the fallback beside the rules
     assert any(m.label == "Accuracy" for m in at.metric)
     headers = [h.value for h in at.subheader]
@@ -444,20 +446,37 @@ def test_budget_inputs_reach_the_whole_pool(explained):
     at.run()
 
 
-def test_misclassified_rows_are_every_row_a_rule_gets_wrong(explained):
+def test_misclassified_rows_are_every_row_the_explanation_gets_wrong(explained):
+    # the rules' vote by hand, else the ELSE class: the table lists every row whose class that is not,
+    # the fallback's included, and is as long as accuracy says
     at = explained
     report = at.session_state["explanation"].report
     dataset = at.session_state["dataset"]
     y = [str(v) for v in dataset.y]
-    expected = set()
-    for rule in report.rules:
-        covered = rule.covers(dataset.X)
-        expected |= {i for i in range(dataset.n_rows) if covered[i] and y[i] != str(rule.label)}
+    fires = np.array([rule.covers(dataset.X) for rule in report.rules]).reshape(len(report.rules), dataset.n_rows)
+    expected, by_fallback = set(), set()
+    for i in range(dataset.n_rows):
+        votes = [str(report.rules[k].label) for k in np.flatnonzero(fires[:, i])]
+        top = max((votes.count(c) for c in set(votes)), default=0)
+        winners = sorted({c for c in votes if votes.count(c) == top})
+        gets = winners[0] if len(winners) == 1 else str(report.fallback)  # none fires, or a tie
+        if gets != y[i]:
+            expected.add(i)
+            if len(winners) != 1:
+                by_fallback.add(i)
     frame = rows.misclassified_frame(dataset, report)
-    assert set(frame["row"] - 1) == expected
-    assert len(expected) <= sum(m.errors for m in report.per_rule)
+    assert set(frame["row"] - 1) == expected and len(frame) == len(expected)
+    assert len(expected) == round(dataset.n_rows * (1 - report.accuracy))
+    assert (frame["reason"].isin(["tie -> fallback", "fallback"])).sum() == len(by_fallback)
+    assert by_fallback, "the run should leave some rows to a wrong ELSE class"
     at.switch_page("pages/2_Rules.py").run()
     assert "Misclassified rows" in [h.value for h in at.subheader]
+    shown = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert len(shown) == len(expected) and list(shown["row"]) == list(frame["row"])
+    caption = " ".join(c.value for c in at.caption)
+    assert f"{len(expected):,} of {dataset.n_rows:,} rows get another class than theirs" in caption
+    per_class = next(d.value for d in at.dataframe if "by_fallback" in d.value.columns)
+    assert per_class["right"].sum() == dataset.n_rows - len(expected)
 
 
 def test_result_warnings_say_why_in_words():
@@ -682,3 +701,32 @@ def test_the_frontier_says_why_a_run_in_the_fallback_form_sits_below_it():
     assert budgets._form_note(state(None)) == ""
     note = budgets._form_note(state([">50K"]))
     assert "rules for >50K only" in note and "gets <=50K" in note
+
+
+def test_rules_table_and_rule_detail_say_which_rows_come_through_a_missing_value():
+    import pandas as pd
+
+    from explainer.app import rule_cards
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rules, rules_for_data
+
+    # colour is missing on rows 2, 3 and 5; row 6 is green
+    frame = pd.DataFrame({"colour": ["red", "blue", None, None, "red", None, "green", "blue"],
+                          "class": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+    dataset = load_dataset(frame, target="class")
+    rules_ = rules_for_data(parse_rules("IF colour not in {red, blue} THEN CLASS=a\nIF colour = red THEN CLASS=a"),
+                            dataset.feature_specs, dataset.classes)
+    report = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
+    table = downloads.rules_table(report)
+    assert list(table.columns) == downloads.RULE_COLUMNS
+    assert table["rows via missing"].tolist() == [3, 0]
+    assert rule_cards.missing_detail(0, report.per_rule[0]) == md_escape(
+        "Rule 1 takes 3 rows through a missing colour of its 4: 'colour not in {red, blue}' holds on a missing "
+        "colour (3 rows).")
+    # rule 1 fires on the b rows 3 and 5 (colour missing); rows 1 and 7 (blue, b) get the ELSE class b
+    wrong = report.wrong_rows()
+    assert (report.fallback, wrong.rows.tolist()) == ("b", [3, 5])
+    caption = rule_cards.wrong_caption([str(r) for r in wrong.reasons], report)
+    assert caption == md_escape("2 of 8 rows get another class than theirs (25.0 %, what accuracy counts wrong): "
+                                "2 a wrong rule (only rules of another class fire). 'wrong rules' are the rule "
+                                "numbers above that fire with another class. Click a row to explain it below.")

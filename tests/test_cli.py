@@ -53,7 +53,8 @@ def test_explain_json(iris_csv, capsys):
     assert list(d) == [
         "n_rows", "n_rules", "complexity", "errors", "covered", "conflicting_pairs", "coverage", "coverage_score",
         "eps", "uncovered_rows", "tied_rows", "vote_accuracy", "accuracy", "balanced_accuracy", "fallback_class",
-        "else_text", "fallback_right", "target", "complexity_budget", "error_budget", "within_budgets", "rules",
+        "else_text", "fallback_right", "wrong_rows", "target", "complexity_budget", "error_budget", "within_budgets",
+        "rules",
         "data_fingerprint", "settings", "algorithm", "status", "message", "time_s", "generations", "rules_text",
         "pool_rules", "pool_trees"]
 

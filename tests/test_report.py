@@ -140,7 +140,7 @@ def test_accuracy_counts_the_vote_and_the_fallback_apart():
     assert parse_rule_text(r.rules_text()) == (list(rules), "a")
     d = r.to_dict()
     assert (d["accuracy"], d["fallback_class"], d["else_text"], d["target"]) == (5 / 6, "a", "ELSE CLASS=a", "kind")
-    assert r.to_csv().splitlines()[-1] == "ELSE,ELSE CLASS=a,a,0,2,1,1,0.5,0,"
+    assert r.to_csv().splitlines()[-1] == "ELSE,ELSE CLASS=a,a,0,2,1,1,0.5,0,0,,"
     # a given fallback is used as given: "b" is right on the tied row 3, wrong on row 6
     given = evaluate_rules(rules, X, y, fallback="b")
     assert (given.fallback_right, given.predicted.tolist()) == (1, ["a", "a", "b", "b", "b", "b"])
@@ -200,10 +200,10 @@ def test_per_rule_conflicts_and_totals_against_brute_force():
         assert (rep.covered, rep.conflicting_pairs) == (covered, pairs), trial
         assert rep.coverage == covered - 0.5 * pairs
         assert rep.uncovered_rows().tolist() == [j for j in range(n) if not any(cov[j])]
-        wrong, which = rep.wrong_rows()
+        wrong = rep.wrong_rows()
         by_hand = [[k for k in range(R) if cov[j][k] and str(rules[k].label) != labels[j]] for j in range(n)]
-        assert wrong.tolist() == [j for j in range(n) if by_hand[j]]
-        assert [np.flatnonzero(w).tolist() for w in which] == [by_hand[j] for j in wrong]
+        assert wrong.rows.tolist() == [j for j in range(n) if rep.predicted[j] != labels[j]]
+        assert wrong.rule_lists() == [by_hand[j] for j in wrong.rows]
         for j in range(n):
             fired = [str(rules[k].label) for k in range(R) if cov[j][k]]
             counts = {c: fired.count(c) for c in set(fired)}

@@ -102,6 +102,7 @@ def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, e
         complexity_budget=complexity_budget,
         error_budget=error_budget,
         fallback=fallback,
+        feature_specs=dataset.feature_specs,
         X_test=holdout[0] if holdout is not None else None,
         y_test=holdout[1] if holdout is not None else None,
         fingerprint=dataset.fingerprint,
@@ -130,7 +131,11 @@ def decode_text(data: bytes) -> str:
 
 
 RULE_COLUMNS = ["rule", "IF-THEN", "class", "length", "support", "correct", "errors", "precision",
-                "conflicts", "conflicts with", "in conflict"]
+                "conflicts", "conflicts with", "rows via missing", "in conflict"]
+
+#: what the "rows via missing" column counts
+MISSING_HELP = ("Rows the rule takes through a missing value: a condition such as 'x != a' or 'x not in {a, b}' "
+                "holds on a row where x is missing. Inspect the rule below to see which condition.")
 
 
 #: up to this many rules, a rules table lists the rules each one conflicts with (a list costs one pass
@@ -142,7 +147,7 @@ def rules_table(report: RuleSetReport) -> pd.DataFrame:
     frame = report.rules_frame()
     if frame.empty:
         return pd.DataFrame(columns=RULE_COLUMNS)
-    frame = frame.rename(columns={"text": "IF-THEN"})
+    frame = frame.rename(columns={"text": "IF-THEN", "missing_rows": "rows via missing"})
     listed = report.n_rules <= LISTED_CONFLICTS
     frame["conflicts with"] = [", ".join(str(k + 1) for k in report.conflicting_rules(i)) if listed and m.conflicts
                                else "" for i, m in enumerate(report.per_rule)]

@@ -76,16 +76,20 @@ def row_position(dataset: Dataset, number: int) -> int | None:
     return None if found < 0 else int(found)
 
 
-def misclassified_rows(report: RuleSetReport) -> tuple[np.ndarray, list[str]]:
-    """Rows some selected rule gets wrong (it fires and names another class), and those rules (1-based)."""
-    rows, wrong = report.wrong_rows()
-    return rows, [", ".join(str(k + 1) for k in np.flatnonzero(w)) for w in wrong]
+def misclassified_rows(report: RuleSetReport) -> tuple[np.ndarray, list[str], list[str]]:
+    """Every row that gets another class than its own (the vote, else the ELSE class: the rows accuracy
+    counts wrong), why (:data:`~explainer.report.diagnosis.REASONS`), and the firing rules of another
+    class (1-based)."""
+    wrong = report.wrong_rows()
+    names = [", ".join(str(k + 1) for k in ks) for ks in wrong.rule_lists()]
+    return wrong.rows, [str(r) for r in wrong.reasons], names
 
 
 def misclassified_frame(dataset: Dataset, report: RuleSetReport) -> pd.DataFrame:
-    """Every misclassified row in one table: the row, true and voted class, the wrong rules, its values."""
-    rows, names = misclassified_rows(report)
-    return rows_frame(dataset, rows, report, {"wrong rules": names})
+    """Every misclassified row in one table: the row, true and voted class, the reason, the wrong rules,
+    its values."""
+    rows, reasons, names = misclassified_rows(report)
+    return rows_frame(dataset, rows, report, {"reason": reasons, "wrong rules": names})
 
 
 # --------------------------------------------------------------------------- the row editor

@@ -18,11 +18,14 @@ from explainer.app.text import label, md_escape
 from explainer.data import Dataset
 from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport
+from explainer.report.diagnosis import REASONS
 
 
 def rule_columns() -> dict:
-    """Column widths of a rules table."""
-    return {name: st.column_config.Column(width=width) for name, width in downloads.RULE_COLUMN_WIDTHS.items()}
+    """Column widths of a rules table, and what the rows via missing values count."""
+    columns = {name: st.column_config.Column(width=width) for name, width in downloads.RULE_COLUMN_WIDTHS.items()}
+    columns["rows via missing"] = st.column_config.NumberColumn("rows via missing", help=downloads.MISSING_HELP)
+    return columns
 
 
 def summary_card(explanation: Explanation) -> None:
@@ -56,24 +59,40 @@ def follow(state: Session, selection, widget: Slot, clicked_slot: Slot[int], val
 
 
 def misclassified_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
-    """The rows on which a selected rule fires with another class; a click explains the row below."""
+    """Every row that gets another class than its own, with its reason; a click explains the row below."""
     wrong = rows.misclassified_frame(dataset, report)
     if wrong.empty:
-        st.success("No selected rule fires on a row of another class.", icon=":material/check_circle:")
+        st.success("Every row gets its own class (the rules' vote, else the ELSE class).",
+                   icon=":material/check_circle:")
         return
-    st.caption(f"{len(wrong)} rows on which at least one selected rule fires with another class "
-               "(the rules' errors, all in one table; 'wrong rules' are the rule numbers above). "
-               "Click a row to explain it below.")
+    st.caption(wrong_caption(wrong["reason"].tolist(), report))
     clicked_row = st.dataframe(wrong, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(wrong)),
                                on_select="rerun", selection_mode="single-row", key=Session.wrong_rows_table.key)
     follow(state, clicked_row, Session.explain_row, Session.explain_row_clicked, lambda k: int(wrong["row"].iloc[k]))
+
+
+def wrong_caption(reasons: list[str], report: RuleSetReport) -> str:
+    """How many rows are wrong (those accuracy counts wrong) and why, reason by reason."""
+    counts = {reason: reasons.count(reason) for reason in REASONS}
+    words = {
+        "a wrong rule": "only rules of another class fire",
+        "outvoted": "rules of their class fire, but are outvoted",
+        "tie -> fallback": f"classes tie and the ELSE class {report.fallback} is wrong",
+        "fallback": f"no rule fires and the ELSE class {report.fallback} is wrong",
+    }
+    parts = "; ".join(f"{counts[r]:,} {r} ({words[r]})" for r in REASONS if counts[r])
+    return md_escape(
+        f"{len(reasons):,} of {report.n_rows:,} rows get another class than theirs "
+        f"({100 * (1 - report.accuracy):.1f} %, what accuracy counts wrong): {parts}. "
+        "'wrong rules' are the rule numbers above that fire with another class. Click a row to explain it below."
+    )
 
 
 def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.DataFrame) -> None:
     """One row of the data (its values editable): the rules that fire on it and their vote."""
     numbers = rows.row_numbers(dataset)
     if state.explain_row is None or rows.row_position(dataset, state.explain_row) is None:
-        wrong_rows = rows.misclassified_rows(report)[0]
+        wrong_rows = report.wrong_rows().rows
         state.explain_row = int(numbers[wrong_rows[0] if len(wrong_rows) else 0])
     r1, r2 = st.columns([1, 4], gap="large")
     with r1:
@@ -125,6 +144,8 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
     )
     st.code(report.rules[pick].text, language=None, wrap_lines=True)  # the whole rule, however long
     metrics = report.per_rule[pick]
+    if metrics.missing_rows:
+        st.info(missing_detail(pick, metrics), icon=":material/help:")
     covered = report.rows_covered_by(pick)
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:
@@ -148,6 +169,13 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
                     st.dataframe(rows.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
 
 
+def missing_detail(pick: int, metrics) -> str:
+    """Rule 3 takes 1,728 rows through a missing stalk-root: which condition holds on the missing value."""
+    held = "; ".join(f"'{c['condition']}' holds on a missing {c['column']} ({c['rows']:,} rows)"
+                     for c in metrics.missing_conditions())
+    return md_escape(f"Rule {pick + 1} {metrics.missing_text} of its {metrics.support:,}: {held}.")
+
+
 def per_class_card(report: RuleSetReport) -> None:
     """Coverage per class, as a table and a chart."""
     per_class = report.per_class()
@@ -160,7 +188,10 @@ def per_class_card(report: RuleSetReport) -> None:
             column_config={
                 "covered_pct": st.column_config.ProgressColumn("covered %", format="%.1f%%", min_value=0,
                                                                max_value=100),
-                "voted_right": st.column_config.NumberColumn("voted right"),
+                "right": st.column_config.NumberColumn(
+                    "right", help="Rows that get their class: the rules' vote, else the ELSE class."),
+                "by_fallback": st.column_config.NumberColumn(
+                    "right by ELSE", help="Of those, the rows no rule covers or where classes tie."),
             },
         )
     with p2:

@@ -142,6 +142,7 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
         y_test=y_test,
         target=target,
         sample_weight=weights,
+        feature_specs=pool.feature_specs,
         settings={
             "objective": settings.objective,
             "class_weight": cw if cw is None or isinstance(cw, str) else {str(k): float(v) for k, v in cw.items()},

@@ -4,6 +4,8 @@
   its rules, held-out rows, one row explained;
 - :mod:`explainer.report.metrics`: what an evaluation holds (:class:`RuleSetReport`, per-rule
   :class:`RuleMetrics`) and its exports (text, JSON, CSV);
+- :mod:`explainer.report.diagnosis`: why a row is wrong (:meth:`RuleSetReport.wrong_rows`), and the rows
+  each rule takes through a missing value (:attr:`RuleMetrics.missing_rows`);
 - :mod:`explainer.report.figures`: the min/avg/max fitness figure of a run.
 
 This package is the public face of the stage: ``from explainer.report import evaluate_rules``.

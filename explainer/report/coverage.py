@@ -120,11 +120,6 @@ class RuleCoverage:
         out = np.where(top == 0, -1, np.where(n_top > 1, -2, winner))
         return out, self.total
 
-    def wrong_rows(self) -> np.ndarray:
-        """Rows on which some firing rule names another class than the row's."""
-        own = self.class_counts[self.y, np.arange(self.n_rows)]
-        return np.flatnonzero(self.total - own > 0)
-
     # ------------------------------------------------------------------ lists, on demand
     def rows_of(self, i: int) -> np.ndarray:
         """The rows rule ``i`` fires on."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from explainer.data.features import FeatureSpec
 from explainer.data.labels import (
     distinct,
     encode_labels,
@@ -19,6 +20,7 @@ from explainer.data.labels import (
     sorted_labels,
 )
 from explainer.report.coverage import RuleCoverage, vote_labels
+from explainer.report.diagnosis import missing_use
 from explainer.report.metrics import RuleMetrics, RuleSetReport
 from explainer.rules.model import RuleSet, ValueSet
 
@@ -63,13 +65,16 @@ def evaluate_rules(
     fallback=None,
     target: str | None = None,
     sample_weight=None,
+    feature_specs: list[FeatureSpec] | None = None,
 ) -> RuleSetReport:
     """Full metrics report of ``rules`` on ``(X, y)``; class labels mean what :mod:`explainer.data.labels` says.
 
     ``fallback`` is the class of rows no rule covers or where classes tie (default: the most
     frequent class, by weight, of the rows no rule covers, as the estimator's,
     :func:`~explainer.data.labels.fallback_class`); ``target`` names the class column;
-    ``sample_weight`` (one per row of ``y``, or ``None``) adds the weighted errors and f*.  One pass
+    ``sample_weight`` (one per row of ``y``, or ``None``) adds the weighted errors and f*;
+    ``feature_specs`` (``Dataset.feature_specs``) tell which cells were missing, for the rows each rule
+    takes through a missing value (without them: the NaN cells of numeric features).  One pass
     over the rules, each evaluated on every row once: time and memory grow with rows times rules
     (one bit each), never with pairs of rules.
     """
@@ -80,6 +85,7 @@ def evaluate_rules(
     firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
     conflicts = firing.conflicts()
     lengths = np.array([r.length for r in rule_set], dtype=np.int64)  # the one count: rule_complexity
+    missing = missing_use(rule_set, X, firing, feature_specs)
 
     per_rule = []
     for i, rule in enumerate(rule_set):
@@ -95,6 +101,7 @@ def evaluate_rules(
                 errors=support - correct,
                 precision=correct / support if support else 0.0,
                 conflicts=int(conflicts[i]),
+                missing=missing[i],
             )
         )
 
@@ -129,7 +136,8 @@ def evaluate_rules(
     if fallback is None:
         report.fallback = fallback_class(y, firing.covered_mask, report.sample_weight, class_labels)
     if X_test is not None and y_test is not None:
-        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps, fallback=report.fallback)
+        report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps, fallback=report.fallback,
+                                        feature_specs=feature_specs)
         report.test_accuracy = report.holdout.vote_accuracy
         report.test_rows = report.holdout.n_rows
     return report
@@ -155,13 +163,14 @@ def _masks(rule_set: RuleSet, X: pd.DataFrame):
     return (rule.covers(columns, index) for rule in rule_set)
 
 
-def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None) -> RuleSetReport:
+def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None,
+                   feature_specs: list[FeatureSpec] | None = None) -> RuleSetReport:
     """The rules' metrics on held-out rows (rows the pool and the selection never saw).
 
     The rules are evaluated by their text (:meth:`Rule.covers`), so ``X_test``
     only needs the columns the rules name.
     """
-    return evaluate_rules(rules, X_test, y_test, eps=eps, fallback=fallback)
+    return evaluate_rules(rules, X_test, y_test, eps=eps, fallback=fallback, feature_specs=feature_specs)
 
 
 def firing_rules(rules, X: pd.DataFrame) -> list[list[int]]:

@@ -25,8 +25,9 @@ import pandas as pd
 
 from explainer.data.labels import encode_labels, label_array, label_key, sorted_labels
 from explainer.report.coverage import TIE, UNCOVERED, RuleCoverage
+from explainer.report.diagnosis import MissingUse, WrongRows, find_wrong_rows
 from explainer.rules.model import Rule, RuleSet
-from explainer.rules.render import render_label
+from explainer.rules.render import render_label, render_phrases
 from explainer.selection.problem import Evaluation, within_error_budget
 
 
@@ -41,6 +42,24 @@ class RuleMetrics:
     errors: int
     precision: float
     conflicts: int  # (other rule, row) incidences where another rule of the set predicts another class
+    #: the rows it fires on through a missing value, and the conditions that take them
+    missing: MissingUse = field(default_factory=MissingUse, repr=False)
+
+    @property
+    def missing_rows(self) -> int:
+        """Rows the rule fires on where a column one of its conditions reads is missing."""
+        return self.missing.rows
+
+    @property
+    def missing_text(self) -> str:
+        """``takes 1,728 rows through a missing stalk-root``, or "" when no missing value lets it fire."""
+        return self.missing.text()
+
+    def missing_conditions(self) -> list[dict]:
+        """The conditions that hold through a missing value, one phrase per column: text, column, rows."""
+        conditions = self.rule.conditions
+        return [{"condition": " AND ".join(render_phrases(Rule(tuple(conditions[k] for k in ks), self.label))),
+                 "column": column, "rows": n} for column, n, ks in self.missing.columns]
 
     @property
     def text(self) -> str:
@@ -59,6 +78,8 @@ class RuleMetrics:
             "errors": self.errors,
             "precision": self.precision,
             "conflicts": self.conflicts,
+            "missing_rows": self.missing_rows,
+            "missing_conditions": self.missing_conditions(),
         }
 
 
@@ -250,18 +271,25 @@ class RuleSetReport:
             return np.zeros(0, dtype=int)
         return self.firing.between(i, k)
 
-    def wrong_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """(rows some rule fires on with another class than the row's, (rows, R) mask of those rules)."""
-        rows = self.firing.wrong_rows()
-        own = self.firing.rule_class[None, :] == self.firing.y[rows][:, None]
-        return rows, self.firing.firing(rows) & ~own
+    def wrong_rows(self) -> WrongRows:
+        """The rows that get another class than theirs (the vote, else the fallback: the rows
+        :attr:`accuracy` counts wrong), each with its reason and the firing rules of another class."""
+        _, _, predicted = self._label_codes()
+        return find_wrong_rows(self.firing, predicted)
+
+    def wrong_counts(self) -> dict[str, int]:
+        """Wrong rows per reason (:data:`~explainer.report.diagnosis.REASONS`) and their ``total``."""
+        counts = self.wrong_rows().counts()
+        return {**counts, "total": sum(counts.values())}
 
     def per_class(self) -> pd.DataFrame:
-        """Per true class: rows, rows covered, rows voted right."""
-        y, votes, _ = self._label_codes()
+        """Per true class: rows, rows covered, rows right (the vote, else the fallback, as :attr:`accuracy`
+        counts them) and of those the rows the fallback gets right."""
+        y, _, predicted = self._label_codes()
         classes = self.classes if self.classes is not None else sorted_labels(self.y)
         covered = self.firing.covered_mask
-        right = votes == y
+        right = predicted == y
+        left = self.firing.votes()[0] < 0  # uncovered or tied: the fallback's rows
         rows = []
         for code in np.unique(y):
             m = y == code
@@ -271,7 +299,8 @@ class RuleSetReport:
                     "rows": int(m.sum()),
                     "covered": int((covered & m).sum()),
                     "covered_pct": 100.0 * float((covered & m).sum()) / max(1, int(m.sum())),
-                    "voted_right": int((right & m).sum()),
+                    "right": int((right & m).sum()),
+                    "by_fallback": int((right & left & m).sum()),
                 }
             )
         return pd.DataFrame(rows)
@@ -289,6 +318,7 @@ class RuleSetReport:
             "fallback_class": _plain(self.fallback),
             "else_text": self.else_text,
             "fallback_right": self.fallback_right,
+            "wrong_rows": self.wrong_counts(),
             "target": self.target,
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
@@ -333,6 +363,8 @@ class RuleSetReport:
             f"  uncovered rows:   {self.n_uncovered} (no rule fires; they get {fallback})",
             f"  tied rows:        {self.n_ties} (classes tie among the rules; they get {fallback})",
             f"  by the fallback:  {self.fallback_right} of those {self.n_uncovered + self.n_ties} right",
+            f"  wrong rows:       {n - right} (" + ", ".join(f"{k} {r}" for r, k in self.wrong_rows().counts().items())
+            + ")",
             f"coverage:           {pct(covered, n)} ({covered} of {n} rows fire at least one rule, right or wrong)",
         ]
 
@@ -396,6 +428,8 @@ class RuleSetReport:
                     "errors": m.errors,
                     "precision": round(m.precision, 4),
                     "conflicts": m.conflicts,
+                    "missing_rows": m.missing_rows,
+                    "missing_via": "; ".join(f"{c['condition']} ({c['rows']})" for c in m.missing_conditions()),
                 }
                 for m in self.per_rule
             ]
@@ -409,7 +443,7 @@ class RuleSetReport:
         else_row = {
             "rule": "ELSE", "text": self.else_text, "class": self.fallback,
             "length": 0, "support": n_left, "correct": self.fallback_right, "errors": n_left - self.fallback_right,
-            "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "",
+            "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "", "missing_rows": 0, "missing_via": "",
         }
         return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True))
 
