@@ -94,10 +94,8 @@ def sweeps(monkeypatch):
     """``ensure_frontier`` with :class:`_Sweep` for its jobs and an empty server cache of its own."""
     from types import SimpleNamespace
 
-    from explainer.app import budgets
+    from explainer.app import budgets, kept_runs
     from explainer.app.session import Session
-
-    from explainer.app import kept_runs
 
     store = BoundedStore(1 << 30, idle_seconds=60)
     monkeypatch.setattr(budgets, "COMPUTED", store)
