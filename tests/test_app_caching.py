@@ -94,10 +94,12 @@ def sweeps(monkeypatch):
     """``ensure_frontier`` with :class:`_Sweep` for its jobs and an empty server cache of its own."""
     from types import SimpleNamespace
 
-    from explainer.app import budgets
+    from explainer.app import budgets, kept_runs
     from explainer.app.session import Session
 
-    monkeypatch.setattr(budgets, "COMPUTED", BoundedStore(1 << 30, idle_seconds=60))
+    store = BoundedStore(1 << 30, idle_seconds=60)
+    monkeypatch.setattr(budgets, "COMPUTED", store)
+    monkeypatch.setattr(kept_runs, "COMPUTED", store)
     monkeypatch.setattr(budgets, "FrontierJob", _Sweep)
     monkeypatch.setattr(_Sweep, "started", [])
     state = Session({})
@@ -107,7 +109,7 @@ def sweeps(monkeypatch):
     def at(be, eps=1.0):
         return budgets.ensure_frontier(state, pool, bc=4, be=be, eps=eps, bc_max=50)
 
-    return SimpleNamespace(at=at, state=state, budgets=budgets)
+    return SimpleNamespace(at=at, state=state, budgets=budgets, kept_runs=kept_runs)
 
 
 @pytest.mark.parametrize("redrawn", [True, False])
@@ -152,3 +154,101 @@ def test_items_list_what_is_kept_without_using_it():
     assert store.items() == [("a", 1), ("b", 2)]
     clock.now = 70.0  # "a" was only looked through at 50: idle 70 s, it expires
     assert store.items() == [("b", 2)]
+
+
+def test_a_frontier_kept_by_the_server_serves_a_new_session_at_any_bc_in_its_range(sweeps):
+    """A reload (a new session) at the same pool, Be and eps reuses the kept frontier, at any Bc it reaches."""
+    from explainer.app.session import Session
+
+    first = sweeps.at(5)
+    sweeps.at(7)  # the sweep at Be = 5 is harvested into the server's cache
+    reloaded = Session({})
+    reloaded.pool_key = sweeps.state.pool_key
+    pool = type("Pool", (), {"best_tree": lambda self: None})()
+    for bc in (1, 4, first.range[1]):
+        entry = sweeps.budgets.ensure_frontier(reloaded, pool, bc=bc, be=5, eps=1.0, bc_max=50)
+        assert entry.job is None and entry.result is first.job.frontier
+    assert _Sweep.started == [5, 7]
+    beyond = sweeps.budgets.ensure_frontier(reloaded, pool, bc=first.range[1] + 1, be=5, eps=1.0, bc_max=50)
+    assert beyond.job is not None and _Sweep.started == [5, 7, 5]  # a longer range is computed
+
+
+def _run(selection, problem):
+    from types import SimpleNamespace
+
+    from explainer.selection.result import SelectionResult
+
+    result = SelectionResult(selection=np.asarray(selection, dtype=bool), evaluation=problem.evaluate(selection),
+                             algorithm="test", status="ok", message="", time_s=0.0)
+    return SimpleNamespace(result=result, report=None)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_kept_run_lifts_the_frontier_not_only_the_latest(sweeps, seed):
+    """Property over random runs: a shown point is never below a kept run (same eps, every rule, unweighted
+    rows, within Be) at a Bc >= the run's complexity, and runs of other settings do not lift it."""
+    from explainer.selection.frontier import frontier
+    from explainer.selection.problem import SelectionProblem
+    from explainer.selection.settings import RunSettings
+
+    rng = np.random.default_rng(seed)
+    n, m = 30, 9
+    base = SelectionProblem(rng.random((n, m)) < 0.35, rng.integers(0, 2, m), rng.integers(0, 2, n),
+                            rng.integers(1, 4, m), eps=1.0, n_classes=2)
+    be = int(rng.integers(1, 5))
+    # a weak sweep (carry-forward and local search only) with its selections emptied: the runs must lift it
+    sweep = frontier(base, be, (1, 12), exact_time_limit=0, qga_time_limit=0)
+    empty = np.zeros(m, dtype=bool)
+    low = [type(p)(**{**p.__dict__, "selection": empty, "evaluation": base.evaluate(empty),
+                      "proven_optimal": False}) for p in sweep.points]
+    runs, others = [], []
+    for i in range(6):
+        selection = rng.random(m) < 0.4
+        run = _run(selection, base)
+        settings = RunSettings(complexity_budget=12, error_budget=be, algorithm="greedy", seed=i, eps=1.0)
+        if i % 3 == 2:  # another eps or class weight: a selection of another problem
+            settings = RunSettings(complexity_budget=12, error_budget=be, algorithm="greedy", seed=i,
+                                   eps=0.5 if i == 2 else 1.0, class_weight=None if i == 2 else "balanced")
+            others.append(run.result)
+        else:
+            runs.append(run.result)
+        sweeps.kept_runs.keep_finished(sweeps.state.pool_key, settings, run, dataset=None)
+    shown = sweeps.budgets.shown_points(sweeps.state, type("E", (), {"key": (sweeps.state.pool_key, be, 1.0)})(),
+                                        low, n)
+    for p in shown:
+        fits = [r.coverage for r in runs if r.complexity <= p.complexity_budget and r.errors <= be]
+        assert p.coverage == pytest.approx(max(fits, default=0.0))  # the best kept run that fits, none other
+        assert base.with_budgets(p.complexity_budget, be).evaluate(p.selection).coverage == pytest.approx(p.coverage)
+
+
+def test_runs_are_kept_by_pool_and_settings_and_a_failed_one_is_forgotten(sweeps):
+    from explainer.selection.settings import RunSettings
+
+    kr = sweeps.kept_runs
+    key = sweeps.state.pool_key
+    a = RunSettings(complexity_budget=3, error_budget=2, algorithm="greedy")
+    b = RunSettings(complexity_budget=3, error_budget=2, algorithm="greedy", seed=1)
+    kr.mark_started(key, a)
+    assert isinstance(kr.kept(key, a), kr.Started) and kr.kept(key, b) is None and kr.kept_runs(key) == []
+    kr.keep_finished(key, a, _run([True, False], _problem2()), dataset="rows")
+    found = kr.kept(key, a)
+    assert isinstance(found, kr.KeptRun) and found.dataset == "rows" and found.settings == a
+    assert kr.kept(("another pool",), a) is None and kr.kept_runs(key) == [found]
+    kr.mark_started(key, b)
+    kr.forget_run(key, b)
+    assert kr.kept(key, b) is None
+
+
+def _problem2():
+    from explainer.selection.problem import SelectionProblem
+
+    return SelectionProblem(np.array([[True, False], [False, True]]), np.array([0, 1]), np.array([0, 1]),
+                            np.array([1, 1]), n_classes=2)
+
+
+def test_discard_forgets_a_key_and_its_bytes():
+    store = BoundedStore(100, idle_seconds=60)
+    store.put("a", 1, size=10)
+    store.discard("a")
+    store.discard("never kept")
+    assert len(store) == 0 and store.total_bytes == 0

@@ -279,3 +279,49 @@ def test_no_exact_calls_above_the_nonzero_limit(monkeypatch):
     fr = frontier(base, int(base.errors.sum()), (0, int(base.lengths.sum())), random_state=0)
     assert "exact" not in calls
     check_points(fr, base)
+
+
+@pytest.mark.parametrize("seed", seeds(6))
+def test_the_qga_points_start_from_the_previous_point_and_the_known_selections(seed, monkeypatch):
+    """Every QGA point's initial population holds the previous Bc's selection and each seed that fits."""
+    from explainer.selection.frontier import WarmQGA
+
+    base = random_problem(300 + seed)
+    be = int(base.errors.sum())
+    seed_selection = np.zeros(base.n_rules, dtype=bool)
+    seed_selection[int(np.argmax(base.lengths))] = True  # one rule: fits wherever Bc >= its length
+    populations = []
+    real = WarmQGA.initial_population
+
+    def spy(self, problem, *args, **kwargs):
+        population = real(self, problem, *args, **kwargs)
+        populations.append((int(problem.complexity_budget), population))
+        return population
+
+    monkeypatch.setattr(WarmQGA, "initial_population", spy)
+    fr = frontier(base, be, (1, int(base.lengths.sum())), exact_time_limit=0, qga_params={"n_generations": 1},
+                  qga_ratio=1.0, seeds=[seed_selection], random_state=seed)
+    assert populations  # the sweep ran QGA (no exact solver here, so nothing was proven before it)
+    for bc, population in populations:
+        rows = {row.tobytes() for row in population}
+        if bc > 1:
+            assert fr.at(bc - 1).selection.tobytes() in rows
+        if base.lengths[seed_selection].sum() <= bc:
+            assert seed_selection.tobytes() in rows
+        problem = base.with_budgets(bc, be)
+        assert problem.evaluate_population(population)["feasible"].all()  # a start over budget is left out
+
+
+def test_the_qga_time_cap_grows_with_the_nonzeros_and_is_validated():
+    from explainer.selection.frontier import QGA_MIN_S, qga_time_cap
+
+    small = random_problem(0)
+    assert qga_time_cap(small) == QGA_MIN_S
+    rng = np.random.default_rng(0)
+    big = SelectionProblem(rng.random((40_000, 60)) < 0.5, rng.integers(0, 2, 60), rng.integers(0, 2, 40_000),
+                           np.ones(60, dtype=int), n_classes=2)
+    assert big.indices.size > 1_000_000
+    assert qga_time_cap(big) > 2 * QGA_MIN_S
+    for bad in ("fast", -1.0):
+        with pytest.raises(ValueError, match="qga_time_limit"):
+            frontier(small, 3, (1, 2), qga_time_limit=bad)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explainer.app import steps
+from explainer.app import kept_runs, steps
 from explainer.app.caching import COMPUTED
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
@@ -20,7 +20,7 @@ from explainer.app.text import algorithm_parameters, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
-from explainer.selection.result import ReadsEvaluation
+from explainer.selection.result import ReadsEvaluation, SelectionResult
 from explainer.selection.settings import RunSettings
 
 
@@ -175,6 +175,8 @@ def changed_parameters(state: Session, algorithm: str) -> dict:
 
 #: Seconds between redraws of a frontier being computed.
 FRONTIER_REFRESH_S = 1.0
+#: The known runs' selections a new frontier starts from, the best first (each is tried at every point).
+MAX_SEEDS = 8
 
 
 def frontier_key(key: tuple) -> tuple:
@@ -198,14 +200,29 @@ def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
     return 1, max(2, min(bc_max, max(base, bc + max(2, bc // 5))))
 
 
+def _comparable(settings: RunSettings, eps: float) -> bool:
+    """Is a run with ``settings`` a selection of the frontier's problem: every rule, unweighted rows, this eps?"""
+    return settings.eps == float(eps) and settings.form == "all" and settings.class_weight is None
+
+
+def known_runs(state: Session, be: int, eps: float) -> list[SelectionResult]:
+    """The results of the runs on this pool (kept on the server, and the session's last one) that the frontier
+    at (Be, eps) may use: every rule, unweighted rows, this eps, within Be."""
+    runs = [(kept.settings, kept.explanation.result) for kept in kept_runs.kept_runs(state.pool_key)]
+    if state.explanation is not None and state.run_settings is not None:
+        runs.append((state.run_settings, state.explanation.result))
+    out: list[SelectionResult] = []
+    for settings, result in runs:
+        if _comparable(settings, eps) and result.errors <= be and all(r is not result for r in out):
+            out.append(result)
+    return out
+
+
 def known_selections(state: Session, be: int, eps: float) -> list[ReadsEvaluation]:
-    """Selections already known on this pool with this eps that keep Be: the last run's, and the points of
-    the frontiers this server computed at a smaller or equal Be.  A frontier is never drawn below them."""
-    known: list[ReadsEvaluation] = []
-    settings = state.run_settings
-    if state.explanation is not None and settings is not None and settings.eps == eps and \
-            state.explanation.result.errors <= be:
-        known.append(state.explanation.result)
+    """Selections already known on this pool with this eps that keep Be: every finished run's (Explain and
+    Compare pages, kept by the server), and the points of the frontiers this server computed at a smaller or
+    equal Be.  A frontier is never drawn below them."""
+    known: list[ReadsEvaluation] = list(known_runs(state, be, eps))
     for key, result in COMPUTED.items():
         if isinstance(key, tuple) and key[:1] == ("frontier",) and isinstance(result, Frontier):
             _, pool_key, other_be, other_eps, _ = key
@@ -214,11 +231,23 @@ def known_selections(state: Session, be: int, eps: float) -> list[ReadsEvaluatio
     return known
 
 
+def _kept_frontier(base_key: tuple, bc: int) -> tuple[tuple, Frontier] | None:
+    """A whole frontier the server keeps for (pool key, Be, eps) whose range reaches ``bc``: the widest."""
+    found = [(key[1:], value) for key, value in COMPUTED.items()
+             if isinstance(key, tuple) and key[:1] == ("frontier",) and tuple(key[1:4]) == base_key
+             and isinstance(value, Frontier) and key[4][1] >= bc]
+    if not found:
+        return None
+    key, _ = max(found, key=lambda kv: kv[0][3][1])
+    value = COMPUTED.get(frontier_key(key))  # a use: it stays
+    return (key, value) if isinstance(value, Frontier) else None
+
+
 def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: float, bc_max: int) -> FrontierEntry:
     """The frontier at Be for this pool: finished (from the server's cache) or being computed in a worker.
 
     A new Be, eps or pool stops the old computation; a Bc beyond the computed range starts a longer
-    one.  The sweep starts from the last run's selection where it fits.
+    one.  The sweep starts from the known runs' selections where they fit (the best :data:`MAX_SEEDS`).
     """
     entry = state.frontier
     base_key = (state.pool_key, int(be), float(eps))
@@ -228,16 +257,19 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
             return entry
         if entry.job is not None and not entry.job.done:
             entry.job.stop()
+    kept = _kept_frontier(base_key, bc)
+    if kept is not None:  # computed before (this session, another one, or before a reload): not again
+        key, done = kept
+        entry = FrontierEntry(key=key, range=key[3], job=None, result=done)
+        state.frontier = entry
+        return entry
     rng = frontier_range(pool, bc, bc_max)
     key = (*base_key, rng)
-    done = COMPUTED.get(frontier_key(key))
-    job: FrontierJob | None = None
-    if done is None:
-        run = state.explanation
-        seeds = [run.result.selection] if run is not None and run.result.errors <= be else []
-        job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive())
-        job.start()
-    entry = FrontierEntry(key=key, range=rng, job=job, result=done)
+    known = sorted(known_runs(state, be, eps), key=lambda r: -float(r.coverage))
+    seeds = [r.selection for r in known[:MAX_SEEDS]]
+    job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive())
+    job.start()
+    entry = FrontierEntry(key=key, range=rng, job=job, result=None)
     state.frontier = entry
     return entry
 

@@ -86,6 +86,11 @@ class BoundedStore:
             value = self.put(key, make())
         return value
 
+    def discard(self, key: Hashable) -> None:
+        """Forget ``key`` (nothing happens when it is not kept)."""
+        with self._lock:
+            self._drop(key)
+
     def items(self) -> list[tuple[Hashable, object]]:
         """The kept (key, value) pairs, least recently used first; looking through them is no use of any."""
         with self._lock:

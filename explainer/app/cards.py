@@ -109,12 +109,18 @@ def results_card(state: Session, pool: RulePool, n_rows: int, running: bool) -> 
     """The last run's result (or its error, or what to do first); nothing while a run goes on."""
     if state.run_error and not running:
         st.error(md_escape(state.run_error), icon=":material/error:")
+    kept = None if running or state.run_error else app_state.restore_kept_run(state, budgets.run_settings(state))
+    if kept == "restored":  # a reload or a link at a finished run's settings: every card shows it again
+        st.rerun()
     explanation = state.explanation
     if explanation is not None and not running:
         with st.container(border=True):
             _result(state, pool, n_rows)
     elif explanation is None and not running:
-        st.info("Set the budgets and press **Run**.", icon=":material/info:")
+        if kept == "interrupted":
+            st.info(app_state.INTERRUPTED, icon=":material/history:")
+        else:
+            st.info("Set the budgets and press **Run**.", icon=":material/info:")
 
 
 def _result(state: Session, pool: RulePool, n_rows: int) -> None:

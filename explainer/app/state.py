@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from explainer.app import jobs, steps
+from explainer.app import jobs, kept_runs, steps
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -213,10 +213,13 @@ def remember_upload(state: Session, name: str, data: bytes) -> Source:
 
 
 def collect_finished(state: Session) -> None:
-    """Move the finished Explain-page run into ``state`` (once).
+    """Move the finished Explain-page run into ``state`` (once), and keep every finished run on the server.
 
     A failed run leaves no result on the page (the one before belonged to other settings), only its error.
+    Kept on the server by pool and settings (:mod:`.kept_runs`), a run is shown again after a reload and
+    lifts the frontier; so are the Compare page's runs.
     """
+    _keep_compared(state)
     job = state.job
     if job is None or not job.done or job.collected:
         return
@@ -227,9 +230,41 @@ def collect_finished(state: Session) -> None:
         state.explanation_data = job.dataset  # the rows it was computed on (training rows when some are held out)
         state.run_settings = job.settings
         del state.run_error
+        kept_runs.keep_finished(state.pool_key, job.settings, explanation, job.dataset)
     else:
         forget_results(state)
         state.run_error = job.errors[0] or "The run was stopped before it started."
+        kept_runs.forget_run(state.pool_key, job.settings)
+
+
+def _keep_compared(state: Session) -> None:
+    """The Compare page's finished runs, kept on the server (once) like the Explain page's."""
+    job = state.compare_job
+    if job is None or not job.done or job.collected:
+        return
+    job.collected = True
+    for settings, explanation in zip(job.runs, job.explanations, strict=True):
+        if explanation is not None:
+            kept_runs.keep_finished(state.pool_key, settings, explanation, job.dataset)
+
+
+#: What the Explain page says where a run at its settings was started but its result never came back.
+INTERRUPTED = "The run at these settings was interrupted by a reload; press **Run** to start it again."
+
+
+def restore_kept_run(state: Session, settings) -> str | None:
+    """Without a result in the session, the server's finished run at ``settings`` (a reload, a copied link):
+    ``"restored"`` (now the session's result), ``"interrupted"`` (it started but never finished) or None."""
+    if state.explanation is not None or (state.job is not None and not state.job.done) or state.pool_key is None:
+        return None
+    found = kept_runs.kept(state.pool_key, settings)
+    if isinstance(found, kept_runs.KeptRun):
+        state.explanation = found.explanation
+        state.explanation_data = found.dataset
+        state.run_settings = found.settings
+        del state.run_error
+        return "restored"
+    return "interrupted" if isinstance(found, kept_runs.Started) else None
 
 
 # --------------------------------------------------------------------------- the URL
@@ -422,5 +457,7 @@ def start_job(state: Session, slot, runs) -> jobs.RunJob:
     data = split.train if split is not None else state.dataset
     job = jobs.RunJob(state.pool, data, runs, holdout=holdout, alive=state.alive())
     state.put(slot, job)
+    if slot is Session.job:  # until collected, a reload at these settings says the run was interrupted
+        kept_runs.mark_started(state.pool_key, job.settings)
     job.start()
     return job

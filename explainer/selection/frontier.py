@@ -23,7 +23,12 @@ How a point is solved (budgets increasing along the sweep):
   and proved nothing).
 * **QGA otherwise**, at points spaced geometrically (about 1.5x) along the range (only
   where the exact solver did not prove the point), each capped by
-  ``qga_time_limit``; its selection is carried forward like any other.
+  ``qga_time_limit`` (``"auto"``: :func:`qga_time_cap`, growing with the coverage
+  matrix's nonzeros, since QGA's first population alone takes about a second to
+  evaluate at 32,561 rows).  Its initial population also holds the point's start
+  (the previous budget's selection, improved) and the known selections that fit
+  (``seeds``), so it starts where a default run would have to climb to; its
+  selection is carried forward like any other.
 * **Bounds.**  Every point's upper bound is the least of: the rows some usable
   rule covers (no selection can cover more), the exact solver's bound there,
   and the bound of any *larger* budget (the optimum never drops when a budget
@@ -53,10 +58,15 @@ from explainer.selection.solvers import solve
 from explainer.selection.solvers.base import StopRelay, stop_flag_set
 from explainer.selection.solvers.local_search import LocalSearch, repair, usable_rules
 from explainer.selection.solvers.moves import MoveScorer
+from explainer.selection.solvers.operators import distinct_rows
+from explainer.selection.solvers.qga import QGA
 
 AXES = ("complexity", "errors")
 #: coverage matrices with more nonzeros than this get no exact calls in a sweep (see the module docstring)
 EXACT_MAX_NNZ = 1_000_000
+#: the QGA points' time cap (``qga_time_limit="auto"``): at least QGA_MIN_S seconds, and QGA_S_PER_NNZ a nonzero
+QGA_MIN_S = 0.5
+QGA_S_PER_NNZ = 2e-6
 _TOL = 1e-6
 
 
@@ -241,6 +251,36 @@ def default_range(source, axis: str = "complexity") -> tuple[int, int]:
     return 0, max(1, 2 * int(best.errors))
 
 
+def qga_time_cap(problem: SelectionProblem) -> float:
+    """Seconds for one QGA point of a sweep: enough for the initial population and a few generations.
+
+    A flat 0.5 s ended QGA on large tables before its first generation (its first population alone
+    takes about 1 s to evaluate at 32,561 rows, 1.5 M nonzeros); the evaluation grows with the
+    coverage matrix's nonzeros, and so does this cap.
+    """
+    return max(QGA_MIN_S, QGA_S_PER_NNZ * float(problem.indices.size))
+
+
+class WarmQGA(QGA):
+    """QGA whose initial population also holds the selections ``starts`` (those feasible at the budgets).
+
+    A frontier point's QGA starts from its neighbour's selection and the known ones, instead of
+    rediscovering them within its short time cap.  Set ``starts`` after construction (the
+    parameters stay QGA's own).
+    """
+
+    starts: tuple = ()
+
+    def initial_population(self, problem, *args, **kwargs):
+        population = super().initial_population(problem, *args, **kwargs)
+        starts = [np.asarray(s, dtype=bool).ravel() for s in self.starts]
+        starts = [s for s in starts if s.shape == (problem.n_rules,) and problem.evaluate(s).feasible]
+        if not starts:
+            return population
+        both = np.vstack([np.array(starts, dtype=bool), population])
+        return both[distinct_rows(both)]
+
+
 def _geometric_marks(lo: int, hi: int, ratio: float = 1.4) -> set[int]:
     """Budgets spaced about ``ratio`` apart from ``lo`` to ``hi`` (both included)."""
     marks, x = set(), float(max(lo, 1))
@@ -262,7 +302,7 @@ def frontier(
     random_state=0,
     callback=None,
     exact_time_limit: float = 0.5,
-    qga_time_limit: float = 0.5,
+    qga_time_limit: float | str = "auto",
     qga_ratio: float = 1.5,
     time_limit: float | None = None,
     seeds=None,
@@ -283,12 +323,13 @@ def frontier(
     callback : an :class:`explainer.selection.callbacks.Callback`; ``on_point(point)`` after
         each point, returning True stops the sweep.
     exact_time_limit : seconds for the exact solver at one point (0: never use it).
-    qga_time_limit : seconds for one QGA run (0: never use it).
+    qga_time_limit : seconds for one QGA run (0: never use it); ``"auto"``: :func:`qga_time_cap` of the problem.
     qga_ratio : QGA runs at budgets about this ratio apart (where exact did not prove the point).
     time_limit : seconds; once the sweep has run this long, the remaining points get only the
         carry-forward and the local search (still feasible and monotone, rarely proven).
     seeds : selections (boolean, one entry per rule) tried at every point where they keep
-        both budgets, e.g. a good selection at a large budget.
+        both budgets, e.g. a good selection at a large budget; they also join the QGA runs'
+        initial populations where they fit.
     qga_params : parameters of the QGA runs instead of ``time_limit=qga_time_limit`` (e.g. a
         fixed number of generations, which makes the sweep independent of the machine's speed
         when the exact solver is off too).
@@ -305,6 +346,11 @@ def frontier(
         raise ValueError(f"budget range must be 0 <= low <= high, got {lo}..{hi}")
     if int(budget) < 0:
         raise ValueError("budgets must be >= 0")
+    if qga_time_limit == "auto":
+        qga_time_limit = qga_time_cap(base)
+    elif isinstance(qga_time_limit, str) or not float(qga_time_limit) >= 0:
+        raise ValueError(f"qga_time_limit must be 'auto' or seconds >= 0, got {qga_time_limit!r}")
+    qga_time_limit = float(qga_time_limit)
     # a fixed error budget of weighted rows is a weight, not rounded
     fixed = float(budget) if axis == "complexity" and base.row_weight is not None else int(budget)
     seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
@@ -385,8 +431,7 @@ class _Sweep:
         elif self.skip:
             self.skip -= 1
         if not proven and (self.qga_params or self.qga_time_limit > 0) and b in self.marks and not late:
-            params = self.qga_params or {"time_limit": self.qga_time_limit}
-            res = solve(problem, "qga", random_state=seed, callback=self.relay, **params)
+            res = self._qga(problem, seed, best)
             if res.coverage > best_f + _TOL:
                 best, best_f, how = res.selection, res.coverage, "qga"
                 # QGA ends at a local optimum of its own moves; the bound may now be met
@@ -411,6 +456,13 @@ class _Sweep:
             if f > best_f + _TOL:
                 best, best_f, how = improved, f, "local_search"
         return best, best_f, how
+
+    def _qga(self, problem: SelectionProblem, seed: int, start: np.ndarray):
+        """QGA at one point, warm-started from ``start`` (this point's best so far), the previous point's
+        selection and the seeds."""
+        solver = WarmQGA(**(self.qga_params or {"time_limit": self.qga_time_limit}))
+        solver.starts = (start, self.carried, *self.seed_list)
+        return solver.solve(problem, random_state=seed, callback=self.relay)
 
     def _exact(self, problem: SelectionProblem, seed: int, best, best_f: float, how: str, bound: float):
         """The exact solver from ``best``: (selection, f*, how), the bound and whether it is proven;
@@ -514,5 +566,5 @@ def _propagate_bounds(points: list[FrontierPoint]) -> None:
         p.proven_optimal = p.proven_optimal or p.coverage >= running - _TOL
 
 
-__all__ = ["AXES", "Frontier", "FrontierPoint", "coverable_rows", "default_range", "frontier", "lifted",
-           "local_search", "usable_rules"]
+__all__ = ["AXES", "Frontier", "FrontierPoint", "WarmQGA", "coverable_rows", "default_range", "frontier",
+           "lifted", "local_search", "qga_time_cap", "usable_rules"]
