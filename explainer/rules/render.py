@@ -54,7 +54,8 @@ def is_plain_word(text: str) -> bool:
         return False
     if not all(ch.isalnum() or ch in _WORD_MARKS for ch in text) or not text.isprintable():
         return False
-    return text.lower() not in _GRAMMAR_WORDS
+    # a word the number reader takes ("inf", "NaN", "Infinity") would read back as a number
+    return text.lower() not in _GRAMMAR_WORDS and parse_number(text) is None
 
 
 def is_plain_number(text: str) -> bool:
