@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing import spawn
+from typing import TYPE_CHECKING
 
 from explainer.app import lifeline, worker
 from explainer.app.text import label
@@ -38,7 +39,12 @@ from explainer.app.worker import (
     TaskStarted,
 )
 from explainer.pipeline import Explanation
+from explainer.selection.frontier import Frontier
 from explainer.selection.settings import RunSettings
+
+if TYPE_CHECKING:  # the fork server's context exists only where there is fork
+    from multiprocessing.context import ForkServerContext, SpawnContext
+    from multiprocessing.process import BaseProcess
 
 #: After Stop, a run gets this long to return its best selection before its process is ended
 #: (the solvers poll the stop flag inside their long steps, so this is a safety net).
@@ -54,7 +60,7 @@ ORPHAN_GRACE_S = 1.5
 POLL_S = 0.2
 
 _context_lock = threading.Lock()
-_context = None
+_context: ForkServerContext | SpawnContext | None = None
 _starting = threading.local()
 
 
@@ -75,7 +81,7 @@ def _preparation_data(name, _original=spawn.get_preparation_data):
     return data
 
 
-def mp_context():
+def mp_context() -> ForkServerContext | SpawnContext:
     """The process start method: a fork server that has imported the solvers once, so a job starts fast.
 
     ``fork`` from the multi-threaded Streamlit server is unsafe; ``spawn`` would import numpy,
@@ -87,6 +93,7 @@ def mp_context():
         if _context is None:
             os.environ[lifeline.SERVER_PID_ENV] = str(os.getpid())
             methods = multiprocessing.get_all_start_methods()
+            ctx: ForkServerContext | SpawnContext
             if "forkserver" in methods:
                 ctx = multiprocessing.get_context("forkserver")
                 ctx.set_forkserver_preload(["__main__", "explainer.app.worker", "explainer.app.preload"])
@@ -164,7 +171,7 @@ class Job:
 
     def __init__(self, request: RunRequest | FrontierRequest, n_tasks: int, *,
                  alive: Callable[[], bool] | None = None, line: _Line | None = None):
-        self._request = request
+        self._request: RunRequest | FrontierRequest | None = request
         self._alive = alive
         self._line = LINE if line is None else line
         self._lock = threading.Lock()
@@ -179,7 +186,7 @@ class Job:
         ctx = mp_context()
         self._queue = ctx.Queue()
         self._stop = ctx.Event()
-        self._process = None
+        self._process: BaseProcess | None = None
         self._ended = False  # the worker's "end" message arrived
         self._reader = threading.Thread(target=self._read, name="explainer-job-reader", daemon=True)
 
@@ -194,11 +201,12 @@ class Job:
     def _launch(self) -> None:
         ctx = mp_context()
         self.started_at = time.perf_counter()
-        self._process = ctx.Process(target=self.target, args=(self._request, self._queue, self._stop),
-                                    name="explainer-worker", daemon=True)
+        process = ctx.Process(target=self.target, args=(self._request, self._queue, self._stop),
+                              name="explainer-worker", daemon=True)
+        self._process = process
         _starting.job = True
         try:
-            self._process.start()
+            process.start()
         finally:
             _starting.job = False
         self._request = None  # sent; the page keeps only what it shows
@@ -244,13 +252,18 @@ class Job:
             self.stop()
         return gone_since
 
+    def _worker(self) -> BaseProcess:
+        if self._process is None:
+            raise RuntimeError("the worker process has not been started")
+        return self._process
+
     def _drain(self) -> None:
         gone_since, checked = None, time.perf_counter()
         while True:
             try:
                 message = self._queue.get(timeout=POLL_S)
             except queue_module.Empty:
-                if not self._process.is_alive():
+                if not self._worker().is_alive():
                     # the worker may have put its last messages just before it ended: read them all first
                     self._drain_after_exit()
                     return
@@ -263,7 +276,7 @@ class Job:
             checked = now
             gone_since = self._orphan_check(gone_since)
             if self.stop_requested_at is not None and now - self.stop_requested_at > STOP_GRACE_S:
-                self._process.terminate()
+                self._worker().terminate()
                 self._fail_running(f"stopped; no selection was returned within {STOP_GRACE_S:g} s")
                 return
 
@@ -276,7 +289,7 @@ class Job:
                 break
             if self._handle(message):
                 return
-        code = self._process.exitcode
+        code = self._worker().exitcode
         self._fail_running("the worker process ended unexpectedly" + (f" (exit status {code})" if code else ""))
 
     def _handle(self, message) -> bool:
@@ -475,13 +488,14 @@ class FrontierJob(Job):
                  seeds=(), alive: Callable[[], bool] | None = None, line: _Line | None = None):
         self.pool = pool
         self.error_budget = int(error_budget)
-        self.budget_range = tuple(int(b) for b in budget_range)
+        low, high = budget_range
+        self.budget_range = (int(low), int(high))
         self.eps = float(eps)
         request = FrontierRequest(pool=pool, error_budget=self.error_budget, budget_range=self.budget_range,
                                   eps=self.eps, seeds=tuple(seeds))
         super().__init__(request, 1, alive=alive, line=line)
         self.points: list = []
-        self.frontier = None
+        self.frontier: Frontier | None = None
 
     def _take(self, message):
         match message:

@@ -35,6 +35,7 @@ def end_with(pid: int) -> None:
     exits, zombie or not.  Where there is no pidfd it checks every :data:`PARENT_POLL_S`: for the
     parent, whether this process has been handed to another; for any other pid, whether it exists.
     """
+    fd: int | None
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:  # already gone
@@ -42,7 +43,7 @@ def end_with(pid: int) -> None:
     except (AttributeError, OSError):  # no pidfd here
         fd = None
 
-    def wait_on_pidfd():
+    def wait_on_pidfd(fd: int) -> None:
         select.select([fd], [], [])
         os._exit(1)
 
@@ -52,7 +53,10 @@ def end_with(pid: int) -> None:
             time.sleep(PARENT_POLL_S)
         os._exit(1)
 
-    threading.Thread(target=poll if fd is None else wait_on_pidfd, name="explainer-end-with", daemon=True).start()
+    if fd is None:
+        threading.Thread(target=poll, name="explainer-end-with", daemon=True).start()
+    else:
+        threading.Thread(target=wait_on_pidfd, args=(fd,), name="explainer-end-with", daemon=True).start()
 
 
 def _exists(pid: int) -> bool:
@@ -66,7 +70,7 @@ def _exists(pid: int) -> bool:
 
 
 # Run as the main module of a fork server that :func:`.jobs.mp_context` started (it sets the pid first).
-if __name__ == "__mp_main__" and server_pid() is not None:
-    if os.getppid() != server_pid():  # handed to another parent: the server died while this one started
+if __name__ == "__mp_main__" and (_server := server_pid()) is not None:
+    if os.getppid() != _server:  # handed to another parent: the server died while this one started
         os._exit(1)
-    end_with(server_pid())
+    end_with(_server)

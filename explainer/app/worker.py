@@ -187,13 +187,16 @@ def _close_fork_server_lifeline() -> None:
     server.  A worker starts no process, so it needs no fork server.
     """
     server = forkserver._forkserver
-    if server.get_inherited_fds() is None or server._forkserver_alive_fd is None:
+    # the fd is a private attribute of multiprocessing's ForkServer (its stub declares none of them)
+    attributes = vars(server)
+    alive_fd = attributes.get("_forkserver_alive_fd")
+    if server.get_inherited_fds() is None or alive_fd is None:
         return  # not a process forked by the fork server (spawn, or a test calling in-process)
     try:
-        os.close(server._forkserver_alive_fd)
+        os.close(alive_fd)
     except OSError:
         pass
-    server._forkserver_alive_fd = None
+    attributes["_forkserver_alive_fd"] = None
 
 
 def die_with_parent() -> None:
@@ -243,10 +246,11 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
             break
         queue.put(TaskStarted(i))
         reporter = QueueReporter(queue, stop_event, i)
-        held = {"X_test": request.X_test, "y_test": request.y_test} if request.X_test is not None else {}
+        y_test = None if request.X_test is None else request.y_test  # held-out rows come as a pair
         try:
             explanation = explain_pool(request.pool, request.X, request.y, settings, callback=reporter,
-                                       fingerprint=request.fingerprint, target=request.target, **held)
+                                       fingerprint=request.fingerprint, target=request.target,
+                                       X_test=request.X_test, y_test=y_test)
         except Exception as exc:  # reported on the page, never a traceback there
             traceback.print_exc()
             reporter.flush()

@@ -293,7 +293,7 @@ def _number(value) -> float | None:
 class Rule:
     """IF all conditions hold THEN the class is ``label``."""
 
-    conditions: tuple[Condition, ...]
+    conditions: tuple[Condition | ValueSet, ...]
     label: object
 
     def __post_init__(self) -> None:

@@ -48,10 +48,6 @@ class _Operand:
     text: str
     number: float | None  # set for an unquoted number word
 
-    @property
-    def is_number(self) -> bool:
-        return self.number is not None
-
 
 def _operand(tokens: list[str], what) -> _Operand:
     if not tokens:
@@ -83,7 +79,7 @@ def _words(tokens: list[str], *words: str) -> bool:
     return all(tok[0] == WORD and tok[1:].lower() == w for tok, w in zip(tokens[-k:], words, strict=True))
 
 
-def _condition(tokens: list[str]) -> list[Condition]:
+def _condition(tokens: list[str]) -> list[Condition | ValueSet]:
     def what() -> str:
         return f"condition {_short(' '.join(quote(t[1:]) if t[0] == QUOTED else t[1:] for t in tokens))}"
 
@@ -110,20 +106,20 @@ def _condition(tokens: list[str]) -> list[Condition]:
         op = ops[0]
         if op in ("=", "!="):
             return [_onehot(a.text, b.text, op == "=")]
-        if not a.is_number and b.is_number:
+        if a.number is None and b.number is not None:
             return [Condition(a.text, op, b.number)]
-        if a.is_number and not b.is_number:
+        if a.number is not None and b.number is None:
             return [Condition(b.text, _FLIP[op], a.number)]
         raise RuleSyntaxError(f"{what()} needs a feature on one side and a number on the other")
     if len(ops) == 2:
         a, b, c = operands
-        if ops[0] == "=" and ops[1] in _FLIP and c.is_number:
+        if ops[0] == "=" and ops[1] in _FLIP and c.number is not None:
             # The paper's raw one-hot form: ``Margin=5 > 0.5``.
             return [Condition(f"{a.text}={b.text}", ops[1], c.number)]
         same_way = (ops[0] in ("<", "<=") and ops[1] in ("<", "<=")) or (
             ops[0] in (">", ">=") and ops[1] in (">", ">=")
         )
-        if same_way and a.is_number and c.is_number and not b.is_number:
+        if same_way and a.number is not None and c.number is not None and b.number is None:
             return [Condition(b.text, _FLIP[ops[0]], a.number), Condition(b.text, ops[1], c.number)]
         raise RuleSyntaxError(f"{what()}: expected an interval like '32 < Age <= 54'")
     raise RuleSyntaxError(f"{what()} has too many comparisons")
@@ -151,10 +147,10 @@ def _value_set(tokens: list[str], what) -> ValueSet:
     return ValueSet(_operand(head, what).text, tuple(values), negated)
 
 
-def _conditions(groups: list[list[str]]) -> list[Condition]:
+def _conditions(groups: list[list[str]]) -> list[Condition | ValueSet]:
     if len(groups) == 1 and len(groups[0]) == 1 and groups[0][0][0] == WORD and groups[0][0][1:].upper() == "TRUE":
         return []
-    out: list[Condition] = []
+    out: list[Condition | ValueSet] = []
     for group in groups:
         if not group:
             raise RuleSyntaxError("empty condition (two ANDs in a row, or AND next to IF or THEN)")
@@ -162,7 +158,7 @@ def _conditions(groups: list[list[str]]) -> list[Condition]:
     return out
 
 
-def parse_condition(text: str) -> list[Condition]:
+def parse_condition(text: str) -> list[Condition | ValueSet]:
     """The conditions one condition phrase stands for (an interval is two).
 
     ``x <= 2.5``, ``x > 2.5``, ``x < 2``, ``x >= 2``, ``2 < x`` as they read;

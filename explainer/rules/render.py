@@ -175,7 +175,11 @@ def phrase_plan(rule) -> list[tuple]:
         groups.setdefault(_column_of(c), []).append(c)
     plan: list[tuple] = []
     for column, conds in groups.items():
-        positive, excluded, bounds, missing, sets_out = [], [], [], [], []
+        positive: list[tuple] = []
+        sets_out: list[tuple] = []
+        excluded: list = []
+        bounds: list = []
+        missing: list[tuple] = []
         for c in conds:
             if hasattr(c, "values"):
                 (sets_out if c.negated else positive).append(("set", column, c))

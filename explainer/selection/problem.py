@@ -71,10 +71,11 @@ class Evaluation:
     :class:`~explainer.selection.frontier.FrontierPoint` hold and read through)."""
 
     coverage: float  # f*
-    covered: int
-    conflicting_pairs: int
+    # the row counts: ints when rows are counted, floats (weights of rows) when they are weighted
+    covered: float
+    conflicting_pairs: float
     complexity: int
-    errors: int
+    errors: float
     feasible: bool  # within the budgets of the problem that evaluated it
     n_rules: int
     n_rows: int
@@ -197,8 +198,8 @@ class SelectionProblem:
         """``row_weight``: None (unweighted) or the (N,) float64 weights; ``total_weight``: their sum
         (N unweighted); ``error_tol``: the slack the error budget is compared with (0 unweighted)."""
         if sample_weight is None:
-            self.row_weight = None
-            self.total_weight = self.n_rows
+            self.row_weight: np.ndarray | None = None
+            self.total_weight: float = self.n_rows  # an int: the rows counted
             self.error_tol = error_tolerance(None)
             return
         w = np.asarray(sample_weight, dtype=np.float64).ravel()
@@ -214,6 +215,7 @@ class SelectionProblem:
     def _set_budgets(self, complexity_budget, error_budget) -> None:
         # the one place where "no budget" (None) becomes a number: UNBOUNDED compares above every sum
         self.complexity_budget = UNBOUNDED if complexity_budget is None else int(complexity_budget)
+        self.error_budget: float  # an int unless the rows are weighted
         if error_budget is None or error_budget >= UNBOUNDED:
             self.error_budget = UNBOUNDED
         elif self.row_weight is None:
@@ -465,10 +467,11 @@ class SelectionState:
         self.r = np.zeros(problem.n_rules, dtype=bool)
         self.total = np.zeros(problem.n_rows, dtype=np.int32)
         self.per_class = np.zeros((problem.n_rows, problem.n_classes), dtype=np.int32)
-        self.covered = 0
-        self.pairs = 0
+        # row counts: ints unweighted, weights of rows (floats) weighted
+        self.covered: float = 0
+        self.pairs: float = 0
         self.complexity = 0
-        self.errors = 0
+        self.errors: float = 0
         self._accuracy = problem.objective == "accuracy"
         self.right = objectives.state_right(problem, self.total, self.per_class) if self._accuracy else 0
         if r is not None:
@@ -582,7 +585,7 @@ class SelectionState:
         self.account(*gained)
         return int(checks)
 
-    def slack(self) -> tuple[int, int]:
+    def slack(self) -> tuple[int, float]:
         """What is left of the complexity and the error budget (of its limit, with the tolerance, when
         weighted: a float)."""
         p = self.problem

@@ -39,11 +39,11 @@ class ReadsEvaluation:
         return self.evaluation.coverage_score
 
     @property
-    def covered(self) -> int:
+    def covered(self) -> float:  # an int unless the rows are weighted
         return self.evaluation.covered
 
     @property
-    def conflicting_pairs(self) -> int:
+    def conflicting_pairs(self) -> float:  # an int unless the rows are weighted
         return self.evaluation.conflicting_pairs
 
     @property
@@ -51,7 +51,7 @@ class ReadsEvaluation:
         return self.evaluation.complexity
 
     @property
-    def errors(self) -> int:
+    def errors(self) -> float:  # an int unless the rows are weighted
         return self.evaluation.errors
 
     @property

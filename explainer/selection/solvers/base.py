@@ -237,6 +237,7 @@ class Solver:
         before = problem.evaluate(selection).value
         cleaned, stats = clean_up(problem, selection, fill=self.clean_up == "full" and not stopped)
         after = problem.evaluate(cleaned).value
+        assert before is not None and after is not None  # an Evaluation's value is set when it is made
         if after < before - 1e-9 or not problem.is_feasible(cleaned):  # pragma: no cover - a bug guard
             raise AssertionError(f"{self.name}: the clean-up lowered f* or broke a budget")
         stats["gain"] = after - before

@@ -41,7 +41,7 @@ MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "lazy_swap", "ke
 _LAZY_BATCH = 8
 
 
-def budget_scale(budget: int) -> float:
+def budget_scale(budget: float) -> float:
     """1 / budget for a finite positive budget, else 0 (the term does not count)."""
     if budget <= 0 or budget >= UNBOUNDED:
         return 0.0
@@ -322,8 +322,8 @@ class LocalSearch:
         #: QGA sets it to its population's worst fitness, below which a child is dropped anyway
         self.one_for_two_floor = -np.inf
 
-    def _structured_step(self, st, limit: int) -> int:
-        move = self.scorer.best_move(st)
+    def _structured_step(self, st, scorer: MoveScorer, limit: int) -> int:
+        move = scorer.best_move(st)
         if move is None:
             return 0
         _, a, b = move
@@ -334,11 +334,11 @@ class LocalSearch:
         self.improvements[kind] += 1
         steps = 1
         if kind == "add" and self.lazy:
-            n = lazy_adds(st, self.scorer, limit - 1)
+            n = lazy_adds(st, scorer, limit - 1)
             self.improvements["lazy_add"] += n
             steps += n
         elif kind == "swap" and self.lazy_swaps:
-            n = lazy_swaps(st, self.scorer, limit - 1)
+            n = lazy_swaps(st, scorer, limit - 1)
             self.improvements["lazy_swap"] += n
             steps += n
         return steps
@@ -356,6 +356,7 @@ class LocalSearch:
         go into ``known`` with that end (unless the step cap or the clock cut the climb short), so
         later climbs that meet the same path jump too: the results are the same, only sooner.
         """
+        scorer = self.scorer  # set whenever structured (and so one_for_two) is on
         steps = 0
         path = [row_key(st.r)] if remember else []  # selections that lead to this climb's end
         stopped = False
@@ -372,13 +373,13 @@ class LocalSearch:
                     break
                 if remember:
                     path.append(key)
-            if self.structured:
-                n = self._structured_step(st, self.max_steps - steps)
+            if self.structured and scorer is not None:
+                n = self._structured_step(st, scorer, self.max_steps - steps)
                 if n:
                     steps += n
                     continue
-            if self.one_for_two and st.value >= self.one_for_two_floor:
-                move = self.scorer.best_one_for_two(st, int(self.max_ejections))
+            if self.one_for_two and scorer is not None and st.value >= self.one_for_two_floor:
+                move = scorer.best_one_for_two(st, int(self.max_ejections))
                 if move is not None:
                     for i in move[1:]:
                         st.flip(i)

@@ -118,9 +118,12 @@ class _Reduced:
     def accuracy_rows(self) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """(own, other), both G x K: the rules of each group's class covering it (only for the groups whose
         class is not the fallback: they need one to be right) and the rules of another class covering it."""
+        group_class = self.group_class
+        if group_class is None:
+            raise ValueError("row groups have classes only under objective='accuracy'")
         gr = self.groups.tocoo()
-        same = self.rule_class[gr.col] == self.group_class[gr.row]
-        need = self.group_class[gr.row] != self.fallback
+        same = self.rule_class[gr.col] == group_class[gr.row]
+        need = group_class[gr.row] != self.fallback
         shape = self.groups.shape
         own = sp.csr_matrix((np.ones(int((same & need).sum())), (gr.row[same & need], gr.col[same & need])), shape=shape)
         other = sp.csr_matrix((np.ones(int((~same).sum())), (gr.row[~same], gr.col[~same])), shape=shape)
@@ -144,11 +147,11 @@ class _Reduced:
     def n_kept(self) -> int:
         return int(self.kept.size)
 
-    def _overlaps(self, left: sp.csc_matrix, right: sp.csc_matrix) -> sp.spmatrix:
+    def _overlaps(self, left: sp.csc_matrix, right: sp.csc_matrix) -> sp.coo_matrix:
         """left' right: rows covered by both (their weight when weighted, left' diag(w) right)."""
         if self.row_weight is None:
-            return left.T @ right
-        return left.T @ (sp.diags(self.row_weight) @ right)
+            return (left.T @ right).tocoo()
+        return (left.T @ (sp.diags(self.row_weight) @ right)).tocoo()
 
     def _pair_values(self, data: np.ndarray) -> np.ndarray:
         """Q of the pairs from their overlaps: integer counts unweighted, the weights' sums weighted."""
@@ -172,7 +175,7 @@ class _Reduced:
     def pairs_touching(self, idx: np.ndarray):
         """Conflicting pairs between kept rules ``idx`` and every kept rule."""
         idx = np.asarray(idx, dtype=np.int64)
-        gram = self._overlaps(self.cov[:, idx], self.cov).tocoo()
+        gram = self._overlaps(self.cov[:, idx], self.cov)
         a, b = idx[gram.row], gram.col.astype(np.int64)
         keep = (self.rule_class[a] != self.rule_class[b]) & (gram.data > 0)
         a, b, q = a[keep], b[keep], self._pair_values(gram.data[keep])
@@ -192,7 +195,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
     # identical (class, rows) -> keep the shortest (lowest index on ties)
     order = np.lexsort((np.arange(problem.n_rules), L))
     seen: set = set()
-    kept = []
+    picked: list[int] = []
     for n, i in enumerate(order):
         _check_clock(deadline, n)
         if not ok[i]:
@@ -201,8 +204,8 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
         if key in seen:
             continue
         seen.add(key)
-        kept.append(int(i))
-    kept = np.sort(np.asarray(kept, dtype=np.int64))
+        picked.append(int(i))
+    kept = np.sort(np.asarray(picked, dtype=np.int64))
     stats["duplicates"] = int(ok.sum()) - int(kept.size)
     cov = problem.coverage_sparse[:, kept].tocsc()
     cov_rows = cov.tocsr()
@@ -259,6 +262,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
     )
     if accuracy:
         red.group_class = np.asarray(group_class, dtype=np.int64)
+        assert problem.fallback is not None  # the problem picks one under "accuracy"
         red.fallback = int(problem.fallback)
         red.constant = float(constant)
     return red, stats
@@ -294,7 +298,10 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
     nv = K + G + P
     c = np.concatenate([np.zeros(K), -red.weights, eps * pq.astype(float)])
     integrality = np.concatenate([np.ones(K), np.zeros(G + P)])
-    blocks, lbs, ubs = [], [], []
+    # typed as matrices of any format: the stub's hstack reads the first block's format as every block's
+    blocks: list[sp.spmatrix] = []
+    lbs: list[np.ndarray] = []
+    ubs: list[np.ndarray] = []
     if G and red.accuracy:
         own, other = red.accuracy_rows()
         # a_g - sum of the own-class rules <= 0 (groups of the fallback class need none; a group with no
@@ -356,7 +363,9 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
             # scipy warns that the options beyond its own five go to HiGHS verbatim (that is the intent), and
             # an older HiGHS that does not know one warns and ignores it
             warnings.filterwarnings("ignore", message="Unrecognized options detected")
-            res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints, options=options)
+            # the stub's options name scipy's own five only; the HiGHS ones go through verbatim (see above)
+            res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints,
+                       options=options)  # type: ignore[arg-type]
     except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
         return _SubResult(None, None, np.inf, False, f"HiGHS failed: {exc}", nv, n_cons)
     bound = np.inf
@@ -393,31 +402,31 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     w_e = np.rint(red.weights * grid).astype(np.int64)
     w_z = np.rint(pq * eps * grid).astype(np.int64)
     m = cp_model.CpModel()
-    r = [m.NewBoolVar(f"r{i}") for i in range(K)]
-    e = [m.NewBoolVar(f"e{g}") for g in range(G)]
-    z = [m.NewBoolVar(f"z{p}") for p in range(P)]
+    r = [m.new_bool_var(f"r{i}") for i in range(K)]
+    e = [m.new_bool_var(f"e{g}") for g in range(G)]
+    z = [m.new_bool_var(f"z{p}") for p in range(P)]
     gi = red.groups
     if red.accuracy:
         own, other = red.accuracy_rows()
         for g in range(G):
             _check_clock(deadline, g)
             if red.group_class[g] != red.fallback:  # right only with a rule of its class (none: never)
-                m.AddBoolOr([r[int(i)] for i in own.indices[own.indptr[g] : own.indptr[g + 1]]]).OnlyEnforceIf(e[g])
+                m.add_bool_or([r[int(i)] for i in own.indices[own.indptr[g] : own.indptr[g + 1]]]).OnlyEnforceIf(e[g])
             for i in other.indices[other.indptr[g] : other.indptr[g + 1]]:
-                m.AddImplication(e[g], r[int(i)].Not())
+                m.add_implication(e[g], r[int(i)].Not())
     for g in range(0 if red.accuracy else G):
         _check_clock(deadline, g)
         cols = gi.indices[gi.indptr[g] : gi.indptr[g + 1]]
-        m.AddBoolOr([r[int(i)] for i in cols]).OnlyEnforceIf(e[g])
+        m.add_bool_or([r[int(i)] for i in cols]).OnlyEnforceIf(e[g])
     for p in range(P):
         _check_clock(deadline, p)
-        m.AddBoolOr([r[int(pa[p])].Not(), r[int(pb[p])].Not(), z[p]])
+        m.add_bool_or([r[int(pa[p])].Not(), r[int(pb[p])].Not(), z[p]])
     for coef, budget in red.budget_rows:
-        m.Add(sum(int(cf) * r[i] for i, cf in enumerate(coef) if cf) <= int(budget))
-    m.Maximize(sum(int(w) * e[g] for g, w in enumerate(w_e)) - sum(int(w) * z[p] for p, w in enumerate(w_z)))
+        m.add(sum(int(cf) * r[i] for i, cf in enumerate(coef) if cf) <= int(budget))
+    m.maximize(sum(int(w) * e[g] for g, w in enumerate(w_e)) - sum(int(w) * z[p] for p, w in enumerate(w_z)))
     if hint is not None:
         for i in range(K):
-            m.AddHint(r[i], bool(hint[i]))
+            m.add_hint(r[i], bool(hint[i]))
     solver = cp_model.CpSolver()
     left = time_limit if deadline is None else min(time_limit, deadline - time.perf_counter())
     if left <= 0:

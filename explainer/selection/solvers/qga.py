@@ -160,7 +160,7 @@ class QGA(Solver):
         n_targets: int = 6,
         n_subspaces: int = 2,
         n_samples: int = 10,
-        n_kernel: int = 64,
+        n_kernel: int | None = 64,
         kernel_subspace_size: int = 10,
         n_kernel_subspaces: int = 6,
         rfhc_trials: int = 30,
