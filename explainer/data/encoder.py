@@ -13,6 +13,7 @@ NaN (numeric) or 0 (one-hot).  Every encoded feature has a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -348,7 +349,7 @@ class TableEncoder(BaseEstimator):
             return int(o)
         raise DataError("ordinal_as_categorical must be True, False or a number of distinct values.")
 
-    def _fit(self, df: pd.DataFrame, declared: set[str] = frozenset()) -> None:
+    def _fit(self, df: pd.DataFrame, declared: AbstractSet[str] = frozenset()) -> None:
         if self.missing_indicators not in ("auto", True, False):
             raise DataError("missing_indicators must be 'auto', True or False.")
         roles = self._roles(df, declared)
@@ -515,8 +516,8 @@ class TableEncoder(BaseEstimator):
                 keys, cats = values, np.array([float(v) for v in p.categories])
                 out.append((keys[:, None] == cats[None, :]).astype(np.float64))
             else:
-                keys, cats = _category_keys(col, missing, p.categories)
-                out.extend((keys == v).astype(np.float64)[:, None] for v in cats)
+                keys, cat_values = _category_keys(col, missing, p.categories)
+                out.extend((keys == v).astype(np.float64)[:, None] for v in cat_values)
         if p.indicator:
             out.append(missing.astype(np.float64)[:, None])
         return out

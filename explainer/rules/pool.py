@@ -211,8 +211,8 @@ class _Extractor:
         self.view = view  # trees trained on ranks of low-resolution columns: thresholds mapped back
         self.feature_names = feature_names
         self.specs = feature_specs
-        self._uniques = [None] * X.shape[1]
-        self._short: dict[tuple[int, float], float] = {}
+        self._uniques: list[np.ndarray | None] = [None] * X.shape[1]  # per feature, read on first use
+        self._short: dict[tuple[int, float, bool], float] = {}
         self._indicator = {s.column: i for i, s in enumerate(feature_specs) if s.kind == "missing"}
 
     def _short_threshold(self, f: int, t: float, original: bool = False) -> float:
@@ -228,10 +228,11 @@ class _Extractor:
             elif spec.integer and math.isfinite(t):
                 short = float(math.floor(t))  # v <= 32.7 and v <= 32 agree on whole numbers, as do > 32.7, > 32
             else:
-                if self._uniques[f] is None:
+                uniques = self._uniques[f]
+                if uniques is None:
                     col = self.X[:, f]
-                    self._uniques[f] = np.unique(col[~np.isnan(col)])
-                short = shorten_threshold(t, self._uniques[f])
+                    uniques = self._uniques[f] = np.unique(col[~np.isnan(col)])
+                short = shorten_threshold(t, uniques)
             self._short[key] = short
         return self._short[key]
 
@@ -251,7 +252,7 @@ class _Extractor:
         """
         t = tree.tree_
         left, right = t.children_left, t.children_right
-        stack = [(0, np.arange(self.X.shape[0]), ())]
+        stack: list[tuple[int, np.ndarray, tuple[Condition, ...]]] = [(0, np.arange(self.X.shape[0]), ())]
         while stack:
             node, rows, conds = stack.pop()
             if left[node] == -1:
@@ -330,8 +331,8 @@ def build_pool(
     simplify = Simplifier(Xv, specs) if phrase_length else None
     collected = _Collector(rule_complexity)
     add = collected.add
-    for index, (p, seed, model) in enumerate(fitted):
-        collected.add_tree(index, p, seed, model, extractor, simplify, codes, classes)
+    for tree_index, (p, seed, model) in enumerate(fitted):
+        collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
         collected.add_grown(Xv, codes, names, int(seeds[-1]), extractor, simplify, classes)

@@ -73,7 +73,7 @@ def column_domains(X: np.ndarray, specs: list[FeatureSpec]) -> dict[str, ColumnD
             values = list(onehot)
             coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]
             gaps = bool(np.any(coded.sum(axis=1) == 0)) if num_col is None else bool(np.isnan(num_col).any())
-        elif numeric is not None and numeric.integer:
+        elif numeric is not None and numeric.integer and num_col is not None:
             present = num_col[~np.isnan(num_col)]
             values = np.unique(present).tolist()
             if not 2 <= len(values) <= CODE_MAX_VALUES:
@@ -153,4 +153,7 @@ class Simplifier:
             if len(specs) == 1:
                 return [Condition(specs[0].name, ">", 0.5, specs[0])]
             return [ValueSet(d.column, tuple(values), False, features=tuple(s.name for s in specs), specs=tuple(specs))]
-        return [ValueSet(d.column, tuple(float(v) for v in values), negated, numeric=d.numeric.name, specs=(d.numeric,))]
+        numeric = d.numeric
+        # values not all one-hot come from a code column (column_domains), which has its numeric feature
+        assert numeric is not None, f"column {d.column!r}: values outside its one-hot features"
+        return [ValueSet(d.column, tuple(float(v) for v in values), negated, numeric=numeric.name, specs=(numeric,))]

@@ -55,7 +55,7 @@ import time
 import numpy as np
 
 from explainer.selection.objectives import OBJECTIVES
-from explainer.selection.problem import SelectionProblem
+from explainer.selection.problem import Evaluation, SelectionProblem
 from explainer.selection.result import FEASIBLE, OPTIMAL
 from explainer.selection.solvers.base import STOP_REQUEST, Monitor, RunOutcome, Solver, StopRelay
 from explainer.selection.solvers.local_search import greedy_fill, move_scorer
@@ -124,32 +124,47 @@ def exit_now_if_solving(status: int) -> None:
         os._exit(int(status))
 
 
-class _Search:
-    """The exact solver's state over its rounds: incumbent, bound, the model's conflict pairs."""
+def _value(ev: Evaluation) -> float:
+    """The objective value of an evaluation (:meth:`SelectionProblem.evaluate` always sets it)."""
+    assert ev.value is not None
+    return ev.value
 
-    def __init__(self, problem: SelectionProblem, incumbent: np.ndarray, grid):
-        self.problem, self.eps, self.grid = problem, problem.eps, grid
+
+class _Progress:
+    """What a run reports, with or without a model: incumbent, bound, message, the last model's figures."""
+
+    def __init__(self, incumbent: np.ndarray, value: float):
         self.incumbent = incumbent
-        self.inc_value = self.warm_value = problem.evaluate(incumbent).value
-        self.red: _Reduced | None = None
+        self.inc_value = self.warm_value = value
+        self.bound: float = np.inf
         self.K = 0
-        self.bound = np.inf
-        self.pa = self.pb = self.pq = np.zeros(0, dtype=np.int64)  # pair set of the model, kept numbering
-        self.in_model: set[tuple[int, int]] = set()
-        self.hint = None
-        self.step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
+        self.pa = np.zeros(0, dtype=np.int64)  # pair set of the model, kept numbering
         self.message = ""
         self.proven_model = False
-        self.last_model_value = None
+        self.last_model_value: float | None = None
         self.n_vars = self.n_cons = self.iterations = 0
 
-    def start(self, red: _Reduced) -> None:
+    def forget_model(self) -> None:
+        """No model result stands (it could not be built or solved in time)."""
+        self.proven_model, self.n_vars, self.n_cons, self.iterations, self.last_model_value = False, 0, 0, 0, None
+
+
+class _Search(_Progress):
+    """The exact solver's state over its rounds, once the model is reduced: its conflict pairs, hint, bound."""
+
+    def __init__(self, problem: SelectionProblem, red: _Reduced, grid: int | None, incumbent: np.ndarray,
+                 value: float):
+        super().__init__(incumbent, value)
+        self.problem, self.eps, self.grid = problem, problem.eps, grid
         self.red, self.K = red, red.n_kept
         # every coverable (right) row, no conflicts
-        self.bound = _round_bound(float(red.weights.sum()) + red.constant, self.grid)
+        self.bound = _round_bound(float(red.weights.sum()) + red.constant, grid)
+        self.pb = self.pq = np.zeros(0, dtype=np.int64)
+        self.in_model: set[tuple[int, int]] = set()
         # a warm start may use rules that the reduction dropped (duplicates): mapping them
         # onto their kept twin is unnecessary for correctness, it only seeds pairs/hints
-        self.hint = self.red_view(self.incumbent)
+        self.hint = self.red_view(incumbent)
+        self.step = 1.0 / grid if grid else 1e-6  # the smallest f* gain the cutoff asks for
 
     def red_view(self, r: np.ndarray) -> np.ndarray:
         return r[self.red.kept]
@@ -159,33 +174,29 @@ class _Search:
         r[self.red.kept[sel_k]] = True
         return r
 
-    def set_pairs(self, pa, pb, pq) -> None:
+    def set_pairs(self, pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> None:
         self.pa, self.pb, self.pq = pa, pb, pq
         self.in_model = set(zip(pa.tolist(), pb.tolist(), strict=True))
 
-    def not_in_model(self, a, b, q):
+    def not_in_model(self, a: np.ndarray, b: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         new = np.array([(i, j) not in self.in_model for i, j in zip(a.tolist(), b.tolist(), strict=True)],
                        dtype=bool)
         return a[new], b[new], q[new]
 
-    def add_pairs(self, a, b, q) -> None:
+    def add_pairs(self, a: np.ndarray, b: np.ndarray, q: np.ndarray) -> None:
         a, b, q = self.not_in_model(a, b, q)
         self.pa = np.concatenate([self.pa, a])
         self.pb = np.concatenate([self.pb, b])
         self.pq = np.concatenate([self.pq, q])
         self.in_model.update(zip(a.tolist(), b.tolist(), strict=True))
 
-    def on_solution(self, sel_k: np.ndarray, monitor: Monitor):
+    def on_solution(self, sel_k: np.ndarray, monitor: Monitor) -> bool:
         """A solution the solver reports while it runs (CP-SAT): kept when it beats the incumbent."""
         r = self.full(sel_k)
         ev = self.problem.evaluate(r)
-        if ev.feasible and ev.value > self.inc_value + _TOL:
-            self.incumbent, self.inc_value = r, ev.value
+        if ev.feasible and _value(ev) > self.inc_value + _TOL:
+            self.incumbent, self.inc_value = r, _value(ev)
         return monitor.generation(np.array([self.inc_value]), self.incumbent[None, :])
-
-    def forget_model(self) -> None:
-        """No model result stands (it could not be built or solved in time)."""
-        self.proven_model, self.n_vars, self.n_cons, self.iterations, self.last_model_value = False, 0, 0, 0, None
 
 
 def _until_stopped(solve_model, stop) -> _SubResult:
@@ -292,7 +303,7 @@ class Exact(Solver):
             relay = StopRelay(stop) if stop is not None else None  # a Stop also ends the warm start's run
             heuristic = get_solver(ws, time_limit=budget).solve(problem, random_state=seed, callback=relay)
             greedy = greedy_incumbent(problem)
-            better = heuristic.evaluation.value >= problem.evaluate(greedy).value
+            better = _value(heuristic.evaluation) >= _value(problem.evaluate(greedy))
             return heuristic.selection if better else greedy
         r = np.asarray(ws, dtype=bool).ravel()
         if r.shape != (problem.n_rules,):
@@ -321,34 +332,34 @@ class Exact(Solver):
         deadline = t0 + (float(self.time_limit) if self.time_limit is not None else 1e9)
         grid = f_grid(problem.eps, problem.row_weight)  # f* on a grid only for whole-number weights
         seed = int(rng.integers(0, 2**31 - 1))
-        s = _Search(problem, self._warm_start(problem, seed, monitor.interrupted), grid)
+        warm = self._warm_start(problem, seed, monitor.interrupted)
+        progress = _Progress(warm, _value(problem.evaluate(warm)))
         stats: dict = {}
         if monitor.interrupted():  # stopped during the warm start: building the model would only delay the answer
-            monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
-            return self._outcome(s.incumbent, s.inc_value, s.bound, False, STOP_REQUEST, 0, 0, s.pa, s.K, 0, None,
-                                 stats)
+            monitor.generation(np.array([progress.inc_value]), warm[None, :])
+            progress.message = STOP_REQUEST
+            return self._outcome(progress, stats)
         try:
             red, stats = _reduce(problem, deadline)
-            s.start(red)
+            s = _Search(problem, red, grid, progress.incumbent, progress.inc_value)
+            progress = s
             self._initial_pairs(s)
             if s.inc_value >= s.bound - _TOL:
                 # the incumbent covers every coverable row without conflicts: nothing to solve
                 monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
-                return self._outcome(s.incumbent, s.inc_value, s.bound, True, "", 0, 0, s.pa, s.K, 0, None, stats)
+                s.proven_model = True
+                return self._outcome(s, stats)
             self._rounds(s, seed, deadline, monitor)
         except _OutOfTime:
-            s.message = "time limit reached while building the model; best selection so far"
-            s.forget_model()
+            progress.message = "time limit reached while building the model; best selection so far"
+            progress.forget_model()
         except _TooLarge as exc:
-            s.message = str(exc)
-            s.forget_model()
+            progress.message = str(exc)
+            progress.forget_model()
             stats["refused_model_mb"] = exc.args[1] if len(exc.args) > 1 else None
-        if s.inc_value < s.warm_value - _TOL:  # pragma: no cover - the incumbent only ever improves
+        if progress.inc_value < progress.warm_value - _TOL:  # pragma: no cover - the incumbent only ever improves
             raise AssertionError("the exact solver lost its warm start")
-        return self._outcome(
-            s.incumbent, s.inc_value, s.bound, s.proven_model, s.message, s.n_vars, s.n_cons, s.pa, s.K,
-            s.iterations, s.last_model_value, stats,
-        )
+        return self._outcome(progress, stats)
 
     def _initial_pairs(self, s: _Search) -> None:
         """The model's first pair set: the warm start's (lazy), every pair (eager), or none (eps = 0)."""
@@ -376,13 +387,15 @@ class Exact(Solver):
             sub_bound = _round_bound(sub.bound, s.grid)
             if sub_bound >= s.inc_value - _TOL:  # a bound below a known solution is no bound
                 s.bound = min(s.bound, sub_bound)
-            missing = self._take_solution(s, sub) if sub.selection is not None else (empty, empty, empty)
+            sel_k = sub.selection
+            missing = self._take_solution(s, sub, sel_k) if sel_k is not None else (empty, empty, empty)
             stop = monitor.generation(np.array([s.inc_value]), s.incumbent[None, :])
-            if self._finished(s, sub, missing, stop):
+            # _finished ends the rounds on a solve without a solution; the test of sel_k only tells the type checker
+            if self._finished(s, sub, missing, stop) or sel_k is None:
                 return
             # add every pair touching a chosen rule, not only the violated ones: far
             # fewer rounds (measured: 15 -> 4 on a dense random instance)
-            s.add_pairs(*s.red.pairs_touching(np.flatnonzero(sub.selection)))
+            s.add_pairs(*s.red.pairs_touching(np.flatnonzero(sel_k)))
             s.hint = s.red_view(s.incumbent)
 
     def _solve_model(self, s: _Search, left: float, seed: int, deadline: float, monitor: Monitor) -> _SubResult:
@@ -401,31 +414,35 @@ class Exact(Solver):
             sub.bound = s.inc_value  # nothing reaches incumbent + one step
         return sub
 
-    def _take_solution(self, s: _Search, sub: _SubResult) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Check the model's solution against the true f*, keep it when better; the pairs it missed."""
-        r = s.full(sub.selection)
+    def _take_solution(self, s: _Search, sub: _SubResult,
+                       sel_k: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Check the model's solution ``sel_k`` against the true f*, keep it when better; the pairs it missed."""
+        reported = sub.model_value
+        assert reported is not None  # a backend reports a value with every solution
+        r = s.full(sel_k)
         ev = s.problem.evaluate(r)
         if not ev.feasible:  # pragma: no cover - would be a modelling bug
             raise AssertionError("the MILP solution breaks a budget")
-        model_value = self._model_value(s.red, sub.selection, s.pa, s.pb, s.pq, s.eps)
+        true_value = _value(ev)
+        model_value = self._model_value(s.red, sel_k, s.pa, s.pb, s.pq, s.eps)
         # e and z set from r can only raise the value of an unfinished solution
         # (CP-SAT may leave e_g = 0 on a covered row); at an optimum they agree
         tol = 1e-4 * max(1.0, abs(model_value))
-        if model_value < sub.model_value - tol or (
-            sub.proven and self.mip_rel_gap == 0 and abs(model_value - sub.model_value) > tol
+        if model_value < reported - tol or (
+            sub.proven and self.mip_rel_gap == 0 and abs(model_value - reported) > tol
         ):
             raise AssertionError(
-                f"rounded MILP solution has value {model_value}, solver reported {sub.model_value}"
+                f"rounded MILP solution has value {model_value}, solver reported {reported}"
             )
-        missing = s.not_in_model(*s.red.pairs_among(np.flatnonzero(sub.selection)))
+        missing = s.not_in_model(*s.red.pairs_among(np.flatnonzero(sel_k)))
         # model value minus the penalties it missed is the true f*
-        if abs(model_value - s.eps * missing[2].sum() - ev.value) > 1e-6 * max(1.0, abs(ev.value)):
+        if abs(model_value - s.eps * missing[2].sum() - true_value) > 1e-6 * max(1.0, abs(true_value)):
             raise AssertionError(
-                f"model value {model_value} and true objective {ev.value} disagree"
+                f"model value {model_value} and true objective {true_value} disagree"
             )
         s.last_model_value = model_value
-        if ev.value > s.inc_value + _TOL or (abs(ev.value - s.inc_value) <= _TOL and missing[0].size == 0):
-            s.incumbent, s.inc_value = r, ev.value
+        if true_value > s.inc_value + _TOL or (abs(true_value - s.inc_value) <= _TOL and missing[0].size == 0):
+            s.incumbent, s.inc_value = r, true_value
         return missing
 
     def _finished(self, s: _Search, sub: _SubResult, missing, stop: bool) -> bool:
@@ -447,13 +464,12 @@ class Exact(Solver):
             return True
         return False
 
-    def _outcome(
-        self, incumbent, inc_value, bound, proven_model, message, n_vars, n_cons, pa, K, iterations,
-        last_model_value, stats,
-    ) -> RunOutcome:
-        gap = max(0.0, (bound - inc_value) / max(1.0, abs(bound))) if np.isfinite(bound) else np.inf
-        optimal = bool(proven_model and gap <= self.mip_rel_gap + 1e-9)
+    def _outcome(self, p: _Progress, stats: dict) -> RunOutcome:
+        bound = p.bound
+        gap = max(0.0, (bound - p.inc_value) / max(1.0, abs(bound))) if np.isfinite(bound) else np.inf
+        optimal = bool(p.proven_model and gap <= self.mip_rel_gap + 1e-9)
         status = OPTIMAL if optimal else FEASIBLE
+        message = p.message
         if not optimal and not message:
             message = f"optimality not proven, gap {gap:.4g}"
         info = {
@@ -461,15 +477,15 @@ class Exact(Solver):
             "bound": float(bound),
             "gap": float(gap),
             "backend": self.backend,
-            "n_variables": int(n_vars),
-            "n_constraints": int(n_cons),
-            "n_pairs": int(pa.size),
-            "n_rules_kept": int(K),
-            "iterations": iterations,
-            "model_objective": last_model_value,
+            "n_variables": int(p.n_vars),
+            "n_constraints": int(p.n_cons),
+            "n_pairs": int(p.pa.size),
+            "n_rules_kept": int(p.K),
+            "iterations": p.iterations,
+            "model_objective": p.last_model_value,
             **stats,
         }
-        return RunOutcome(selection=incumbent, status=status, message=message, info=info)
+        return RunOutcome(selection=p.incumbent, status=status, message=message, info=info)
 
     @staticmethod
     def _model_value(red: _Reduced, sel_k, pa, pb, pq, eps) -> float:
