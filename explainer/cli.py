@@ -377,6 +377,9 @@ def cmd_datasets(args) -> int:
     print(f"paper data sets ({d if d.is_dir() else f'{d}: directory not found'}):")
     for name in PAPER_DATASETS:
         paper = find_source(name, ("paper",), args.data_dir)
+        if paper is None:  # the name is the paper's own: found unless the folder lacks it
+            print(f"  {name:26s} (missing)")
+            continue
         print(f"  {name:26s} target {paper.target!r}{'' if paper.available else '  (missing)'}")
     return 0
 

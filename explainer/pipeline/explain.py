@@ -25,8 +25,8 @@ from explainer.selection.solvers import solve_run
 
 @dataclass
 class Explanation:
-    pool: RulePool
-    problem: SelectionProblem
+    pool: RulePool | None  # None once sent from a worker to the page, which has the pool
+    problem: SelectionProblem | None  # None once sent from a worker: no page reads it
     result: SelectionResult
     report: RuleSetReport
 
@@ -36,12 +36,9 @@ class Explanation:
 
     def to_dict(self) -> dict:
         out = self.report.to_dict()  # the metrics of the rows as counted (the run's may be weighted)
-        out.update(
-            self.result.run_dict(),
-            rules_text=self.report.rules_text(),
-            pool_rules=self.pool.n_rules,
-            pool_trees=self.pool.n_trees,
-        )
+        out.update(self.result.run_dict(), rules_text=self.report.rules_text())
+        if self.pool is not None:
+            out.update(pool_rules=self.pool.n_rules, pool_trees=self.pool.n_trees)
         if self.result.algorithm == "exact":
             out["optimal"] = bool(self.result.info.get("optimal", False))
             out["bound"] = self.result.info.get("bound")

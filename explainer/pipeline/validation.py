@@ -126,7 +126,8 @@ def validation_splits(y: np.ndarray, random_state: int = 0) -> list[tuple[np.nda
 def complexity_grid(c_star: int) -> list[int]:
     """The complexity budgets validated: 1, 2, 3, then about :data:`COMPLEXITY_RATIO` apart, up to 2 c*."""
     top = max(2, 2 * int(c_star))
-    grid, x = [], 1.0
+    grid: list[int] = []
+    x = 1.0
     while int(round(x)) <= top:
         b = int(round(x))
         if not grid or b > grid[-1]:
@@ -170,7 +171,7 @@ class _Fold:
         self.cov_held = cov_rows[held]
         self.y_train, self.y_held = pool.y[self.train], pool.y[held]
         self.n_classes = len(pool.classes)
-        self.problems = {}
+        self.problems: dict[tuple, SelectionProblem] = {}
         self.eps = eps
         self._scores: dict = {}
 
@@ -217,7 +218,7 @@ class _Fold:
 
 def _forms(pool: RulePool, every_class: bool) -> list[tuple[str, np.ndarray | None]]:
     """The forms validated and the pool indices of the rules each allows (``None``: every rule)."""
-    forms = [("all", None)]
+    forms: list[tuple[str, np.ndarray | None]] = [("all", None)]
     if not every_class:
         rules = np.flatnonzero(pool.rule_class != left_out_class(pool))
         if 0 < rules.size < pool.n_rules:
@@ -333,7 +334,9 @@ def solve_chosen(pool: RulePool, point: AccuracyPoint, *, eps: float = 1.0, samp
     be = fold.error_budget(point.error_share * reference_errors(pool, sample_weight), total, sample_weight)
     problem = fold.problem(point.objective, rules)
     selection = np.zeros(problem.n_rules, dtype=bool)
-    for bc in complexity_grid(pool.best_tree().complexity):
+    best = pool.best_tree()
+    assert best is not None  # a point was validated, so the pool has its reference tree
+    for bc in complexity_grid(best.complexity):
         if bc > point.complexity_budget:
             break
         selection = _improve(problem.with_budgets(bc, be), selection)

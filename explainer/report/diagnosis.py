@@ -116,7 +116,7 @@ def missing_masks(X: pd.DataFrame, specs: Sequence[FeatureSpec], columns: Iterab
         elif by_kind["numeric"]:
             out[column] = np.isnan(X[by_kind["numeric"][0]].to_numpy(dtype=np.float64))
         else:
-            out[column] = ~(X[by_kind["onehot"]].to_numpy(dtype=np.float64) > 0.5).any(axis=1)
+            out[column] = np.logical_not((X[by_kind["onehot"]].to_numpy(dtype=np.float64) > 0.5).any(axis=1))
     return out
 
 

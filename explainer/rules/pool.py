@@ -503,9 +503,11 @@ class _Collector:
         for rule, label in grow_rules(X, codes, names, random_state=seed):
             self.n_candidates += 1
             # shortest exact decimal, whole numbers on integer columns
-            conds = [extractor._condition(index[c.feature], c.op,
-                                          extractor._short_threshold(index[c.feature], c.threshold, original=True))
-                     for c in rule.conditions]
+            conds = []
+            for c in rule.conditions:
+                assert isinstance(c, Condition)  # a grown rule holds comparisons only
+                conds.append(extractor._condition(index[c.feature], c.op, extractor._short_threshold(
+                    index[c.feature], c.threshold, original=True)))
             grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
             rows = np.flatnonzero(grown.covers(X, index))
             self.add(grown if simplify is None else simplify(grown), label, rows)

@@ -106,7 +106,7 @@ class Frontier(Sequence):
 
     points: list[FrontierPoint]
     axis: str  # "complexity" (Bc swept, Be fixed) or "errors" (Be swept, Bc fixed)
-    fixed_budget: int
+    fixed_budget: int | float  # a weight when the swept Bc's rows are weighted
     n_rows: int
     eps: float
     time_s: float = 0.0
@@ -208,7 +208,7 @@ class Frontier(Sequence):
 
 
 # ------------------------------------------------------------------ helpers
-def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> int:
+def coverable_rows(problem: SelectionProblem, usable: np.ndarray | None = None) -> float:
     """Rows covered by some usable rule (their weight when weighted): an upper bound on f* (conflicts only
     subtract)."""
     usable = usable_rules(problem) if usable is None else usable
