@@ -9,6 +9,7 @@ it took: the latency is measured by ``scripts/stop_latency.py``.
 
 from __future__ import annotations
 
+import pathlib
 import time
 from functools import partial
 
@@ -25,6 +26,8 @@ from explainer.selection.solvers.greedy import SEED_ROWS, row_sample, seed_selec
 from explainer.selection.solvers.local_search import LocalSearch, clean_up
 from explainer.selection.solvers.merge import PopulationMerge
 from explainer.selection.solvers.rfhc import RFHC
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -292,3 +295,39 @@ def test_stopped_at_once_the_run_keeps_rules_of_several_classes_that_beat_the_ma
     majority_rate = np.bincount(pool.y).max() / pool.y.size
     assert (pool.rule_class[result.selection] != majority_code).any()
     assert explanation.report.to_dict()["accuracy"] > majority_rate
+
+
+def test_the_stop_button_is_drawn_in_the_page_run_that_starts_the_job(monkeypatch):
+    """Run's on_click starts the job before the page is drawn again, and that drawing shows Stop.
+
+    The job is kept waiting for a core (a line of no capacity) so that it cannot end before the page is drawn,
+    and the live watch is left out: Stop must not wait for anything the worker does, the watch included.
+    """
+    from streamlit.testing.v1 import AppTest
+
+    from explainer.app import jobs, live
+    from explainer.app.session import Session
+
+    monkeypatch.setattr(jobs, "LINE", jobs._Line(0))
+    watched = []
+    monkeypatch.setattr(live, "watch", lambda job, *a, **k: watched.append(job))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.session_state["w_source_kind"] = "Bundled sample"
+    at.session_state["w_sample"] = "iris"
+    at.run()
+    next(b for b in at.button if b.label == "Load data").click().run()
+    at.switch_page("pages/1_Explain.py").run()
+    assert not at.exception
+    assert not [b for b in at.button if b.key == Session.stop_run.key]
+    at.button(key=Session.run.key).click().run()
+    assert not at.exception
+    job = at.session_state["job"]
+    assert not job.done and watched == [job]
+    stop = at.button(key=Session.stop_run.key)
+    assert stop.label == "Stop" and not stop.disabled
+    stop.click().run()  # the callback stops the job; waiting for a core, it ends at once
+    job.join(30)
+    assert job.done and job.explanations == [None]
+    at.run()
+    assert not [b for b in at.button if b.key == Session.stop_run.key]
