@@ -331,3 +331,33 @@ def test_the_stop_button_is_drawn_in_the_page_run_that_starts_the_job(monkeypatc
     assert job.done and job.explanations == [None]
     at.run()
     assert not [b for b in at.button if b.key == Session.stop_run.key]
+
+
+def wait_for_stop_in_silence(request, queue, stop_event):
+    """A worker still taking its request in (module level: the fork server imports it): it says nothing,
+    and ends only some time after the stop."""
+    from explainer.app.worker import Ended
+
+    stop_event.wait(120)
+    time.sleep(1.0)
+    queue.put(Ended())
+
+
+def test_a_job_stopped_before_its_worker_said_anything_ends_at_once():
+    """Nothing was computed, so nothing is waited for: the page sees the job ended when Stop returns."""
+    from explainer.app.jobs import RunJob
+    from explainer.data import load_dataset, sample_datasets
+    from explainer.rules.pool import build_pool
+
+    class SilentJob(RunJob):
+        target = staticmethod(wait_for_stop_in_silence)
+
+    dataset = load_dataset(sample_datasets()["iris"])
+    pool = build_pool(dataset.X, dataset.y, 3, random_state=0, classes=dataset.classes)
+    job = SilentJob(pool, dataset, RunSettings(complexity_budget=4, error_budget=5)).start()
+    assert not job.wait_for_end(0.5)
+    job.stop()
+    assert job.done and job.explanations == [None] and job.errors == [None]
+    ended = job.finished_at
+    job.join(60)
+    assert job.finished_at == ended  # the worker's own end, a second later, does not move it
