@@ -76,6 +76,13 @@ def main(argv=None) -> int:
             continue
         took = job.finished_at - pressed
         explanation = job.explanations[0]
+        if explanation is None and job.errors[0] is None:
+            # no answer and no error: stopped before the run began (the worker was still taking the request
+            # in, seconds at 130,000 rows), so there was nothing to keep
+            print(f"try {k + 1}: Stop at {wait:.1f} s, before the run began; ended {took:.2f} s later")
+            worst = max(worst, took)
+            failures += took > args.limit
+            continue
         kept = explanation is not None and explanation.result.feasible
         what = (f"{explanation.result.status}, {explanation.result.n_rules} rules, "
                 f"{100 * explanation.result.coverage_score:.2f} %" if explanation is not None else job.errors[0])
