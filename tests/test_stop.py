@@ -361,3 +361,17 @@ def test_a_job_stopped_before_its_worker_said_anything_ends_at_once():
     ended = job.finished_at
     job.join(60)
     assert job.finished_at == ended  # the worker's own end, a second later, does not move it
+
+
+def test_the_first_population_is_evaluated_a_few_individuals_at_a_time_and_cut_by_a_stop(large, monkeypatch):
+    """Between chunks of EVAL_ROWS_PER_CHECK (individual x row) pairs the stop is looked at: what was evaluated is
+    what the whole evaluation gives for those individuals."""
+    from explainer.selection.solvers.qga import initial_fitness
+
+    monkeypatch.setattr(qga_module, "EVAL_ROWS_PER_CHECK", 3 * large.n_rows)  # 3 individuals a chunk
+    R = np.random.default_rng(2).random((10, large.n_rules)) < 0.02
+    whole = large.fitness(R)
+    assert np.array_equal(initial_fitness(large, R, lambda: False), whole)
+    looks = []
+    part = initial_fitness(large, R, lambda: looks.append(1) or len(looks) >= 2)
+    assert np.array_equal(part, whole[:6])  # stopped when asked before the third chunk
