@@ -25,7 +25,10 @@ import pickle
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+
+import numpy as np
 
 from explainer.app.jobs import RunJob, start_fork_server
 from explainer.bench.census import census_like
@@ -55,6 +58,8 @@ def main(argv=None) -> int:
     dataset, pool = _table_and_pool(args)
     print(f"{dataset.n_rows} rows, {dataset.n_features} features, {pool.n_rules} rules in the pool "
           f"({time.perf_counter() - t0:.1f} s)")
+    counts = np.bincount(pool.y)
+    print(f"majority class: {100 * counts.max() / counts.sum():.2f} % of the rows")
     rng = random.Random(args.seed)
     worst, failures = 0.0, 0
     for k in range(args.tries):
@@ -85,13 +90,22 @@ def main(argv=None) -> int:
             continue
         kept = explanation is not None and explanation.result.feasible
         what = (f"{explanation.result.status}, {explanation.result.n_rules} rules, "
-                f"{100 * explanation.result.coverage_score:.2f} %" if explanation is not None else job.errors[0])
+                f"{100 * explanation.result.coverage_score:.2f} %, {_accuracy(explanation)}"
+                if explanation is not None else job.errors[0])
         print(f"try {k + 1}: Stop at {wait:.1f} s, ended {took:.2f} s later: {what}")
         worst = max(worst, took)
         failures += (not kept) or took > args.limit
     print(f"worst: {worst:.2f} s after Stop; {failures} of {args.tries} tries over {args.limit:g} s or without a selection")
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 1 if failures else 0
+
+
+def _accuracy(explanation) -> str:
+    """The explanation's accuracy and balanced accuracy, and how many of its rules predict each class."""
+    report = explanation.report.to_dict()
+    per_class = Counter(str(rule.label) for rule in explanation.report.rules)
+    return (f"accuracy {100 * report['accuracy']:.2f} %, balanced {100 * report['balanced_accuracy']:.2f} %, rules per "
+            f"class {dict(sorted(per_class.items()))}")
 
 
 def _table_and_pool(args):
