@@ -85,9 +85,10 @@ def row_sample(problem: SelectionProblem, rows: np.ndarray) -> SelectionProblem:
     sub_cov = sp.csc_matrix((np.ones(kept.size, dtype=np.float32), where[problem.indices[kept]],
                              np.searchsorted(kept, problem.indptr)), shape=(rows.size, problem.n_rules))
     weights = None if problem.row_weight is None else problem.row_weight[rows]
-    sub = SelectionProblem(sub_cov, problem.rule_class, problem.y[rows], problem.lengths, *problem.budgets,
-                           eps=problem.eps, n_classes=problem.n_classes, sample_weight=weights,
-                           objective=problem.objective, fallback=problem.fallback)
+    bc, be = problem.budgets
+    sub = SelectionProblem(sub_cov, problem.rule_class, problem.y[rows], problem.lengths, bc, be, eps=problem.eps,
+                           n_classes=problem.n_classes, sample_weight=weights, objective=problem.objective,
+                           fallback=problem.fallback)
     sub.errors = problem.errors  # fits_alone, every state and every move scorer read them from here on
     return sub
 

@@ -389,7 +389,7 @@ class QGA(Solver):
         seed = None
         if self.greedy_seed:
             seed = seed_selection(problem, rng)
-            monitor.offer(seed, problem.evaluate(seed).value)
+            monitor.offer(seed, float(problem.state(seed).value))
             if monitor.stop_asked():  # stopped already: the seed is the answer, nothing else is computed
                 return RunOutcome(seed, info={"generations": 0, "initial_population": 0, "population": n_pop,
                                               "stop_reason": monitor.stop_reason})
