@@ -416,7 +416,7 @@ def test_a_swap_is_found_when_it_is_the_only_improvement():
 @pytest.mark.parametrize(
     "switch",
     ["rfhc_seeds", "qubo_population", "kernel_mutations", "structured_moves", "one_for_two", "lazy_adds",
-     "lazy_swaps", "weighted_subspaces", "merge"],
+     "lazy_swaps", "weighted_subspaces", "merge", "greedy_seed"],
 )
 def test_ablation_switches(switch):
     p = random_problem(640, N=80, M=40)
@@ -440,7 +440,7 @@ def test_ablation_switches(switch):
         assert imp["one_for_two"] == 0
     if switch == "lazy_adds":
         assert imp["lazy_add"] == 0
-    none = QGA(**FAST, rfhc_seeds=False, qubo_population=False).solve(p, random_state=0)
+    none = QGA(**FAST, rfhc_seeds=False, qubo_population=False, greedy_seed=False).solve(p, random_state=0)
     assert none.info["initial_population"] == 1  # the empty selection only
 
 

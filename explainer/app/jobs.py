@@ -188,6 +188,7 @@ class Job:
         self._stop = ctx.Event()
         self._process: BaseProcess | None = None
         self._ended = False  # the worker's "end" message arrived
+        self._began = False  # a message from the worker arrived (a run's first says it started a task)
         self._reader = threading.Thread(target=self._read, name="explainer-job-reader", daemon=True)
 
     # ------------------------------------------------------------------ lifecycle
@@ -225,7 +226,8 @@ class Job:
         finally:
             self._line.leave(self)
             with self._news:
-                self.finished_at = time.perf_counter()
+                if self.finished_at is None:  # else it ended when stopped before it began
+                    self.finished_at = time.perf_counter()
                 self.version += 1
                 self._news.notify_all()
             if self._process is not None:
@@ -295,6 +297,7 @@ class Job:
     def _handle(self, message) -> bool:
         """Take one reply in; True for the last one."""
         with self._news:
+            self._began = True
             match message:
                 case TaskStarted(task=i):
                     self.current = i
@@ -338,6 +341,13 @@ class Job:
         if self.stop_requested_at is None:
             self.stop_requested_at = time.perf_counter()
         self._stop.set()
+        with self._news:
+            if not self._began and self.finished_at is None:
+                # nothing computed yet, nothing to wait for: the job ends now, while its worker may still be
+                # receiving the request (seconds at 130,000 rows); it sees the stop and ends without computing
+                self.finished_at = time.perf_counter()
+                self.version += 1
+                self._news.notify_all()
 
     def join(self, timeout: float | None = None) -> None:
         if self._reader.is_alive():

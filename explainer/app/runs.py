@@ -49,6 +49,8 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
                    + (", rows weighted by class (balanced)." if class_weight == "balanced" else "."))
 
     if running:
+        # drawn in the run that Run's click started the job in (its on_click runs before this run), and before
+        # the watch, which holds this run until the job ends: Stop waits for nothing the worker does
         live.stop_button(job, key=Session.stop_run.key)
         live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
                    chart_key=Session.live_fitness.key)

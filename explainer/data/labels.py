@@ -94,9 +94,11 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, list]:
     """
     values = np.asarray(label_array(values), dtype=object)
     codes, _ = pd.factorize(values, use_na_sentinel=False)
-    type_codes, _ = pd.factorize(np.array([type(v).__name__ for v in values], dtype=object))
-    if len(values) and type_codes.max() > 0:
-        codes, _ = pd.factorize(codes.astype(np.int64) * (type_codes.max() + 1) + type_codes)
+    if len(set(map(type, values))) > 1:  # one type throughout, the usual case, needs no type codes (130,000 rows:
+        # the names took 0.07 s of a stopped run's report)
+        type_codes, _ = pd.factorize(np.array([type(v).__name__ for v in values], dtype=object))
+        if type_codes.max() > 0:
+            codes, _ = pd.factorize(codes.astype(np.int64) * (type_codes.max() + 1) + type_codes)
     firsts = np.zeros(codes.max() + 1 if len(codes) else 0, dtype=np.int64)
     seen = np.zeros(len(firsts), dtype=bool)
     for i, c in enumerate(codes):

@@ -20,23 +20,36 @@ the procedure does:
 :class:`~explainer.selection.solvers.moves.MoveScorer`: per-row counts, updated from
 the rows the last add touched).
 Deterministic: ties go to the lowest rule index and the generator is unused.
+
+:func:`seed_selection` is the ratio phase alone, its gains counted on at most ``SEED_ROWS`` rows drawn
+at random (its budgets are the whole table's, so what it returns is feasible): a first answer within a
+fraction of a second at any size, which QGA takes before anything else (a Stop at any moment then keeps
+at least that) and puts into its first population.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from explainer.selection.objectives import OBJECTIVES
 from explainer.selection.problem import SelectionProblem, SelectionState
 from explainer.selection.solvers.base import Monitor, RunOutcome, Solver
 from explainer.selection.solvers.local_search import (
     budget_scale,
+    drop_dead_rules,
     greedy_fill,
     move_scorer,
+    repair,
     rule_costs,
 )
 
-__all__ = ["Greedy", "budget_scale", "ratio_greedy", "rule_costs"]
+__all__ = ["SEED_ROWS", "Greedy", "budget_scale", "ratio_greedy", "row_sample", "rule_costs", "seed_selection"]
+
+#: :func:`seed_selection` scores its adds on this many rows at most (drawn at random from larger tables),
+#: so that its cost stays bounded: on the census-like table of 130,000 rows and 690 rules it took 0.23 s on
+#: every row (f* 83.56 %) and 0.10 s on 8,000 (83.24 %), and more rules or rows cost more only above it
+SEED_ROWS = 8_000
 
 
 def ratio_greedy(problem: SelectionProblem, state: SelectionState, monitor: Monitor | None = None,
@@ -52,6 +65,50 @@ def ratio_greedy(problem: SelectionProblem, state: SelectionState, monitor: Moni
 
     greedy_fill(state, scorer, ratio=True, allowed=candidates, on_step=step)
     return state
+
+
+def row_sample(problem: SelectionProblem, rows: np.ndarray) -> SelectionProblem:
+    """``problem`` on the rows ``rows`` only, with the whole table's rule errors and budgets.
+
+    What a selection of the sample gains is counted on the sample's rows; what it spends (lengths, errors)
+    is what it spends on the whole table, so a selection within the sample's budgets is within the
+    problem's.  Only for growing a selection: its ``correct`` counts and rule scores are the sample's.
+    """
+    rows = np.unique(np.asarray(rows, dtype=np.int64))
+    # one pass of a byte mask over the nonzeros, then work on the kept ones only: at 130,000 rows (11 M
+    # nonzeros) an index or a running count per nonzero took 0.2 s of the 0.25 s this took
+    mask = np.zeros(problem.n_rows, dtype=bool)
+    mask[rows] = True
+    kept = np.flatnonzero(mask[problem.indices])
+    where = np.zeros(problem.n_rows, dtype=np.int64)
+    where[rows] = np.arange(rows.size)
+    sub_cov = sp.csc_matrix((np.ones(kept.size, dtype=np.float32), where[problem.indices[kept]],
+                             np.searchsorted(kept, problem.indptr)), shape=(rows.size, problem.n_rules))
+    weights = None if problem.row_weight is None else problem.row_weight[rows]
+    bc, be = problem.budgets
+    sub = SelectionProblem(sub_cov, problem.rule_class, problem.y[rows], problem.lengths, bc, be, eps=problem.eps,
+                           n_classes=problem.n_classes, sample_weight=weights, objective=problem.objective,
+                           fallback=problem.fallback)
+    sub.errors = problem.errors  # fits_alone, every state and every move scorer read them from here on
+    return sub
+
+
+def seed_selection(problem: SelectionProblem, rng: np.random.Generator | None = None,
+                   max_rows: int = SEED_ROWS) -> np.ndarray:
+    """A feasible selection, fast: the ratio phase on at most ``max_rows`` rows (drawn by ``rng``), then
+    checked on the whole problem (a rule that gains nothing there is dropped)."""
+    if problem.n_rows > max_rows:
+        rng = np.random.default_rng(0) if rng is None else rng
+        sub = row_sample(problem, rng.choice(problem.n_rows, max_rows, replace=False))
+    else:
+        sub = problem
+    r = ratio_greedy(sub, sub.state()).r.copy()
+    if sub is not problem:
+        st = problem.state(r)
+        repair(st)  # a guard: the budgets are the same, so nothing is over them
+        drop_dead_rules(st)
+        r = st.r.copy()
+    return r
 
 
 class Greedy(Solver):

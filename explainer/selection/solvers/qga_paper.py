@@ -98,7 +98,7 @@ class QGAPaper(QGA):
             rfhc_trials=rfhc_trials, crossover=crossover, crossover_retries=crossover_retries,
             sampler=sampler, max_super_mutation_steps=max_super_mutation_steps, early_stopping=early_stopping,
             time_limit=time_limit, stall=stall, structured_moves=False, one_for_two=False, lazy_adds=False,
-            weighted_subspaces=False, merge=False, lazy_swaps=False,
+            weighted_subspaces=False, merge=False, lazy_swaps=False, greedy_seed=False,
         )
 
     def get_params(self) -> dict:
