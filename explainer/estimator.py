@@ -351,7 +351,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class of each row: the vote of the rules that fire on it, else ``default_class_``."""
-        return self.classes_[self._decide(X)[0]]
+        codes, _ = self._decide(X)  # first: it says "not fitted" before classes_ is read
+        return self.classes_[codes]
 
     def score(self, X, y, sample_weight=None) -> float:
         """The share of rows (their weight, when weighted) whose class ``predict`` gives, labels compared as

@@ -140,10 +140,13 @@ def test_default_budgets_give_a_good_first_explanation_on_iris(iris_pool):
     exp = explain_pool(pool, ds.X, ds.y, algorithm="qga", random_state=0)
     assert exp.report.complexity_budget == d.complexity_budget and exp.report.error_budget == d.error_budget
     assert exp.report.complexity <= 5
-    assert exp.report.coverage_score >= 0.94
-    # not more than the tolerance below the best coverage at that error budget (any complexity)
-    top = frontier(pool, d.error_budget, (1, int(pool.lengths.sum())))
-    assert exp.report.coverage >= top.max_coverage - d.tolerance / 100 * ds.n_rows - 1e-9
+    # the policy aims at held-out accuracy (its ELSE class counts), not at coverage: three rules and
+    # ELSE versicolor cover 68 % of the rows and get 97.3 % right
+    assert exp.report.accuracy >= 0.94
+    # and its validation curve holds no point more accurate by more than a standard error (the 1-SE rule)
+    best = max(p.accuracy for p in d.frontier)
+    chosen = next(p for p in d.frontier if p.chosen)
+    assert chosen.accuracy >= best - chosen.accuracy_se - 1e-12
 
 
 def test_a_seed_selection_is_used_wherever_it_fits():

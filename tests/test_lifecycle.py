@@ -105,7 +105,7 @@ SERVER = """
     ds = load_dataset(sample_datasets()["iris"])
     pool = build_pool(ds.X, ds.y, 5, random_state=0, classes=ds.classes)
     # as the dashboard does: the fork server is started from a thread that ends long before the server
-    starter = threading.Thread(target=jobs.warm_up)
+    starter = threading.Thread(target=jobs.start_fork_server)
     starter.start()
     starter.join()
     run = RunSettings(complexity_budget=4, error_budget=5, eps=1.0, algorithm="ga", seed=0,
@@ -146,7 +146,7 @@ STARTING = """
     from multiprocessing import forkserver
     from explainer.app import jobs
 
-    starter = threading.Thread(target=jobs.warm_up)
+    starter = threading.Thread(target=jobs.start_fork_server)
     starter.start()
     starter.join()
     print(forkserver._forkserver._forkserver_pid, flush=True)  # still loading the libraries

@@ -116,7 +116,12 @@ def validation_splits(y: np.ndarray, random_state: int = 0) -> list[tuple[np.nda
         stratify = y if counts.min() >= 2 else None
         train, held = train_test_split(rows, test_size=VALIDATION_SHARE, random_state=random_state, stratify=stratify)
         return [(np.sort(train), np.sort(held))]
-    k = max(2, min(FOLDS, n))
+    # stratified folds need a class of at least as many rows as folds (a tiny table has fewer)
+    k = max(2, min(FOLDS, n, int(counts.max())))
+    if counts.max() < 2:  # one row a class: nothing to stratify
+        from sklearn.model_selection import KFold
+
+        return list(KFold(n_splits=min(k, n), shuffle=True, random_state=random_state).split(rows))
     with warnings.catch_warnings():  # a class with fewer rows than folds is spread as far as it goes
         warnings.simplefilter("ignore", UserWarning)
         folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
