@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -16,6 +15,7 @@ from explainer.app import charts, downloads, rows
 from explainer.app.session import Session, Slot
 from explainer.app.text import label, md_escape
 from explainer.data import Dataset
+from explainer.data.labels import label_array, label_key
 from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport
 from explainer.report.diagnosis import REASONS
@@ -150,8 +150,9 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:
         st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
-        truth = np.asarray(dataset.y)[covered].astype(str)
-        st.dataframe(rows.rows_frame(dataset, covered, report, {"correct": truth == str(metrics.label)}),
+        own = label_key(metrics.label)
+        correct = [label_key(v) == own for v in label_array(dataset.y)[covered]]
+        st.dataframe(rows.rows_frame(dataset, covered, report, {"correct": correct}),
                      hide_index=True, width="stretch", height=300)
     with c2:
         st.markdown("**Conflicts**")

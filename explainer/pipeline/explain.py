@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from explainer.data.labels import class_counts, label_key, match_label
 from explainer.pipeline.policy import (
     every_class_explained,
     form_rules,
@@ -187,11 +188,16 @@ def row_weights(codes, classes, class_weight=None, sample_weight=None):
         present = np.count_nonzero(counts)
         per_class = np.where(counts > 0, codes.size / (present * np.maximum(counts, 1.0)), 0.0)
     elif isinstance(class_weight, Mapping):
-        by_text = {str(k): v for k, v in class_weight.items()}
-        unknown = set(by_text) - {str(c) for c in classes}
+        # each key names a class as the label module reads labels (a key from a link or a file is text)
+        per_class = np.ones(len(classes))
+        unknown = []
+        for key, weight in class_weight.items():
+            try:
+                per_class[[label_key(c) for c in classes].index(label_key(match_label(key, classes)))] = float(weight)
+            except ValueError:
+                unknown.append(str(key))
         if unknown:
             raise ValueError(f"class_weight names classes not in y: {', '.join(sorted(unknown))}")
-        per_class = np.array([float(by_text.get(str(c), 1.0)) for c in classes])
         if not np.all(np.isfinite(per_class)) or (per_class < 0).any():
             raise ValueError("class_weight values must be finite and >= 0")
     else:
@@ -213,7 +219,7 @@ def split_holdout(X, y, fraction: float, random_state=None):
     n_test = int(np.ceil(float(fraction) * n))
     if n_test < 1 or n - n_test < 2:
         raise ValueError(f"holding out {fraction:g} of {n} rows leaves too few rows to learn from or to test on")
-    _, counts = np.unique(y.astype(str), return_counts=True)
+    counts, _ = class_counts(y)
     classes = len(counts)
     stratify = y if counts.min() >= 2 and n_test >= classes and n - n_test >= classes else None
     X_train, X_test, y_train, y_test = train_test_split(
