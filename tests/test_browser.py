@@ -345,7 +345,10 @@ def test_dashboard_end_to_end(playwright_api, server):
     # the download is exactly the library's rendering of the selected rules, and the run is reproducible
     wine = load_dataset(sample_datasets()["wine"], **default_load_settings())  # as the dashboard reads it
     assert exported["data_fingerprint"] == wine.fingerprint
-    assert downloaded == exported["rules_text"]
+    # the text export opens with its header's comment lines (totals, how complexity counts), then the rules
+    header = [line for line in downloaded.splitlines() if line.startswith("#")]
+    assert header and header[1].startswith("# complexity = the number of conditions")
+    assert "".join(line + "\n" for line in downloaded.splitlines() if not line.startswith("#")) == exported["rules_text"]
     parsed, fallback = parse_rule_text(downloaded)
     rules = rules_for_data(parsed, wine.feature_specs, wine.classes)
     assert rules.to_text(fallback=fallback) == downloaded
