@@ -9,7 +9,13 @@ import pytest
 
 from explainer import pipeline
 from explainer.estimator import RuleSetExplainer
-from explainer.pipeline import default_budgets, explain_pool, policy, policy_rows, resolve_budgets
+from explainer.pipeline import (
+    default_budgets,
+    explain_pool,
+    policy_rows,
+    reading,
+    resolve_budgets,
+)
 from explainer.rules.pool import build_pool
 from explainer.selection.problem import SelectionProblem
 
@@ -145,7 +151,7 @@ def test_policy_rows_are_a_fixed_stratified_sample():
 
 def test_a_large_table_is_read_on_a_subsample_and_its_budgets_fit_every_row(two, monkeypatch):
     _, _, pool = two
-    monkeypatch.setattr(policy, "POLICY_ROWS", 100)
+    monkeypatch.setattr(reading, "POLICY_ROWS", 100)
     d = default_budgets(pool)
     assert d.policy_rows == 100
     ev = SelectionProblem.from_pool(pool, d.complexity_budget, d.error_budget).evaluate(d.selection)
@@ -177,7 +183,7 @@ def test_without_a_candidate_rule_the_default_is_the_knee_at_the_trees_errors(tw
 def test_weighted_defaults_are_weights_that_the_chosen_selection_keeps_on_every_row(two, monkeypatch, sampled):
     _, _, pool = two
     if sampled:
-        monkeypatch.setattr(policy, "POLICY_ROWS", 100)
+        monkeypatch.setattr(reading, "POLICY_ROWS", 100)
     weights = pipeline.row_weights(pool.y, pool.classes, "balanced")
     d = default_budgets(pool, sample_weight=weights)
     assert isinstance(d.error_budget, float)  # balanced weights are fractions: the budget is a weight

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from explainer.app import steps
 from explainer.app.budgets import choose_defaults, defaults_key
 from explainer.app.caching import COMPUTED
 from explainer.app.session import Session, Slot
 from explainer.app.sources import dataset_key, prepare_source
+from explainer.app.split import Split
 from explainer.app.state import forget_pool_results
 from explainer.data import Dataset
 from explainer.pipeline import split_holdout
@@ -37,16 +37,6 @@ class PoolSettings:
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
     grow: bool = True  # rules grown beside the tree paths: the default pool's
     max_fit_rows: int | None = DEFAULT_MAX_FIT_ROWS  # trees learn from a sample of larger tables: the default pool's
-
-
-@dataclass
-class Split:
-    """The rows the pool and the selection use, and the rows held out from them (if any)."""
-
-    train: Dataset
-    X_test: pd.DataFrame | None = None
-    y_test: np.ndarray | None = None
-    fraction: float = 0.0
 
 
 def _split(fraction: float, seed: int, dataset: Dataset) -> Split:

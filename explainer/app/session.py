@@ -30,8 +30,8 @@ if TYPE_CHECKING:  # the value types only: importing them here would make a circ
     from streamlit.runtime.uploaded_file_manager import UploadedFile
 
     from explainer.app.jobs import FrontierJob, RunJob
-    from explainer.app.pools import Split
     from explainer.app.sources import Source
+    from explainer.app.split import Split
     from explainer.data import Dataset
     from explainer.pipeline import Explanation
     from explainer.rules.pool import RulePool

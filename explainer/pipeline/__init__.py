@@ -20,19 +20,16 @@ from explainer.pipeline.policy import (
     DEFAULTS_QGA,
     FORMS,
     KNEE_TOLERANCE,
-    POLICY_ROWS,
     DefaultBudgets,
     PolicyChoice,
     default_budgets,
     every_class_explained,
     form_rules,
     knee_budgets,
-    left_out_class,
-    policy_rows,
-    reference_errors,
     resolve_budgets,
     resolve_defaults,
 )
+from explainer.pipeline.reading import POLICY_ROWS, left_out_class, policy_rows, reference_errors
 from explainer.pipeline.validation import SIZES, AccuracyPoint, accuracy_frontier, one_se_rule
 from explainer.selection.settings import RunSettings
 

@@ -9,13 +9,8 @@ import numpy as np
 import pandas as pd
 
 from explainer.data.labels import class_counts, label_key, match_label
-from explainer.pipeline.policy import (
-    every_class_explained,
-    form_rules,
-    left_out_class,
-    resolve_defaults,
-    widen_selection,
-)
+from explainer.pipeline.policy import every_class_explained, form_rules, resolve_defaults
+from explainer.pipeline.reading import left_out_class, widen_selection
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem

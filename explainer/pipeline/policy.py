@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from explainer.data.labels import fallback_code, majority_class
+from explainer.data.labels import fallback_code
+from explainer.pipeline.reading import (
+    as_budget,
+    left_out_class,
+    policy_rows,
+    reference_errors,
+)
 from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
@@ -83,30 +89,8 @@ class DefaultBudgets:
 DEFAULTS_QGA = {"n_population": 20, "n_generations": 5, "merge": False}
 
 
-#: above this many rows the policy reads a stratified subsample of this many (see :func:`policy_rows`)
-POLICY_ROWS = 2000
 #: the forms of explanation the policy weighs (those a run knows: :data:`explainer.selection.settings.FORMS`)
 FORMS = RUN_FORMS
-
-def policy_rows(y: np.ndarray, n_max: int | None = None) -> np.ndarray:
-    """Row indices the default policy reads: all of them up to ``n_max`` rows (default
-    :data:`POLICY_ROWS`), else a stratified sample of about that many.
-
-    Each class keeps its share of the rows (rounded; at least one row of every class), the rows of a
-    class drawn by a fixed-seed permutation, so the same labels always give the same rows.
-    """
-    n_max = POLICY_ROWS if n_max is None else int(n_max)
-    y = np.asarray(y)
-    n = len(y)
-    if n <= n_max:
-        return np.arange(n)
-    rng = np.random.default_rng(0)
-    picked = []
-    for k in np.unique(y):
-        rows = np.flatnonzero(y == k)
-        take = max(1, int(round(n_max * len(rows) / n)))
-        picked.append(np.sort(rng.permutation(rows)[:take]))
-    return np.sort(np.concatenate(picked))
 
 
 class _PolicyView:
@@ -139,10 +123,10 @@ class _PolicyView:
 
     def to_view(self, errors):
         """An error count (or weight) of the pool's rows as one of the policy's rows."""
-        return _budget(errors if not self.sampled else errors / self.scale, self.sample_weight)
+        return as_budget(errors if not self.sampled else errors / self.scale, self.sample_weight)
 
     def to_pool(self, errors):
-        return _budget(errors if not self.sampled else errors * self.scale, self.sample_weight)
+        return as_budget(errors if not self.sampled else errors * self.scale, self.sample_weight)
 
 
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
@@ -207,37 +191,9 @@ def every_class_explained(class_weight=None) -> bool:
     return isinstance(class_weight, str) and class_weight == "balanced"
 
 
-def widen_selection(selection: np.ndarray, rules: np.ndarray, n_rules: int) -> np.ndarray:
-    """A selection over ``rules`` (a restricted problem's) as one over all ``n_rules`` rules of the pool."""
-    full = np.zeros(n_rules, dtype=bool)
-    full[rules[np.asarray(selection, dtype=bool)]] = True
-    return full
-
-
-def _budget(value: float, sample_weight):
-    """An error budget: whole rows (rounded down) unweighted, a weight weighted (rounded down too when the
-    weights are whole numbers: the errors are then whole, so the same selections fit, and weights all 1
-    give the unweighted budgets)."""
-    if sample_weight is None:
-        return int(value)
-    w = np.asarray(sample_weight, dtype=float)
-    return float(np.floor(value)) if np.all(w == np.round(w)) else float(value)
-
-
 def _budget_up(errors: float, sample_weight):
     """The errors of a selection as a budget it keeps (whole rows unweighted, its weight weighted)."""
     return int(round(errors)) if sample_weight is None else float(errors)
-
-
-def reference_errors(pool: RulePool, sample_weight=None):
-    """e*: the errors of the pool's reference tree (the weight of the rows it gets wrong, when weighted)."""
-    best = pool.best_tree()
-    if best is None:
-        raise ValueError("the pool has no tree to take e* from")
-    if sample_weight is None:
-        return best.errors
-    problem = SelectionProblem.from_pool(pool, sample_weight=sample_weight)
-    return float(problem.errors[np.asarray(best.tree.rule_ids, dtype=np.int64)].sum())
 
 
 def _training_right(problem: SelectionProblem, selection: np.ndarray, every_class: bool = False):
@@ -323,7 +279,7 @@ def knee_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     best = pool.best_tree()
     if best is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
-    be = _budget(reference_errors(pool, sample_weight) if error_budget is None else error_budget, sample_weight)
+    be = as_budget(reference_errors(pool, sample_weight) if error_budget is None else error_budget, sample_weight)
     view = _PolicyView(pool, eps, sample_weight=sample_weight)
     top = max(2, 2 * int(best.complexity))
     sweep = _knee_sweep(view.problem, top, view.to_view(be), tolerance)
@@ -406,13 +362,6 @@ NO_TREE_COMPLEXITY = 10
 NO_TREE_ERROR_SHARE = 0.05
 
 
-def left_out_class(pool: RulePool) -> int:
-    """The class code the fallback form writes no rule for: the most frequent class of the pool's rows.
-    (What the fallback of a selection is, the class of the rows it leaves uncovered, is
-    :func:`explainer.data.labels.fallback_class`.)"""
-    return int(majority_class(pool.y, classes=range(len(pool.classes))))
-
-
 def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
     """Pool indices of the rules ``form`` allows: ``None`` (every rule) for ``"all"``, the rules of the classes
     other than the fallback class for ``"fallback"``."""
@@ -443,19 +392,19 @@ def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, 
             raise ValueError("no error budget given and no tree to size it; pass --errors")
         bc = NO_TREE_COMPLEXITY if complexity_budget is None else complexity_budget
         be = max(1, int(NO_TREE_ERROR_SHARE * pool.n_rows)) if error_budget is None else error_budget
-        return PolicyChoice(bc, _budget(be, sample_weight), fallback=fallback)
+        return PolicyChoice(bc, as_budget(be, sample_weight), fallback=fallback)
     if complexity_budget is None:
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
                             every_class=every_class, size=size)
         both = error_budget is None
-        return PolicyChoice(d.complexity_budget, _budget(d.error_budget, sample_weight),
+        return PolicyChoice(d.complexity_budget, as_budget(d.error_budget, sample_weight),
                             form=d.form if both else "all", fallback=fallback, rules=d.rules if both else None,
                             chosen=both, objective=d.objective if both else "coverage",
                             size=d.size if both else None, frontier=d.frontier if both else ())
     if error_budget is None:
         error_budget = default_budgets(pool, eps=eps, sample_weight=sample_weight,
                                        every_class=every_class, size=size).error_budget
-    return PolicyChoice(complexity_budget, _budget(error_budget, sample_weight), fallback=fallback)
+    return PolicyChoice(complexity_budget, as_budget(error_budget, sample_weight), fallback=fallback)
 
 
 def resolve_budgets(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,

@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from explainer.data.labels import fallback_code
-from explainer.pipeline.policy import (
-    _budget,
+from explainer.pipeline.reading import (
+    as_budget,
     left_out_class,
     policy_rows,
     reference_errors,
@@ -193,7 +193,7 @@ class _Fold:
     def error_budget(self, errors, total, sample_weight):
         """An error budget of all the pool's rows (``errors`` of ``total``) in proportion to the rows read."""
         read = len(self.train) if self.w_train is None else float(self.w_train.sum())
-        return _budget(errors * read / (total or 1), sample_weight)
+        return as_budget(errors * read / (total or 1), sample_weight)
 
     def score(self, selection: np.ndarray) -> tuple[float, float]:
         """(accuracy, balanced accuracy) on the held-out rows of the rules' vote, the fallback class (of the
@@ -281,7 +281,7 @@ def _point(c: _Candidate, e_star, sample_weight, n_folds: int, folds) -> Accurac
     return AccuracyPoint(
         complexity=float(np.mean(c.conditions)), accuracy=float(acc.mean()), accuracy_se=se,
         balanced_accuracy=float(np.mean(c.balanced)), complexity_budget=int(c.complexity_budget),
-        error_budget=_budget(c.share * e_star, sample_weight), error_share=float(c.share), form=c.form,
+        error_budget=as_budget(c.share * e_star, sample_weight), error_share=float(c.share), form=c.form,
         objective=c.objective, n_rules=float(np.mean(c.n_rules)),
     )
 

@@ -146,14 +146,13 @@ class AccuracyScorer:
     last_adds = None  # no lazy adds (see above)
 
     def __init__(self, problem, usable: np.ndarray):
-        from explainer.selection.problem import UNBOUNDED
-
         self.p = problem
         self.usable = usable
         self.L = problem.lengths.astype(np.float64)
         self.E = problem.errors.astype(np.float64)
-        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < UNBOUNDED else 0.0
-        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < UNBOUNDED else 0.0
+        bc, be = problem.budgets  # None: no budget
+        pen_l = 1e-6 / max(bc, 1) if bc is not None else 0.0
+        pen_e = 1e-6 / max(be, 1) if be is not None else 0.0
         self.cost = pen_l * self.L + pen_e * self.E
 
     def _gains(self, st) -> np.ndarray:
