@@ -31,7 +31,7 @@ import numpy as np
 
 from explainer.selection import objectives
 from explainer.selection.loops import lazy_greedy_adds, move_gains
-from explainer.selection.problem import UNBOUNDED, SelectionProblem, SelectionState
+from explainer.selection.problem import SelectionProblem, SelectionState
 from explainer.selection.solvers.moves import TOL, MoveScorer
 from explainer.selection.solvers.operators import row_key
 
@@ -41,18 +41,17 @@ MOVE_KINDS = ("add", "drop", "swap", "one_for_two", "lazy_add", "lazy_swap", "ke
 _LAZY_BATCH = 8
 
 
-def budget_scale(budget: float) -> float:
-    """1 / budget for a finite positive budget, else 0 (the term does not count)."""
-    if budget <= 0 or budget >= UNBOUNDED:
+def budget_scale(budget: float | None) -> float:
+    """1 / budget for a positive budget, else 0 (the term does not count; ``None``: no budget)."""
+    if budget is None or budget <= 0:
         return 0.0
     return 1.0 / float(budget)
 
 
 def rule_costs(problem: SelectionProblem) -> np.ndarray:
     """cost_i = L_i / Bc + E_i / Be (a term is dropped when its budget is 0 or unbounded)."""
-    return problem.lengths * budget_scale(problem.complexity_budget) + problem.errors * budget_scale(
-        problem.error_budget
-    )
+    bc, be = problem.budgets  # None: no budget
+    return problem.lengths * budget_scale(bc) + problem.errors * budget_scale(be)
 
 
 def usable_rules(problem: SelectionProblem) -> np.ndarray:

@@ -56,7 +56,7 @@ from explainer.selection.loops import (
     pair_bounds,
     swap_scores,
 )
-from explainer.selection.problem import UNBOUNDED, SelectionProblem
+from explainer.selection.problem import SelectionProblem
 
 TOL = 1e-9
 
@@ -86,8 +86,9 @@ class MoveScorer:
         self.w = problem.row_weight  # None unweighted
         self.eps = problem.eps
         # tiny per-rule costs: ties between equal gains go to the cheaper move
-        pen_l = 1e-6 / max(problem.complexity_budget, 1) if problem.complexity_budget < UNBOUNDED else 0.0
-        pen_e = 1e-6 / max(problem.error_budget, 1) if problem.error_budget < UNBOUNDED else 0.0
+        bc, be = problem.budgets  # None: no budget
+        pen_l = 1e-6 / max(bc, 1) if bc is not None else 0.0
+        pen_e = 1e-6 / max(be, 1) if be is not None else 0.0
         self.cost = pen_l * self.L + pen_e * self.E
         self._slot = np.full(problem.n_rules, -1, dtype=np.int64)  # row of rule a in self._gmat
         self._gmat = np.zeros((0, problem.n_rules))

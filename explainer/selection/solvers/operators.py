@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from explainer.selection.problem import UNBOUNDED, SelectionProblem
+from explainer.selection.problem import SelectionProblem
 
 
 def expected_fit_count(problem: SelectionProblem) -> float:
     """Roughly how many average rules fit both budgets (between 1 and M)."""
     M = problem.n_rules
     counts = [float(M)]
-    for budget, use in ((problem.complexity_budget, problem.lengths), (problem.error_budget, problem.errors)):
+    for budget, use in zip(problem.budgets, (problem.lengths, problem.errors), strict=True):  # None: no budget
         mean = float(use.mean()) if M else 0.0
-        if budget < UNBOUNDED and mean > 0:
+        if budget is not None and mean > 0:
             counts.append(budget / mean)
     return float(np.clip(min(counts), 1.0, max(M, 1)))
 
