@@ -227,6 +227,20 @@ def evaluate(name, X, y, model_names):
     return rows
 
 
+def model_cells(block, models) -> list[str]:
+    """One table row's cells per model (accuracy, balanced accuracy, Brier, conditions, fit s), '-' where absent."""
+    cells: list[str] = []
+    for m in models:
+        r = block[block["model"] == m]
+        if r.empty:
+            cells += ["-"] * 5
+            continue
+        r = r.iloc[0]
+        cells += [f"{100 * r.accuracy:.1f}", f"{100 * r.balanced_accuracy:.1f}", f"{r.brier:.3f}",
+                  f"{r.conditions:.1f}", f"{r.fit_cpu_s:.2f}"]
+    return cells
+
+
 def markdown(summary: pd.DataFrame, command: str) -> str:
     lines = [
         "# Held-out accuracy against peers",
@@ -242,16 +256,7 @@ def markdown(summary: pd.DataFrame, command: str) -> str:
     head = ["data set"] + [f"{m} {k}" for m in models for k in ("acc", "bal", "brier", "cond", "s")]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for ds, block in summary.groupby("dataset", sort=False):
-        cells = [ds]
-        for m in models:
-            r = block[block["model"] == m]
-            if r.empty:
-                cells += ["-"] * 5
-                continue
-            r = r.iloc[0]
-            cells += [f"{100 * r.accuracy:.1f}", f"{100 * r.balanced_accuracy:.1f}", f"{r.brier:.3f}",
-                      f"{r.conditions:.1f}", f"{r.fit_cpu_s:.2f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join([ds, *model_cells(block, models)]) + " |")
     if {"explainer", "ripper"} <= set(models):
         wide = summary.pivot(index="dataset", columns="model")
         ok = ((wide[("accuracy", "explainer")] >= wide[("accuracy", "ripper")] - 0.005)

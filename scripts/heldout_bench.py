@@ -228,15 +228,7 @@ def markdown(summary, command, half, expected):
     head = ["table", "rows"] + [f"{m} {k}" for m in models for k in ("acc", "bal", "brier", "cond", "s")]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for table, block in summary.groupby("table", sort=False):
-        cells = [table, str(int(block["rows"].iloc[0]))]
-        for m in models:
-            r = block[block["model"] == m]
-            if r.empty:
-                cells += ["-"] * 5
-                continue
-            r = r.iloc[0]
-            cells += [f"{100 * r.accuracy:.1f}", f"{100 * r.balanced_accuracy:.1f}", f"{r.brier:.3f}",
-                      f"{r.conditions:.1f}", f"{r.fit_cpu_s:.2f}"]
+        cells = [table, str(int(block["rows"].iloc[0])), *ab.model_cells(block, models)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

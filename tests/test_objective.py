@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from lanes import seeds
+from problems import mostly_right
 
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
@@ -24,13 +25,7 @@ def small_problem(seed, *, weighted=False, fallback=0, M=None, K=3, objective="a
     rng = np.random.default_rng(seed)
     N = int(rng.integers(20, 41))
     M = M or int(rng.integers(6, 13))
-    C = rng.random((N, M)) < rng.uniform(0.1, 0.35)
-    rule_class = rng.integers(0, K, M)
-    y = rng.integers(0, K, N)
-    for i in range(M):
-        rows = np.flatnonzero(C[:, i])
-        y[rows[rng.random(rows.size) < 0.6]] = rule_class[i]
-    lengths = rng.integers(1, 6, M)
+    C, rule_class, y, lengths = mostly_right(rng, N, M, K, (0.1, 0.35))
     w = np.round(rng.uniform(0.2, 3.0, N), 3) if weighted else None
     p0 = SelectionProblem(C, rule_class, y, lengths, n_classes=K, sample_weight=w)
     bc = max(int(lengths.sum() * rng.uniform(0.2, 0.5)), 1)
