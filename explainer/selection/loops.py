@@ -102,12 +102,14 @@ def first_fit_adds(order, r, indptr, indices, rule_class, lengths, errors, slack
 
 
 @njit(cache=True, nogil=True)
-def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, eps, w=None):
+def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, eps, w=None, y=None, fallback=-1):
     """f* change of ``n`` moves, move ``vid[t]`` flipping rule ``rules[t]`` (each rule once per move).
 
     Per move, the firing counts of the rows its rules cover are updated in a
     scratch copy and the change of covered rows and conflicting pairs summed
-    over those rows: O(rows covered by the flipped rules x classes).
+    over those rows: O(rows covered by the flipped rules x classes).  With the rows' classes ``y``
+    (the accuracy objective, :mod:`explainer.selection.objectives`), rows right take the place of rows
+    covered, an uncovered row right when its class is ``fallback``.
     """
     N, K = per_class.shape
     d_cov = np.zeros(n, np.int64) + _zero(w)  # int64 unweighted, float64 weighted
@@ -139,7 +141,14 @@ def move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, 
             t_old = total[row]
             t_new = t_old + dt[row]
             wr = _weight(w, row)
-            d_cov[v] += wr * ((t_new > 0) - (t_old > 0))
+            if y is None:
+                d_cov[v] += wr * ((t_new > 0) - (t_old > 0))
+            else:
+                yr = y[row]
+                own_old = per_class[row, yr]
+                own_new = own_old + dpc[row, yr]
+                d_cov[v] += wr * (np.int64(_right(t_new, own_new, yr, fallback))
+                                  - np.int64(_right(t_old, own_old, yr, fallback)))
             sq_old = 0
             sq_new = 0
             for c in range(K):
@@ -281,62 +290,6 @@ def accuracy_gains(r, total, per_class, indptr, indices, rule_class, y, fallback
     for i in range(M):
         dr, dp = accuracy_delta(i, r[i], indptr, indices, rule_class[i], total, per_class, y, fallback, w)
         out[i] = float(dr) - eps * float(dp)
-    return out
-
-
-@njit(cache=True, nogil=True)
-def accuracy_move_gains(vid, rules, n, r, total, per_class, indptr, indices, rule_class, y, fallback, eps, w=None):
-    """:func:`move_gains` for the accuracy objective: change of rows right - eps * conflicting pairs of
-    ``n`` moves, move ``vid[t]`` flipping rule ``rules[t]``."""
-    N, K = per_class.shape
-    d_right = np.zeros(n, np.int64) + _zero(w)
-    d_pairs = np.zeros(n, np.int64) + _zero(w)
-    dt = np.zeros(N, np.int64)
-    dpc = np.zeros((N, K), np.int64)
-    seen = np.zeros(N, np.bool_)
-    touched = np.empty(N, np.int64)
-    order = np.argsort(vid, kind="mergesort")
-    t = 0
-    while t < order.size:
-        v = vid[order[t]]
-        m = 0
-        while t < order.size and vid[order[t]] == v:
-            i = rules[order[t]]
-            sign = -1 if r[i] else 1
-            c = rule_class[i]
-            for p in range(indptr[i], indptr[i + 1]):
-                row = indices[p]
-                if not seen[row]:
-                    seen[row] = True
-                    touched[m] = row
-                    m += 1
-                dt[row] += sign
-                dpc[row, c] += sign
-            t += 1
-        for q in range(m):
-            row = touched[q]
-            t_old = total[row]
-            t_new = t_old + dt[row]
-            yr = y[row]
-            wr = _weight(w, row)
-            own_old = per_class[row, yr]
-            own_new = own_old + dpc[row, yr]
-            d_right[v] += wr * (np.int64(_right(t_new, own_new, yr, fallback))
-                                - np.int64(_right(t_old, own_old, yr, fallback)))
-            sq_old = 0
-            sq_new = 0
-            for c in range(K):
-                old = per_class[row, c]
-                new = old + dpc[row, c]
-                sq_old += old * old
-                sq_new += new * new
-                dpc[row, c] = 0
-            d_pairs[v] += wr * (((t_new * t_new - sq_new) - (t_old * t_old - sq_old)) // 2)
-            dt[row] = 0
-            seen[row] = False
-    out = np.empty(n)
-    for v in range(n):
-        out[v] = float(d_right[v]) - eps * float(d_pairs[v])
     return out
 
 
@@ -556,4 +509,4 @@ def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx, w=None):
     return X0, X1
 
 
-__all__ = ["accuracy_delta", "accuracy_gains", "accuracy_move_gains", "best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]
+__all__ = ["accuracy_delta", "accuracy_gains", "best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]

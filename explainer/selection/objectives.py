@@ -35,7 +35,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from explainer.selection.loops import accuracy_gains, accuracy_move_gains, best_add_drop
+from explainer.selection.loops import accuracy_gains, best_add_drop
+from explainer.selection.loops import move_gains as _move_gains
 from explainer.selection.settings import OBJECTIVES
 
 #: the objectives a :class:`~explainer.selection.problem.SelectionProblem` can have
@@ -127,9 +128,8 @@ def state_right(problem, total: np.ndarray, per_class: np.ndarray):
 def move_gains(st, vid: np.ndarray, rules: np.ndarray, n: int) -> np.ndarray:
     """a(r) change of ``n`` moves on state ``st``, move ``vid[k]`` flipping rule ``rules[k]``."""
     p = st.problem
-    return accuracy_move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r,
-                               st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
-                               float(p.eps), p.row_weight)
+    return _move_gains(np.asarray(vid, dtype=np.int64), np.asarray(rules, dtype=np.int64), int(n), st.r, st.total,
+                       st.per_class, p.indptr, p.indices, p.rule_class, float(p.eps), p.row_weight, p.y, int(p.fallback))
 
 
 class AccuracyScorer:
