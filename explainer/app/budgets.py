@@ -82,6 +82,14 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     return f"rules for the classes other than {pool.classes[chosen.fallback]}, which takes every row they leave (ELSE)"
 
 
+def default_objective_text(state: Session) -> str:
+    """What the default explanation maximises, in words (plain text)."""
+    chosen = _choice(state)
+    if chosen is not None and chosen.objective == "accuracy":
+        return "maximising the rows it gets right (the accuracy objective)"
+    return "maximising the rows covered (the paper's coverage f*)"
+
+
 def default_objective(state: Session, bc: int, be: int, class_weight) -> str:
     """The objective of a run at budgets (bc, be): the policy's at its default budgets, else the paper's coverage."""
     chosen = _choice(state)

@@ -166,10 +166,10 @@ def budget_form(state: Session, pool: RulePool, defaults: tuple[int, int], *, bc
     default_bc, default_be = defaults
     st.caption(md_escape(
         f"Defaults for this pool: Bc = {default_bc}, Be = {default_be}, "
-        f"{budgets.default_form_text(state, pool)}. The engine's own: of the selections found at a few error "
-        "budgets (0, a quarter and half of the best tree's errors), with rules for every class or only for "
-        "the classes other than the most frequent, the one whose training accuracy, less 0.25 % of the "
-        "rows per condition, is best; at these budgets a run keeps that form."))
+        f"{budgets.default_form_text(state, pool)}, {budgets.default_objective_text(state)}. The engine's own: "
+        "explanations of every size up to twice the best tree's conditions, each built on part of the rows and "
+        "scored on the rows it did not see; the smallest whose held-out accuracy is within half a standard "
+        "error of the best. At these budgets a run keeps that form and objective."))
     return bc, be
 
 
