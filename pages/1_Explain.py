@@ -31,7 +31,8 @@ if not choices:
     st.stop()
 if state.algorithm not in choices:
     state.algorithm = default_algorithm(choices)
-state.eps, state.seed = state.eps, state.seed  # the defaults become values (the URL holds values only)
+# the defaults become values (the URL holds values only)
+state.eps, state.seed, state.size = state.eps, state.seed, state.size
 
 with st.container(border=True):
     st.subheader("2 · Budgets and algorithm")

@@ -18,6 +18,7 @@ from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_parameters, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
+from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
 from explainer.selection.frontier import Frontier, lifted
 from explainer.selection.result import ReadsEvaluation, SelectionResult
@@ -36,32 +37,61 @@ def set_budgets(state: Session, bc: int | None = None, be: int | None = None) ->
         state.be = be
 
 
-def choose_defaults(pool: RulePool) -> PolicyChoice:
+def choose_defaults(pool: RulePool, size: str | None = None, curve=()) -> PolicyChoice:
     """The engine's choice for this pool: budgets, form of explanation, fallback class and the rules the form
-    allows (:func:`explainer.pipeline.resolve_defaults`; without a reference tree, what the policy uses then)."""
-    return resolve_defaults(pool, refuse_without_tree=False)
+    allows (:func:`explainer.pipeline.resolve_defaults`; without a reference tree, what the policy uses then).
+    ``size``: the knob (``None``: the default); ``curve``: the validation curve chosen from at another size."""
+    return resolve_defaults(pool, refuse_without_tree=False, size=size, curve=tuple(curve) or None)
 
 
-def defaults_key(pool_key: tuple) -> tuple:
-    """Where the default budgets of the pool known to the session as ``pool_key`` are kept."""
-    return ("default budgets", pool_key)
+def defaults_key(pool_key: tuple, size: str = DEFAULT_SIZE) -> tuple:
+    """Where the default budgets at ``size`` of the pool known to the session as ``pool_key`` are kept."""
+    return ("default budgets", pool_key, size)
+
+
+def page_size(state: Session) -> str:
+    """The explanation size the session asks for (:data:`explainer.pipeline.SIZES`)."""
+    return state.size if state.size in SIZES else DEFAULT_SIZE
 
 
 def _key(state: Session) -> tuple:
-    return defaults_key(state.pool_key)
+    return defaults_key(state.pool_key, page_size(state))
+
+
+#: the knob in words: which explanation the policy takes (what the Explain page and its steps say)
+SIZE_WORDS = {
+    "compact": "the smallest whose held-out accuracy is within one standard error of the best",
+    "balanced": "the smallest whose held-out accuracy is within half a standard error of the best",
+    "accurate": "the smallest with the best held-out accuracy",
+}
+
+
+def _choose_at(pool: RulePool, pool_key: tuple, size: str) -> PolicyChoice:
+    """The policy's choice at ``size``.  The validation curve does not depend on the size, only the pick
+    does: a size other than the default re-picks on the default's curve (its step started if need be, or
+    waited for while under way), so that switching the size costs the pick alone."""
+    if size == DEFAULT_SIZE:
+        return choose_defaults(pool)
+    base = steps.start(defaults_key(pool_key), lambda: choose_defaults(pool))
+    base.wait(None)
+    known = base.result() if base.error is None else None
+    curve = known.frontier if isinstance(known, PolicyChoice) else ()
+    return choose_defaults(pool, size, curve)
 
 
 def page_defaults(state: Session, pool: RulePool) -> tuple[int, int] | None:
-    """The engine's own default budgets for this pool (:func:`explainer.pipeline.resolve_defaults`), cached;
-    None while a thread chooses them (the page shows the step; see :mod:`.steps`)."""
+    """The engine's own default budgets for this pool at the session's size
+    (:func:`explainer.pipeline.resolve_defaults`), cached; None while a thread chooses them (the page shows
+    the step; see :mod:`.steps`)."""
     best = pool.best_tree()
+    size, pool_key = page_size(state), state.pool_key
     chosen = steps.ready(
-        state, "budgets", _key(state), lambda: choose_defaults(pool),
+        state, "budgets", _key(state), lambda: _choose_at(pool, pool_key, size),
         title="Choosing default budgets …",
         detail=(f"Explanations of every size up to twice the best tree's {best.complexity} conditions, with rules "
                 "for every class or only for the classes other than the most frequent one, each built on part of "
-                "the rows and scored on the rows it did not see; the smallest whose held-out accuracy is within "
-                "half a standard error of the best (the command line's and the estimator's defaults too).")
+                f"the rows and scored on the rows it did not see; {SIZE_WORDS[size]} (the command line's and the "
+                f"estimator's defaults too, at size {size}).")
         if best is not None else "",
         done=lambda chosen, seconds: f"Default budgets chosen in {seconds:.1f} s: Bc = {chosen.complexity_budget}, "
                                      f"Be = {chosen.error_budget:,}",
@@ -72,6 +102,31 @@ def page_defaults(state: Session, pool: RulePool) -> tuple[int, int] | None:
 def _choice(state: Session) -> PolicyChoice | None:
     """The policy's choice for the session's pool, while the server keeps it (None: not chosen, or dropped)."""
     return COMPUTED.get(_key(state), None)
+
+
+def page_choice(state: Session) -> PolicyChoice | None:
+    """The policy's choice for the session's pool at its size (budgets, form, objective, validation curve), while
+    the server keeps it."""
+    return _choice(state)
+
+
+def choose_accuracy_point(state: Session) -> None:
+    """on_select of the accuracy frontier: the clicked candidate's Bc and Be become the budgets, and a run at
+    them uses its form and objective; the default's are the policy's own budgets (a large table's Be may be
+    raised to what the selection on every row needs)."""
+    for point in _selected_points(state.accuracy_chart):
+        data = point.get("customdata") if isinstance(point, dict) else None
+        if data is None or len(data) < 5:
+            continue
+        choice = _choice(state)
+        if int(data[4]) and choice is not None:
+            set_budgets(state, *choice.budgets)
+            del state.accuracy_pick
+            return
+        bc, be = int(data[0]), int(round(float(data[1])))
+        set_budgets(state, bc, be)
+        state.accuracy_pick = (bc, be, str(data[2]), str(data[3]))
+        return
 
 
 def default_form_text(state: Session, pool: RulePool) -> str:
@@ -90,22 +145,36 @@ def default_objective_text(state: Session) -> str:
     return "maximising the rows covered (the paper's coverage f*)"
 
 
+def _picked(state: Session, bc: int, be: int) -> tuple | None:
+    """The accuracy frontier's point last clicked, while the budgets are its own: (Bc, Be, form, objective)."""
+    pick = state.accuracy_pick
+    return pick if pick is not None and tuple(pick[:2]) == (bc, be) else None
+
+
 def default_objective(state: Session, bc: int, be: int, class_weight) -> str:
-    """The objective of a run at budgets (bc, be): the policy's at its default budgets, else the paper's coverage."""
+    """The objective of a run at budgets (bc, be): the clicked accuracy point's at its budgets, the policy's at
+    its default budgets, else the paper's coverage."""
     chosen = _choice(state)
-    if chosen is None or class_weight is not None:
+    if class_weight is not None:
         return "coverage"
-    return chosen.objective_at(bc, be)
+    pick = _picked(state, bc, be)
+    if pick is not None:
+        return pick[3]
+    return "coverage" if chosen is None else chosen.objective_at(bc, be)
 
 
 def default_form(state: Session, bc: int, be: int, class_weight) -> str:
     """The form of a run at budgets (bc, be): the one the default policy chose while the budgets are its
-    defaults, else ``"all"`` (every rule), as ``explain`` does without budgets and with them.  The policy
-    weighs unweighted rows, so a run whose rows are weighted (``class_weight``) may use every rule."""
+    defaults (or the clicked accuracy point's, at its budgets), else ``"all"`` (every rule), as ``explain``
+    does without budgets and with them.  The policy weighs unweighted rows, so a run whose rows are weighted
+    (``class_weight``) may use every rule."""
     chosen = _choice(state)
-    if chosen is None or class_weight is not None:
+    if class_weight is not None:
         return "all"
-    return chosen.form_at(bc, be)
+    pick = _picked(state, bc, be)
+    if pick is not None:
+        return pick[2]
+    return "all" if chosen is None else chosen.form_at(bc, be)
 
 
 def run_settings(state: Session) -> RunSettings:
@@ -121,13 +190,19 @@ def run_settings(state: Session) -> RunSettings:
 
 
 def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:
-    """Default budgets once per pool, unless a link brought its own; then clamp them to the pool's range."""
+    """Default budgets once per pool, unless a link brought its own, and again when the size changes, unless
+    they were set by hand (they are not the defaults of the size before); then clamp them to the pool's range."""
+    size = page_size(state)
+    before = state.budget_defaults
     if state.budget_for != state.pool_key:
         state.budget_for = state.pool_key
         from_url = state.budgets_from_url
         del state.budgets_from_url
         if not (from_url and state.has(Session.bc) and state.has(Session.be)):
             set_budgets(state, *defaults)
+    elif before is not None and before[0] != size and (state.bc, state.be) == tuple(before[1]):
+        set_budgets(state, *defaults)
+    state.budget_defaults = (size, tuple(defaults))
     bc_max, be_max = budget_limits(pool, pool.n_rows)
     state.bc = min(max(state.bc, 1), bc_max)
     state.be = min(max(state.be, 0), be_max)
@@ -282,12 +357,16 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
     return entry
 
 
-def choose_point(state: Session) -> None:
-    """on_select of the frontier chart: the chosen point's Bc becomes the complexity budget."""
-    event = state.frontier_chart
+def _selected_points(event) -> list:
+    """The points a chart's selection event holds (a dict, or the state object Streamlit hands over)."""
     points = event.get("selection", {}).get("points", []) if isinstance(event, dict) else \
         getattr(getattr(event, "selection", None), "points", [])
-    for point in points:
+    return list(points or [])
+
+
+def choose_point(state: Session) -> None:
+    """on_select of the frontier chart: the chosen point's Bc becomes the complexity budget."""
+    for point in _selected_points(state.frontier_chart):
         x = point.get("x") if isinstance(point, dict) else None
         if x is not None:
             set_budgets(state, bc=int(round(float(x))))

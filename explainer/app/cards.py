@@ -16,6 +16,7 @@ from explainer.app.session import Session
 from explainer.app.sources import Source
 from explainer.app.text import label, md_escape
 from explainer.data import Dataset
+from explainer.pipeline.validation import SIZES, eligible_points
 from explainer.report import RuleSetReport
 from explainer.rules.pool import RulePool
 
@@ -101,8 +102,37 @@ def frontier_card(state: Session, pool: RulePool, *, bc: int, be: int, bc_max: i
         and now.class_weight is None  # the frontier counts rows, unweighted
         else None,
     }
-    entry = budgets.ensure_frontier(state, pool, bc=bc, be=be, eps=eps_now, bc_max=bc_max)
-    budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
+    coverage, accuracy = st.tabs(["Coverage frontier", "Held-out accuracy"])
+    with coverage:
+        entry = budgets.ensure_frontier(state, pool, bc=bc, be=be, eps=eps_now, bc_max=bc_max)
+        budgets.frontier_panel(state, entry, n_rows=n_rows, marks=marks)
+    with accuracy:
+        accuracy_frontier_card(state, pool, bc=bc, be=be)
+
+
+def accuracy_frontier_card(state: Session, pool: RulePool, *, bc: int, be: int) -> None:
+    """The default policy's validation curve: held-out accuracy against conditions, the default marked; a click
+    takes a candidate's budgets, form and objective."""
+    choice = budgets.page_choice(state)
+    points = list(choice.frontier) if choice is not None else []
+    if not points:
+        st.caption("No held-out accuracy to show: " + (
+            "the pool has no reference tree to size the candidates, so the defaults are a fixed guess."
+            if pool.best_tree() is None else "the defaults were not chosen on held-out rows."))
+        return
+    size = budgets.page_size(state)
+    eligible = eligible_points(points)
+    fig = charts.accuracy_frontier_figure(points, n_se=SIZES[size], best_candidates=eligible or None)
+    st.plotly_chart(fig, key=Session.accuracy_chart.key, selection_mode="points", width="stretch",
+                    on_select=lambda: budgets.choose_accuracy_point(Session()))
+    text = charts.accuracy_caption(points) or ("No candidate kept a rule: the defaults are the knee of the "
+                                               "coverage frontier at the best tree's errors.")
+    pick = state.accuracy_pick
+    now = (f" Bc = {bc}, Be = {be} is the candidate clicked: a run uses its form ({pick[2]}) and objective "
+           f"({pick[3]}).") if pick is not None and tuple(pick[:2]) == (bc, be) else ""
+    floor = " (on or above the dotted line)" if SIZES[size] else ""
+    st.caption(md_escape(f"{text} Size {size}: {budgets.SIZE_WORDS[size]}{floor}.{now} "
+                         "Click a point to use its budgets, form and objective."))
 
 
 def results_card(state: Session, pool: RulePool, n_rows: int, running: bool) -> None:

@@ -188,3 +188,110 @@ def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None
     top = max([x_max or 0, *x, complexity_budget or 0, best_tree[0] if best_tree else 0])
     fig.update_xaxes(range=[0, top + 1])
     return fig
+
+
+# --------------------------------------------------------------------------- the accuracy frontier
+
+
+def accuracy_front(points) -> list:
+    """The candidates no smaller one beats: by conditions, each of a higher held-out accuracy than every
+    candidate of fewer (or as many) conditions before it."""
+    front, best = [], -np.inf
+    for p in sorted(points, key=lambda p: (p.complexity, -p.accuracy)):
+        if p.accuracy > best + 1e-12:
+            front.append(p)
+            best = p.accuracy
+    return front
+
+
+def _candidate_data(points) -> list[list]:
+    """What a dot of the accuracy frontier carries: (Bc, Be, form, objective, default?, balanced %, se %, rules)."""
+    return [[p.complexity_budget, p.error_budget, p.form, p.objective, int(p.chosen), 100 * p.balanced_accuracy,
+             100 * p.accuracy_se, p.n_rules] for p in points]
+
+
+ACCURACY_HOVER = ("%{x:.1f} conditions, %{customdata[7]:.1f} rules: %{y:.2f}% (accuracy ± %{customdata[6]:.2f}, "
+                  "balanced %{customdata[5]:.2f}%)<br>Bc = %{customdata[0]}, Be = %{customdata[1]}, "
+                  "form %{customdata[2]}, objective %{customdata[3]}")
+
+
+def accuracy_frontier_figure(points, *, n_se: float | None = None, best_candidates=None) -> go.Figure:
+    """Held-out accuracy and balanced accuracy (% of the held-out rows) against conditions: the default
+    policy's validation curve (:class:`~explainer.pipeline.validation.AccuracyPoint` each).
+
+    Two lines join the candidates no smaller one beats (:func:`accuracy_front`): their accuracy and their
+    balanced accuracy.  The other candidates are grey dots, the default (``chosen``) a star.  The band is the
+    best mean accuracy ± one standard error, among ``best_candidates`` (indices into ``points``; default every
+    point); the dotted line is the floor ``n_se`` standard errors below the best, where the size knob lets
+    the smallest candidate above it be the default.  Every dot carries (Bc, Be, form, objective, default?,
+    ...) as ``customdata``: a click chooses them.
+    """
+    points = list(points)
+    front = accuracy_front(points)
+    on_front = {id(p) for p in front}
+    others = [p for p in points if id(p) not in on_front]
+    fig = go.Figure()
+    for name, values, color, dash in (("held-out accuracy", [p.accuracy for p in front], PALETTE[0], "solid"),
+                                      ("balanced accuracy", [p.balanced_accuracy for p in front], PALETTE[1], "dash")):
+        fig.add_trace(go.Scatter(
+            x=[p.complexity for p in front], y=[100 * v for v in values], mode="lines+markers", name=name,
+            line=dict(color=color, width=2, dash=dash), marker=dict(size=8, color=color),
+            customdata=_candidate_data(front), hovertemplate=ACCURACY_HOVER.replace("%{y:.2f}%", name + " %{y:.2f}%")
+            + "<extra></extra>", unselected=dict(marker=dict(opacity=1.0)), cliponaxis=False))
+    fig.add_trace(go.Scatter(
+        x=[p.complexity for p in others], y=[100 * p.accuracy for p in others], mode="markers",
+        name="other candidates (accuracy)", marker=dict(size=6, color="#b8c0c8"), customdata=_candidate_data(others),
+        hovertemplate=ACCURACY_HOVER + "<extra></extra>", unselected=dict(marker=dict(opacity=1.0)),
+        cliponaxis=False))
+    chosen = [p for p in points if p.chosen]
+    if chosen:
+        fig.add_trace(go.Scatter(
+            x=[p.complexity for p in chosen], y=[100 * p.accuracy for p in chosen], mode="markers",
+            name="the default", marker=dict(symbol="star", size=16, color=PALETTE[3]),
+            customdata=_candidate_data(chosen), hovertemplate="the default: " + ACCURACY_HOVER + "<extra></extra>",
+            unselected=dict(marker=dict(opacity=1.0)), cliponaxis=False))
+    pool = [points[i] for i in best_candidates] if best_candidates is not None else points
+    if pool:
+        best = max(pool, key=lambda p: p.accuracy)
+        top, se = 100 * best.accuracy, 100 * best.accuracy_se
+        fig.add_hrect(y0=top - se, y1=top + se, fillcolor=PALETTE[0], opacity=0.12, line_width=0,
+                      annotation_text="best ± 1 standard error", annotation_position="top left")
+        if n_se:
+            fig.add_hline(y=top - n_se * se, line=dict(color=PALETTE[3], dash="dot", width=1))
+    fig.update_layout(
+        title="Held-out accuracy of the candidate explanations",
+        xaxis_title="conditions (mean over the folds)",
+        yaxis_title="held-out accuracy (%)",
+        height=340,
+        margin=dict(l=10, r=20, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
+        clickmode="event+select",
+        uirevision="accuracy",
+    )
+    fig.update_xaxes(rangemode="tozero")
+    return fig
+
+
+def accuracy_caption(points, more: int = 10) -> str:
+    """What ``more`` conditions than the default buy in held-out accuracy (and what as many fewer cost), from
+    the candidates of the curve, in words; empty without a default."""
+    default = next((p for p in points if p.chosen), None)
+    if default is None:
+        return ""
+    here = default.complexity
+    parts = [f"The default: {here:.1f} conditions, {100 * default.accuracy:.1f} % held-out accuracy."]
+    ahead = [p for p in points if here < p.complexity <= here + more]
+    best = max(ahead, key=lambda p: (p.accuracy, -p.complexity), default=None)
+    if best is None:
+        parts.append(f"No candidate has up to {more} more conditions than the default.")
+    elif round(100 * (best.accuracy - default.accuracy), 1) > 0:
+        parts.append(f"Up to {more} more conditions than the default: {100 * (best.accuracy - default.accuracy):+.1f} "
+                     f"points held-out accuracy ({100 * best.accuracy:.1f} % with {best.complexity:.1f} conditions, "
+                     f"Bc = {best.complexity_budget}).")
+    else:
+        parts.append(f"Up to {more} more conditions than the default buy no held-out accuracy.")
+    behind = [p for p in points if p.complexity <= here - more]
+    if behind:
+        best = max(behind, key=lambda p: (p.accuracy, -p.complexity))
+        parts.append(f"{more} fewer conditions: {100 * (best.accuracy - default.accuracy):+.1f} points at best.")
+    return " ".join(parts)

@@ -19,6 +19,7 @@ from explainer.app.sources import Source
 from explainer.app.text import algorithm_parameters, label, md_escape, missing_algorithms
 from explainer.data import Dataset
 from explainer.data.tables import SPREADSHEET_EXTENSIONS
+from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
 from explainer.selection.settings import RunSettings
 
@@ -152,7 +153,9 @@ def pool_form(state: Session) -> None:
 
 def budget_form(state: Session, pool: RulePool, defaults: tuple[int, int], *, bc_max: int, be_max: int,
                 n_rows: int) -> tuple[int, int]:
-    """The budgets Bc and Be, with the best tree's and the defaults beside them; returns (Bc, Be)."""
+    """The explanation size, the budgets Bc and Be, with the best tree's and the defaults beside them; returns
+    (Bc, Be)."""
+    size_control(state)
     best = pool.best_tree()
     bc_slider = budgets.slider_top(pool, state.bc, bc_max)
     bc = budgets.budget_input(state, "bc", "Complexity budget Bc (total conditions)", "Bc", 1, bc_max,
@@ -168,9 +171,26 @@ def budget_form(state: Session, pool: RulePool, defaults: tuple[int, int], *, bc
         f"Defaults for this pool: Bc = {default_bc}, Be = {default_be}, "
         f"{budgets.default_form_text(state, pool)}, {budgets.default_objective_text(state)}. The engine's own: "
         "explanations of every size up to twice the best tree's conditions, each built on part of the rows and "
-        "scored on the rows it did not see; the smallest whose held-out accuracy is within half a standard "
-        "error of the best. At these budgets a run keeps that form and objective."))
+        f"scored on the rows it did not see; {budgets.SIZE_WORDS[budgets.page_size(state)]}. At these budgets a "
+        "run keeps that form and objective."))
     return bc, be
+
+
+def size_control(state: Session) -> str:
+    """The analyst's taste for brevity: which explanation the default budgets are (re)chosen for; returns it.
+
+    A change chooses the defaults again; the budgets follow unless they were set by hand
+    (:func:`.budgets.init_budgets`).
+    """
+    if state.size not in SIZES:
+        state.size = DEFAULT_SIZE
+    chosen = st.segmented_control(
+        "Explanation size", list(SIZES), default=state.size, required=True, key=Session.size.key,
+        help="Which explanation the default budgets give, among candidates scored on rows they did not see: "
+             "**compact**, the smallest whose held-out accuracy is within one standard error of the best; "
+             "**balanced**, within half a standard error; **accurate**, the smallest with the best held-out "
+             "accuracy. The budgets move to the new defaults unless you have set them yourself.")
+    return chosen or DEFAULT_SIZE
 
 
 def algorithm_form(state: Session, choices: list[str]) -> tuple[str, float, int, str]:

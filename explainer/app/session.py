@@ -24,6 +24,8 @@ import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from explainer.pipeline.validation import DEFAULT_SIZE
+
 if TYPE_CHECKING:  # the value types only: importing them here would make a circle (they import this module)
     from streamlit.elements.arrow import DataframeState
     from streamlit.elements.plotly_chart import PlotlyState
@@ -93,6 +95,7 @@ class Session:
     pool_time = Slot[float]("pool_time", 0.0)
     split: Slot[Split] = Slot("split")  # Split: training rows and held-out rows
     budget_for = Slot[tuple]("budget_for")  # pool_key the budgets were set for
+    budget_defaults = Slot[tuple]("budget_defaults")  # (size, (Bc, Be)): the defaults the budgets last had
     steps_done = Slot[dict]("steps_done")  # step name -> (cache key, "done in x s" line, detail) of long steps
     loading = Slot[dict]("loading")  # {"source", "options"} of the data being read for Load data
 
@@ -105,6 +108,8 @@ class Session:
     compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
     frontier_chosen = Slot[bool]("_frontier_chosen", False)  # a frontier point was clicked
+    # (Bc, Be, form, objective) of the accuracy frontier's point last clicked: a run at its budgets uses them
+    accuracy_pick = Slot[tuple]("accuracy_pick")
     rules_upload = Slot[dict]("rules_upload")  # {"name", "data"} of an uploaded rule file (Export page)
 
     # ---------------------------------------------------------------- the URL and the first run
@@ -123,6 +128,7 @@ class Session:
     pool_repeats = Slot[int]("w_pool_repeats")
     pool_seed = Slot[int]("w_pool_seed")
     pool_holdout = Slot[float]("w_pool_holdout")
+    size = Slot[str]("w_size", DEFAULT_SIZE)  # the default explanation's size (validation.SIZES)
     bc = Slot[int]("w_bc")
     be = Slot[int]("w_be")
     eps = Slot[float]("w_eps", 1.0)
@@ -140,6 +146,7 @@ class Session:
     data_upload_widget: Slot[UploadedFile | None] = Slot("data_upload_widget")
     rules_upload_widget: Slot[UploadedFile | None] = Slot("rules_upload_widget")
     frontier_chart: Slot[PlotlyState] = Slot("frontier_chart")
+    accuracy_chart: Slot[PlotlyState] = Slot("accuracy_chart")
 
     # ---------------------------------------------------------------- widgets of one page run
     load_data = Slot[bool]("load_data")  # the Data page's Load data button
@@ -230,9 +237,9 @@ class Session:
 
 #: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').
 DATA_BOUND = (Session.pool, Session.pool_key, Session.pool_time, Session.split, Session.budget_for,
-              Session.pool_holdout)
+              Session.budget_defaults, Session.pool_holdout)
 #: Values computed from the pool (besides the last run's result); dropped when the pool changes.
-POOL_BOUND = (Session.frontier, Session.frontier_chosen)
+POOL_BOUND = (Session.frontier, Session.frontier_chosen, Session.accuracy_pick)
 
 
 def persist_widgets(state: Session) -> None:

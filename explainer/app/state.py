@@ -34,6 +34,7 @@ from explainer.app.sources import (
     try_load,
 )
 from explainer.app.text import label, md_escape
+from explainer.pipeline.validation import SIZES
 from explainer.report.figures import fitness_figure
 from explainer.selection.solvers import available
 
@@ -62,6 +63,7 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
     "repeats": (Session.pool_repeats, int, lambda v: 1 <= v <= 10),
     "pool_seed": (Session.pool_seed, int, lambda v: 0 <= v < 2**31),
     "holdout": (Session.pool_holdout, float, lambda v: 0 <= v <= 0.5),
+    "size": (Session.size, str, lambda v: v in SIZES),
     "bc": (Session.bc, int, lambda v: v >= 1),
     "be": (Session.be, int, lambda v: v >= 0),
     "eps": (Session.eps, float, lambda v: 0 <= v <= 10),

@@ -131,7 +131,7 @@ class _PolicyView:
 
 def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
                     tolerance: float = KNEE_TOLERANCE, sample_weight=None, every_class: bool = False,
-                    size: str | None = None, random_state: int = 0) -> DefaultBudgets:
+                    size: str | None = None, random_state: int = 0, curve=None) -> DefaultBudgets:
     """Default budgets, form and objective of the explanation, chosen on held-out evidence.
 
     With ``error_budget`` given, Bc is the knee of the coverage frontier at that Be
@@ -153,6 +153,10 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     ``sample_weight`` (row weights): the same policy in weights (error budgets are weights, accuracy
     counts the weight of the rows right).  ``every_class`` (:func:`every_class_explained`: with balanced
     class weights): every class is to be explained by rules of its own, so only the form ``"all"``.
+
+    ``curve``: the validation curve of this pool at these settings, already computed at another ``size``
+    (``DefaultBudgets.frontier``): only the pick depends on the size, so it is made on that curve rather
+    than validating every candidate again.
     """
     from explainer.pipeline import validation  # built on this module's helpers
 
@@ -163,8 +167,11 @@ def default_budgets(pool: RulePool, *, error_budget=None, eps: float = 1.0,
     validation.size_standard_errors(size)
     if pool.best_tree() is None:
         raise ValueError("no budgets given and no tree to size them; pass both budgets")
-    points = validation.accuracy_frontier(pool, size, eps=eps, sample_weight=sample_weight,
-                                          every_class=every_class, random_state=random_state)
+    if curve:
+        points = validation.choose(list(curve), size)
+    else:
+        points = validation.accuracy_frontier(pool, size, eps=eps, sample_weight=sample_weight,
+                                              every_class=every_class, random_state=random_state)
     chosen = next((p for p in points if p.chosen), None)
     if chosen is None:  # no candidate holds a rule: the knee at Be = e*, where more rules fit
         return replace(knee_budgets(pool, eps=eps, tolerance=tolerance, sample_weight=sample_weight),
@@ -374,11 +381,12 @@ def form_rules(pool: RulePool, form: str) -> np.ndarray | None:
 
 def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, eps: float = 1.0,
                      sample_weight=None, every_class: bool = False, refuse_without_tree: bool = True,
-                     size: str | None = None) -> PolicyChoice:
+                     size: str | None = None, curve=None) -> PolicyChoice:
     """The :class:`PolicyChoice` of a run: missing budgets filled by :func:`default_budgets` (a given budget is
     kept), and, when the policy chose both budgets, the form and objective it chose, the rules that form
     allows and the validation curve.  Weighted (``sample_weight``), Be is a weight.  ``size``: the knob of the
-    validated choice (``"compact"``, ``"balanced"``, ``"accurate"``; ``None``: the default).
+    validated choice (``"compact"``, ``"balanced"``, ``"accurate"``; ``None``: the default); ``curve``: the
+    validation curve chosen from at another size, to choose from again (see :func:`default_budgets`).
 
     Without a reference tree to size a missing budget: ValueError, or with ``refuse_without_tree=False``
     :data:`NO_TREE_COMPLEXITY` and :data:`NO_TREE_ERROR_SHARE` of the rows for the missing ones.
@@ -395,7 +403,7 @@ def resolve_defaults(pool: RulePool, complexity_budget=None, error_budget=None, 
         return PolicyChoice(bc, as_budget(be, sample_weight), fallback=fallback)
     if complexity_budget is None:
         d = default_budgets(pool, error_budget=error_budget, eps=eps, sample_weight=sample_weight,
-                            every_class=every_class, size=size)
+                            every_class=every_class, size=size, curve=curve)
         both = error_budget is None
         return PolicyChoice(d.complexity_budget, as_budget(d.error_budget, sample_weight),
                             form=d.form if both else "all", fallback=fallback, rules=d.rules if both else None,

@@ -290,12 +290,18 @@ def choose(points: list[AccuracyPoint], size: str = DEFAULT_SIZE) -> list[Accura
     """``points`` with the default marked (``chosen``): the 1-SE rule (:func:`one_se_rule`) at the knob's
     standard errors (:data:`SIZES`), among the candidates with at least one rule on every fold."""
     n_se = size_standard_errors(size)
-    eligible = [i for i, p in enumerate(points) if p.n_rules >= 1 and p.complexity >= 1]
+    eligible = eligible_points(points)
     if not eligible:
         return list(points)
     pick = eligible[one_se_rule([points[i].accuracy for i in eligible], [points[i].accuracy_se for i in eligible],
                                 [points[i].complexity for i in eligible], n_se)]
     return [replace(p, chosen=(i == pick)) for i, p in enumerate(points)]
+
+
+def eligible_points(points: list[AccuracyPoint]) -> list[int]:
+    """Indices of the candidates the default may be (:func:`choose`): at least one rule and one condition, as
+    means over the folds."""
+    return [i for i, p in enumerate(points) if p.n_rules >= 1 and p.complexity >= 1]
 
 
 def size_standard_errors(size: str) -> float:
@@ -349,4 +355,4 @@ def solve_chosen(pool: RulePool, point: AccuracyPoint, *, eps: float = 1.0, samp
 
 
 __all__ = ["ACCURACY_MAX_NNZ", "DEFAULT_SIZE", "ERROR_GRID", "FOLDS", "SIZES", "AccuracyPoint", "accuracy_frontier", "choose",
-           "complexity_grid", "frontier_table", "one_se_rule", "solve_chosen", "validate_candidates", "validation_splits"]
+           "complexity_grid", "eligible_points", "frontier_table", "one_se_rule", "solve_chosen", "validate_candidates", "validation_splits"]
