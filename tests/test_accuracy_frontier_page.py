@@ -173,6 +173,18 @@ def test_a_new_size_moves_the_budgets_to_the_policys_pick_unless_set_by_hand(loa
     assert at.session_state["w_bc"] == picks["balanced"].complexity_budget
 
 
+def test_a_size_picked_on_another_sizes_curve_is_that_sizes_own_choice(loans_page):
+    pool = loans_page.session_state["pool"]
+    curve = default_budgets(pool).frontier
+    for size in SIZES:
+        again, afresh = default_budgets(pool, size=size, curve=curve), default_budgets(pool, size=size)
+        assert again.frontier == afresh.frontier and again.size == afresh.size == size
+        assert (again.complexity_budget, again.error_budget, again.form, again.objective) == (
+            afresh.complexity_budget, afresh.error_budget, afresh.form, afresh.objective)
+        assert (again.selection == afresh.selection).all()
+        assert [p.chosen for p in again.frontier].count(True) == 1
+
+
 def test_the_chart_on_the_page_agrees_with_the_command_line(loans_page, capsys):
     at = loans_page
     size = at.session_state["w_size"]
