@@ -46,6 +46,7 @@ from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
 from explainer.selection.problem import SelectionProblem
+from explainer.selection.settings import FORMS
 from explainer.selection.solvers import ALGORITHMS
 from explainer.selection.solvers.exact import exit_now_if_solving
 from explainer.selection.solvers.registry import check_params, parameter_names
@@ -238,6 +239,20 @@ def _check_params(algorithm: str, params: dict) -> None:
     check_params(algorithm, params)
 
 
+def _algorithm_params(items) -> dict:
+    """``--param KEY=VALUE`` items as the algorithm's parameters (VALUE read as JSON when it parses, else text)."""
+    params: dict = {}
+    for item in items or []:
+        key, eq, value = str(item).partition("=")
+        if not eq or not key.strip():
+            raise CLIError(f"--param {item!r} is not KEY=VALUE")
+        try:
+            params[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.strip()] = value
+    return params
+
+
 def cmd_explain(args) -> int:
 
     ds = _load(args)
@@ -245,9 +260,12 @@ def cmd_explain(args) -> int:
     X, y, X_test, y_test = ds.X, ds.y, None, None
     if args.holdout is not None:
 
-        X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
+        split_seed = args.seed if args.holdout_seed is None else args.holdout_seed
+        X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=split_seed)
     pool = _pool(args, ds, X, y)
-    params = {} if args.generations is None else {"n_generations": args.generations}
+    params = _algorithm_params(args.param)
+    if args.generations is not None:
+        params["n_generations"] = args.generations
     # checked before the default policy spends its time
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
     choice = resolve_defaults(pool, args.complexity, args.errors, args.eps,
@@ -255,7 +273,8 @@ def cmd_explain(args) -> int:
                               every_class=every_class_explained(class_weight), size=args.size)
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
                               class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
-                              **({} if args.objective is None else {"objective": args.objective}))
+                              **({} if args.objective is None else {"objective": args.objective}),
+                              **({} if args.form is None else {"form": args.form}))
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
                        target=ds.target)
@@ -458,8 +477,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=list(EXPORT_FORMATS),
                    help="the export to print (or to write with --out) instead of the report")
     p.add_argument("--holdout", type=float, metavar="FRACTION",
-                   help="hold out this share of the rows (stratified, seeded by --seed); "
+                   help="hold out this share of the rows (stratified, seeded by --holdout-seed, else --seed); "
                         "pool and selection use the rest, the report shows both")
+    p.add_argument("--holdout-seed", type=int, default=None,
+                   help="random state of the held-out split (default: --seed; the dashboard uses its pool seed)")
+    p.add_argument("--form", default=None, choices=list(FORMS),
+                   help="rules for every class (all) or only for the classes other than the most frequent one, "
+                        "which takes the rest (fallback); default: the default policy's at its budgets, else all")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of the algorithm (repeatable; VALUE read as JSON when it parses)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_explain)

@@ -58,6 +58,7 @@ with run_box:
     st.subheader("3 · Run")
     running = runs.run_panel(state, pool, algorithm=algorithm, seed=seed, bc=bc, be=be, eps=eps,
                              class_weight=class_weight, n_rows=n_rows)
+    runs.command_box(state)
 
 # ------------------------------------------------------------------ results
 collect_finished(state)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explainer.app import charts, live
+from explainer.app import charts, live, pools
 from explainer.app import state as app_state
-from explainer.app.budgets import run_settings
+from explainer.app.budgets import page_choice, page_size, run_settings
+from explainer.app.command_line import command_argv, command_text
 from explainer.app.session import Session
 from explainer.app.text import label
 from explainer.rules.pool import RulePool
@@ -55,3 +56,16 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
         live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
                    chart_key=Session.live_fitness.key)
     return running
+
+
+def command_box(state: Session) -> None:
+    """The ``explainer explain`` line of the run the page shows (its data, pool and run settings), to copy."""
+    ref = state.data_ref
+    if not ref:
+        return
+    argv = command_argv(ref, pools.page_settings(state), run_settings(state), size=page_size(state),
+                        policy=page_choice(state))
+    with st.expander("Same in the command line"):
+        st.code(command_text(argv), language="bash", wrap_lines=True)
+        if (ref.get("ref") or "").startswith("upload:"):
+            st.caption("Run it where the uploaded file is saved, under the same name.")

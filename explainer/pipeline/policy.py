@@ -344,11 +344,11 @@ class PolicyChoice:
 
     def run_settings(self, **run) -> RunSettings:
         """The :class:`~explainer.selection.settings.RunSettings` of a run at these budgets, this form and this
-        objective (unless ``run`` names another); ``run``: its other fields (algorithm, parameters, eps, class
+        objective (unless ``run`` names others); ``run``: its other fields (algorithm, parameters, eps, class
         weight, seed, time limit)."""
         run.setdefault("objective", self.objective)
-        return RunSettings(complexity_budget=self.complexity_budget, error_budget=self.error_budget, form=self.form,
-                           **run)
+        run.setdefault("form", self.form)
+        return RunSettings(complexity_budget=self.complexity_budget, error_budget=self.error_budget, **run)
 
     def form_at(self, complexity_budget, error_budget) -> str:
         """The form a run at these budgets uses: the chosen one at the chosen budgets, else ``"all"``."""
