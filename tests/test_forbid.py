@@ -3,12 +3,15 @@
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.metrics import balanced_accuracy_score
 
 from explainer.bench.census import census_like
 from explainer.data import load_dataset, sample_datasets
 from explainer.data.encoder import TableEncoder
-from explainer.rules import Rule, RuleSet, parse_rules
+from explainer.report import accuracy_by_group
+from explainer.rules import parse_rules
 from explainer.rules.forbid import rule_columns
 from explainer.rules.pool import build_pool
 
@@ -96,3 +99,109 @@ def test_forbidden_on_a_bundled_sample():
                       forbidden_columns=[top])
     assert _used_columns(pool)[top] == 0 and pool.n_rules > 0
     assert top in ds.X.columns or any(s.column == top for s in ds.feature_specs)  # still in the table
+
+
+# ---------------------------------------------------------------- accuracy by group
+
+
+@pytest.fixture(scope="module")
+def fitted_census():
+    from explainer.estimator import RuleSetExplainer
+
+    df = census_like(1200, seed=11)
+    y = df.pop("income")
+    clf = RuleSetExplainer(max_depth=4, random_state=0, forbidden_columns=["sex"]).fit(df, y)
+    return clf, df, y
+
+
+def _by_hand(clf, df, y, groups) -> pd.DataFrame:
+    """The same numbers from predict and the rules' coverage, grouped by pandas."""
+    covered = clf.rules_.coverage_matrix(clf.encoder_.transform(df)).any(axis=1)
+    frame = pd.DataFrame({"g": groups, "right": clf.predict(df) == y.to_numpy(), "covered": covered,
+                          "y": y.to_numpy(), "pred": clf.predict(df)})
+    out = frame.groupby("g", dropna=False).agg(rows=("right", "size"), right=("right", "sum"),
+                                               covered=("covered", "sum"))
+    out["balanced"] = [balanced_accuracy_score(part["y"], part["pred"]) for _, part in frame.groupby("g", dropna=False)]
+    return out
+
+
+def test_forbidden_column_keeps_its_rows_and_its_groups(fitted_census):
+    clf, df, y = fitted_census
+    assert clf.forbidden_columns_ == ("sex",)
+    assert not any("sex" in rule_columns(r) for r in clf.pool_.rules)
+    assert not any("sex" in rule_columns(r) for r in clf.rules_)
+    table = accuracy_by_group(clf.report_, df["sex"], "sex")
+    hand = _by_hand(clf, df, y, df["sex"])
+    got = table.frame.set_index("group")
+    assert sorted(got.index) == sorted(hand.index) == ["sex_0", "sex_1"]
+    for g in hand.index:
+        assert got.loc[g, "rows"] == hand.loc[g, "rows"]
+        assert got.loc[g, "right"] == hand.loc[g, "right"]
+        assert got.loc[g, "covered"] == hand.loc[g, "covered"]
+        assert got.loc[g, "accuracy"] == pytest.approx(hand.loc[g, "right"] / hand.loc[g, "rows"])
+        assert got.loc[g, "balanced_accuracy"] == pytest.approx(hand.loc[g, "balanced"])
+    assert got["rows"].sum() == len(df)
+
+
+def test_groups_of_a_numeric_column_are_ranges_of_its_values(fitted_census):
+    clf, df, y = fitted_census
+    ages = df["age"].astype(float).copy()
+    ages.iloc[:25] = np.nan  # a missing value is a group of its own
+    table = accuracy_by_group(clf.report_, ages, "age")
+    groups = list(table.frame["group"])
+    assert table.binned and groups[-1] == "missing" and 2 <= len(groups) - 1 <= 8
+    # each range names the smallest and largest age it holds; the ranges cover every row once
+    bounds = [tuple(float(v) for v in g.split(" to ")) for g in groups[:-1]]
+    labels = np.full(len(ages), "missing", dtype=object)
+    for g, (lo, *hi) in zip(groups[:-1], bounds, strict=True):
+        inside = (ages >= lo) & (ages <= (hi[0] if hi else lo))
+        assert not (labels[inside.to_numpy()] != "missing").any()  # no row in two ranges
+        labels[inside.to_numpy()] = g
+        assert ages[inside].min() == lo and ages[inside].max() == (hi[0] if hi else lo)
+    hand = _by_hand(clf, df, y, labels)
+    got = table.frame.set_index("group")
+    for g in groups:
+        assert (got.loc[g, "rows"], got.loc[g, "right"], got.loc[g, "covered"]) == tuple(
+            hand.loc[g, ["rows", "right", "covered"]])
+    # a column of few numbers keeps its values as groups; a mostly-zero column still gets more than one range
+    few = accuracy_by_group(clf.report_, df["education_num"] % 3, "edu")
+    assert not few.binned and list(few.frame["group"]) == ["0", "1", "2"]
+    gain = accuracy_by_group(clf.report_, df["capital_gain"], "capital_gain")
+    assert gain.binned and gain.frame["group"].iloc[0] == "0" and len(gain.frame) >= 2
+
+
+def test_by_group_checks_its_rows(fitted_census):
+    clf, df, _ = fitted_census
+    with pytest.raises(ValueError, match="one value of the column per row"):
+        accuracy_by_group(clf.report_, df["sex"].iloc[:-1], "sex")
+    assert accuracy_by_group(clf, df["sex"]).column == "sex"  # the name of a Series, the report of an estimator
+
+
+def test_estimator_checks_forbidden_columns_before_any_work(monkeypatch):
+    from explainer import estimator
+    from explainer.estimator import RuleSetExplainer
+
+    df = census_like(200, seed=2)
+    y = df.pop("income")
+    monkeypatch.setattr(estimator, "build_pool", lambda *a, **k: pytest.fail("the pool was built"))
+    with pytest.raises(ValueError, match="'salary', which is not a column of X"):
+        RuleSetExplainer(forbidden_columns=["salary"]).fit(df, y)
+    with pytest.raises(ValueError, match="forbidden_columns"):
+        RuleSetExplainer(forbidden_columns="sex").fit(df, y)  # a list of names, not one string
+    with pytest.raises(ValueError, match="every column"):
+        RuleSetExplainer(forbidden_columns=list(df.columns)).fit(df, y)
+    with pytest.raises(ValueError, match="'x9', which is not a column"):
+        RuleSetExplainer(forbidden_columns=["x9"]).fit(np.zeros((10, 3)), np.arange(10) % 2)
+
+
+def test_estimator_forbids_array_columns_by_their_names():
+    from explainer.estimator import RuleSetExplainer
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)  # x0 decides everything
+    clf = RuleSetExplainer(max_depth=3, random_state=0, forbidden_columns=["x0"]).fit(X, y)
+    assert clf.forbidden_columns_ == ("x0",)
+    assert all("x0" not in rule_columns(r) for r in clf.pool_.rules) and clf.pool_.n_rules > 0
+    free = RuleSetExplainer(max_depth=3, random_state=0).fit(X, y)
+    assert any("x0" in rule_columns(r) for r in free.rules_) and free.forbidden_columns_ == ()

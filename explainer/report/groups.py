@@ -1,0 +1,130 @@
+"""Accuracy by group: how well an explanation does on each group of rows of one column.
+
+For a chosen column (often a sensitive one kept out of the rules, :mod:`explainer.rules.forbid`),
+each of its groups gets its rows, the rows some selected rule covers (coverage), the rows
+``predict`` gets right (the vote of the rules that fire, else the fallback class: the report's
+:attr:`~explainer.report.metrics.RuleSetReport.accuracy`) and the balanced accuracy of those rows.
+A group is one value of the column, a missing value a group of its own; a numeric column with more
+than :data:`MAX_GROUPS` values is cut at its quantiles into at most that many ranges, each named by
+the smallest and largest value of the table it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from explainer.report.metrics import RuleSetReport, _balanced_accuracy_of_codes
+from explainer.rules.numbers import format_number
+
+#: at most this many ranges for a numeric column of many values
+MAX_GROUPS = 8
+#: the group of the rows whose value is missing
+MISSING_GROUP = "missing"
+
+COLUMNS = ("group", "rows", "covered", "coverage", "right", "accuracy", "balanced_accuracy")
+
+
+@dataclass
+class GroupAccuracy:
+    """The accuracy and coverage of an explanation in each group of one column."""
+
+    column: str
+    frame: pd.DataFrame  # one line per group, in the column's order, the missing group last: :data:`COLUMNS`
+    binned: bool  # whether the groups are ranges of a numeric column
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "binned": self.binned,
+                "groups": [{k: _plain(v) for k, v in row.items()} for row in self.frame.to_dict("records")]}
+
+    def to_text(self) -> str:
+        """A small table: group, rows, coverage, accuracy, balanced accuracy."""
+        f = self.frame
+        width = max([len("group"), *(len(g) for g in f["group"])])
+        lines = [f"accuracy by group of {self.column}" + (" (ranges of its values)" if self.binned else "") + ":",
+                 f"  {'group':<{width}s} {'rows':>7s} {'coverage':>9s} {'accuracy':>9s} {'balanced':>9s}"]
+        for row in f.itertuples(index=False):
+            lines.append(f"  {row.group:<{width}s} {row.rows:7d} {100 * row.coverage:8.2f}% "
+                         f"{100 * row.accuracy:8.2f}% {100 * row.balanced_accuracy:8.2f}%")
+        return "\n".join(lines) + "\n"
+
+
+def accuracy_by_group(report, values, column: str | None = None, *, max_groups: int = MAX_GROUPS) -> GroupAccuracy:
+    """The explanation's coverage and accuracy in each group of ``values`` (one value per row of ``report``,
+    in the table's own values, e.g. ``dataset.encoder.inverse_transform(X)[column]``).
+
+    ``report``: a :class:`~explainer.report.RuleSetReport`, or a fitted estimator (its ``report_``) or an
+    :class:`~explainer.pipeline.Explanation` (its ``report``); for held-out rows pass ``report.holdout`` and
+    their values.
+    """
+    report = getattr(report, "report_", None) or getattr(report, "report", report)  # an estimator's, an explanation's
+    if not isinstance(report, RuleSetReport):
+        raise TypeError("accuracy_by_group needs a RuleSetReport (or an Explanation)")
+    series = pd.Series(values.to_numpy() if isinstance(values, pd.Series) else list(values), dtype=object)
+    if len(series) != report.n_rows:
+        raise ValueError(f"{len(series)} values for {report.n_rows} rows: give one value of the column per row")
+    if max_groups < 2:
+        raise ValueError("max_groups must be at least 2")
+    name = column if column is not None else str(getattr(values, "name", None) or "column")
+    labels, order, binned = _groups(series, max_groups)
+    y, _, predicted = report._label_codes()
+    covered = report.firing.covered_mask
+    right = predicted == y
+    rows = []
+    for group in order:
+        m = labels == group
+        n = int(m.sum())
+        rows.append({
+            "group": group, "rows": n, "covered": int((covered & m).sum()),
+            "coverage": float((covered & m).sum()) / n, "right": int((right & m).sum()),
+            "accuracy": float((right & m).sum()) / n,
+            "balanced_accuracy": _balanced_accuracy_of_codes(y[m], predicted[m]),
+        })
+    return GroupAccuracy(name, pd.DataFrame(rows, columns=list(COLUMNS)), binned)
+
+
+def _groups(series: pd.Series, max_groups: int) -> tuple[np.ndarray, list[str], bool]:
+    """Each row's group label, the labels in order (the missing group last) and whether they are ranges."""
+    missing = series.isna().to_numpy()
+    present = series[~missing]
+    numbers = pd.to_numeric(present, errors="coerce")
+    numeric = bool(len(present)) and not numbers.isna().any() and not present.map(
+        lambda v: isinstance(v, (bool, np.bool_, str))).any()
+    labels = np.full(len(series), MISSING_GROUP, dtype=object)
+    binned = False
+    if numeric:
+        values = numbers.to_numpy(dtype=float)
+        distinct = np.unique(values)
+        if distinct.size > max_groups:
+            binned = True
+            bins = _quantile_bins(values, max_groups)
+            names = {}
+            for b in np.unique(bins):
+                lo, hi = values[bins == b].min(), values[bins == b].max()
+                names[b] = format_number(lo) if lo == hi else f"{format_number(lo)} to {format_number(hi)}"
+            texts = [names[b] for b in bins]
+            order = [names[b] for b in np.unique(bins)]
+        else:
+            texts = [format_number(v) for v in values]
+            order = [format_number(v) for v in distinct]
+    else:
+        texts = [str(v) for v in present]
+        order = sorted(set(texts), key=lambda t: (t.casefold(), t))
+    labels[~missing] = np.array(texts, dtype=object)
+    if missing.any():
+        order = [o for o in order if o != MISSING_GROUP] + [MISSING_GROUP]
+    return labels, order, binned
+
+
+def _quantile_bins(values: np.ndarray, max_groups: int) -> np.ndarray:
+    """The bin of each value among at most ``max_groups`` quantile ranges (equal values share a bin)."""
+    edges = np.unique(np.quantile(values, np.linspace(0, 1, max_groups + 1)[1:-1], method="lower"))
+    # each range is (previous edge, edge]: a value heaping at an edge (a column mostly 0) closes its own range
+    # and the values above it still get theirs
+    return np.searchsorted(edges, values, side="left")
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
