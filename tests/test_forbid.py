@@ -1,5 +1,6 @@
 """Columns kept out of the rules: the pool is built without them, the table keeps them."""
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -205,3 +206,60 @@ def test_estimator_forbids_array_columns_by_their_names():
     assert all("x0" not in rule_columns(r) for r in clf.pool_.rules) and clf.pool_.n_rules > 0
     free = RuleSetExplainer(max_depth=3, random_state=0).fit(X, y)
     assert any("x0" in rule_columns(r) for r in free.rules_) and free.forbidden_columns_ == ()
+
+
+# ---------------------------------------------------------------- command line
+
+
+def _cli(args, capsys):
+    from explainer.cli import main
+
+    status = main(args)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_forbid_round_trip(capsys, tmp_path):
+    loans = str(sample_datasets()["loans"])
+    base = ["explain", loans, "--target", "decision", "--depth", "4", "--algorithm", "greedy", "--quiet"]
+    status, out, _ = _cli([*base, "--json", "--forbid", "credit_score", "--forbid", "home", "--group-by", "home"],
+                          capsys)
+    assert status == 0
+    d = json.loads(out)
+    assert d["forbidden_columns"] == ["credit_score", "home"]
+    assert d["settings"]["pool"]["forbidden_columns"] == ["credit_score", "home"]
+    assert not any({"credit_score", "home"} & set(rule_columns(r)) for r in parse_rules(d["rules_text"]))
+    groups = d["accuracy_by_group"]
+    assert groups["column"] == "home" and sum(g["rows"] for g in groups["groups"]) == d["n_rows"]
+    # the groups' right rows add up to the report's accuracy
+    assert sum(g["right"] for g in groups["groups"]) == round(d["accuracy"] * d["n_rows"])
+    # every export written says which columns the rules were kept from
+    for suffix, comment in ((".txt", "# "), (".sql", "-- "), (".py", "# ")):
+        path = tmp_path / f"rules{suffix}"
+        assert _cli([*base, "--forbid", "credit_score", "--forbid", "home", "--out", str(path)], capsys)[0] == 0
+        assert f"{comment}forbidden columns: credit_score, home\n" in path.read_text()
+    path = tmp_path / "rules.json"
+    assert _cli([*base, "--forbid", "home", "--out", str(path)], capsys)[0] == 0
+    assert json.loads(path.read_text())["forbidden_columns"] == ["home"]
+    for name in ("free.txt", "free.json"):
+        path = tmp_path / name
+        assert _cli([*base, "--out", str(path)], capsys)[0] == 0
+        text = path.read_text()
+        assert "forbidden" not in (text if name.endswith(".txt") else str(list(json.loads(text))))
+
+
+def test_cli_forbid_errors(capsys):
+    loans = str(sample_datasets()["loans"])
+    base = ["explain", loans, "--target", "decision", "--depth", "3", "--algorithm", "greedy", "--quiet"]
+    status, out, err = _cli([*base, "--forbid", "salary"], capsys)
+    assert status == 2 and out == "" and "error: forbidden column 'salary' is not a column of the table" in err
+    assert "Traceback" not in err
+    status, _, err = _cli([*base, "--forbid", "decision"], capsys)
+    assert status == 2 and "target column" in err
+    status, _, err = _cli([*base, "--group-by", "salary"], capsys)
+    assert status == 2 and "--group-by salary: not a column" in err
+    status, out, _ = _cli(["frontier", loans, "--target", "decision", "--depth", "3", "--forbid", "credit_score",
+                           "--complexity-range", "1:2", "--json"], capsys)
+    assert status == 0 and json.loads(out)["forbidden_columns"] == ["credit_score"]
+    assert all("credit_score" not in rule_columns(r) for p in json.loads(out)["points"]
+               for r in parse_rules(p["rules_text"]))
