@@ -8,6 +8,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from explainer.report import accuracy_by_group
+from explainer.report.exports import export_text
 from explainer.rules.forbid import rule_columns
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -80,6 +81,7 @@ def test_rules_page_shows_accuracy_by_group_of_the_forbidden_column():
     select = next(s for s in at.selectbox if s.label == "Accuracy by group of:")
     assert select.value == "petal_width"  # the column kept out of the rules comes first
     report = at.session_state["explanation"].report
+    assert "# forbidden columns: petal_width\n" in export_text(report, "text")  # the Export page's header
     data = at.session_state["dataset"]
     shown = at.dataframe[-1].value if "group" in at.dataframe[-1].value.columns else next(
         d.value for d in at.dataframe if "group" in d.value.columns)

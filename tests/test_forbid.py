@@ -171,6 +171,25 @@ def test_groups_of_a_numeric_column_are_ranges_of_its_values(fitted_census):
     assert gain.binned and gain.frame["group"].iloc[0] == "0" and len(gain.frame) >= 2
 
 
+def test_held_out_rows_are_cut_into_the_training_ranges(fitted_census):
+    from explainer.report import evaluate_rules
+
+    clf, df, y = fitted_census
+    train = accuracy_by_group(clf.report_, df["age"], "age")
+    held_df = census_like(300, seed=99)
+    held_y = held_df.pop("income")
+    held = evaluate_rules(clf.rules_, clf.encoder_.transform(held_df), held_y.to_numpy(),
+                          feature_specs=clf.encoder_.feature_specs_)
+    table = accuracy_by_group(held, held_df["age"], "age", like=train)
+    assert set(table.frame["group"]) <= set(train.frame["group"]) and table.frame["rows"].sum() == 300
+    # a held-out age lands in the training range that holds it (beyond them: the first or the last)
+    names = list(train.frame["group"])
+    highs = [float(g.split(" to ")[-1]) for g in names]
+    expected = [names[min(int(np.searchsorted(highs, a, side="left")), len(names) - 1)] for a in held_df["age"]]
+    counts = Counter(expected)
+    assert dict(zip(table.frame["group"], table.frame["rows"], strict=True)) == dict(counts)
+
+
 def test_by_group_checks_its_rows(fitted_census):
     clf, df, _ = fitted_census
     with pytest.raises(ValueError, match="one value of the column per row"):
