@@ -50,6 +50,7 @@ from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
 from explainer.selection.solvers.registry import check_params, get_solver_class
 
+
 def _encoded_columns(forbidden, specs, frame) -> list[str]:
     """The forbidden columns the encoded table still holds (the encoder may have dropped one, e.g. a constant
     column: no rule can name it anyway)."""

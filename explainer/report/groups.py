@@ -49,9 +49,10 @@ class GroupAccuracy:
         what = ", ".join(w for w in ("ranges of its values" if self.binned else "", rows) if w)
         lines = [f"accuracy by group of {self.column}" + (f" ({what})" if what else "") + ":",
                  f"  {'group':<{width}s} {'rows':>7s} {'coverage':>9s} {'accuracy':>9s} {'balanced':>9s}"]
-        for row in f.itertuples(index=False):
-            lines.append(f"  {row.group:<{width}s} {row.rows:7d} {100 * row.coverage:8.2f}% "
-                         f"{100 * row.accuracy:8.2f}% {100 * row.balanced_accuracy:8.2f}%")
+        for group, n, cov, acc, bal in zip(f["group"].tolist(), f["rows"].tolist(), f["coverage"].tolist(),
+                                           f["accuracy"].tolist(), f["balanced_accuracy"].tolist(), strict=True):
+            lines.append(f"  {str(group):<{width}s} {int(n):7d} {100 * float(cov):8.2f}% "
+                         f"{100 * float(acc):8.2f}% {100 * float(bal):8.2f}%")
         return "\n".join(lines) + "\n"
 
 
