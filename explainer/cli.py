@@ -115,10 +115,15 @@ def _pool(args, ds, X=None, y=None):
     extra = None
     if args.extra_rules:
         extra = parse_rules(_read_text(args.extra_rules))
-    return build_pool(
+    pool = build_pool(
         ds.X if X is None else X, ds.y if y is None else y, random_state=args.pool_seed, extra_rules=extra,
         classes=ds.classes, feature_specs=ds.feature_specs, forbidden_columns=_forbidden(args, ds), **settings,
     )
+    left_out = pool.settings.get("n_extra_rules_forbidden")
+    if left_out:
+        print(f"note: {left_out} of the extra rules name a forbidden column and are left out of the pool",
+              file=sys.stderr)
+    return pool
 
 
 def _add_forbid_arg(p: argparse.ArgumentParser) -> None:
@@ -132,8 +137,6 @@ def _forbidden(args, ds) -> list[str]:
     forbidden = list(getattr(args, "forbid", None) or [])
     if ds.target in forbidden:
         raise CLIError(f"--forbid {ds.target}: that is the target column (the class), never in a condition")
-    if forbidden and getattr(args, "extra_rules", None):
-        print("note: extra rules that name a forbidden column are left out of the pool", file=sys.stderr)
     return forbidden
 
 

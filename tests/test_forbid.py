@@ -282,3 +282,13 @@ def test_cli_forbid_errors(capsys):
     assert status == 0 and json.loads(out)["forbidden_columns"] == ["credit_score"]
     assert all("credit_score" not in rule_columns(r) for p in json.loads(out)["points"]
                for r in parse_rules(p["rules_text"]))
+
+
+def test_cli_says_which_extra_rules_it_left_out(capsys, tmp_path):
+    loans = str(sample_datasets()["loans"])
+    rules = tmp_path / "extra.txt"
+    rules.write_text("IF home = rent AND age > 30 THEN CLASS=reject\nIF age > 60 THEN CLASS=approve\n")
+    status, out, err = _cli(["explain", loans, "--target", "decision", "--depth", "3", "--algorithm", "greedy",
+                             "--quiet", "--json", "--forbid", "home", "--extra-rules", str(rules)], capsys)
+    assert status == 0 and "note: 1 of the extra rules name a forbidden column" in err
+    assert json.loads(out)["settings"]["pool"]["n_extra_rules_forbidden"] == 1
