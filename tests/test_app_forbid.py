@@ -93,3 +93,21 @@ def test_rules_page_shows_accuracy_by_group_of_the_forbidden_column():
     shown = next(d.value for d in at.dataframe if "group" in d.value.columns)
     assert isinstance(shown, pd.DataFrame) and shown["rows"].sum() == data.n_rows
     assert len(shown) <= 8
+
+
+def test_other_data_starts_with_no_column_kept_out():
+    at = _explain_page()
+    next(m for m in at.multiselect if m.label == FORBID).set_value(["petal_width"])
+    _button(at, "Build pool").click().run()
+    assert at.session_state["pool_key"][1].forbidden == ("petal_width",)
+    at.switch_page("app.py").run()
+    at.session_state["w_source_kind"] = "Bundled sample"
+    at.session_state["w_sample"] = "wine"
+    at.run()
+    _button(at, "Load data").click().run()
+    assert not at.exception and at.session_state["dataset"].name == "wine"
+    at.switch_page(EXPLAIN).run()
+    assert not at.exception and not at.error
+    assert at.session_state["pool_key"][1].forbidden == ()
+    assert next(m for m in at.multiselect if m.label == FORBID).value == []
+    assert "forbid" not in at.query_params

@@ -189,8 +189,9 @@ def encode_ahead(state: Session, source, **options) -> None:
 
     def make():
         dataset = prepare_source(source, **options)
-        # new data starts without held-out rows (the share belongs to the data it was chosen for)
-        start_pool(dataset, settings if dataset.fingerprint == current else dataclasses.replace(settings, holdout=0.0))
+        # new data starts without held-out rows or forbidden columns (they belong to the data they were chosen for)
+        start_pool(dataset, settings if dataset.fingerprint == current
+                   else dataclasses.replace(settings, holdout=0.0, forbidden=()))
         return dataset
 
     steps.start(key, make)
