@@ -37,7 +37,7 @@ from explainer.pipeline import (
     split_holdout,
 )
 from explainer.pipeline.validation import frontier_table
-from explainer.report import evaluate_rules
+from explainer.report import accuracy_by_group, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
@@ -116,10 +116,65 @@ def _pool(args, ds, X=None, y=None):
     extra = None
     if args.extra_rules:
         extra = parse_rules(_read_text(args.extra_rules))
-    return build_pool(
+    pool = build_pool(
         ds.X if X is None else X, ds.y if y is None else y, random_state=args.pool_seed, extra_rules=extra,
-        classes=ds.classes, feature_specs=ds.feature_specs, **settings,
+        classes=ds.classes, feature_specs=ds.feature_specs, forbidden_columns=_forbidden(args, ds), **settings,
     )
+    left_out = pool.settings.get("n_extra_rules_forbidden")
+    if left_out:
+        print(f"note: {left_out} of the extra rules name a forbidden column and are left out of the pool",
+              file=sys.stderr)
+    return pool
+
+
+def _add_forbid_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--forbid", action="append", default=[], metavar="COL",
+                   help="keep this column out of every rule (repeatable); it stays in the table, the rows shown "
+                        "and the accuracy by group. The trees of the pool learn without it")
+
+
+def _forbidden(args, ds) -> list[str]:
+    """``--forbid``: columns of the table (not the target) no rule may name; build_pool checks the rest."""
+    forbidden = list(getattr(args, "forbid", None) or [])
+    if ds.target in forbidden:
+        raise CLIError(f"--forbid {ds.target}: that is the target column (the class), never in a condition")
+    return forbidden
+
+
+def _add_group_by_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--group-by", metavar="COL",
+                   help="also report the coverage and accuracy of the explanation in each group of this column "
+                        "(its values, missing as a group, a numeric column of many values in at most 8 ranges)")
+
+
+def _group_values(ds, X, y, column: str):
+    """The column's values on the rows ``X, y`` (the table's own values), or None without ``--group-by``."""
+    if column is None:
+        return None
+    if column == ds.target:
+        return np.asarray(y, dtype=object)
+    table = ds.encoder.inverse_transform(X) if ds.encoder is not None else X
+    if column not in table.columns:
+        raise CLIError(f"--group-by {column}: not a column of the table (columns: {', '.join(map(str, table.columns))})")
+    return table[column].to_numpy()
+
+
+def _by_group(args, ds, exp, X, X_test, y, y_test) -> list:
+    """``--group-by``: the by-group tables of the training rows (and of the held-out rows), none without it."""
+    if args.group_by is None:
+        return []
+    tables = [accuracy_by_group(exp.report, _group_values(ds, X, y, args.group_by), args.group_by)]
+    if exp.report.holdout is not None:
+        tables.append(accuracy_by_group(exp.report.holdout, _group_values(ds, X_test, y_test, args.group_by),
+                                        args.group_by, like=tables[0]))
+    return tables
+
+
+def _by_group_dict(tables: list) -> dict:
+    out = tables[0].to_dict()
+    if len(tables) > 1:
+        out["holdout"] = tables[1].to_dict()["groups"]
+    return out
 
 
 def _read_text(path: str) -> str:
@@ -262,6 +317,7 @@ def cmd_explain(args) -> int:
 
         split_seed = args.seed if args.holdout_seed is None else args.holdout_seed
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=split_seed)
+    _group_values(ds, X.iloc[:0], y[:0], args.group_by)  # a bad --group-by fails before the run
     pool = _pool(args, ds, X, y)
     params = _algorithm_params(args.param)
     if args.generations is not None:
@@ -281,13 +337,23 @@ def cmd_explain(args) -> int:
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
         pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")
+    by_group = _by_group(args, ds, exp, X, X_test, y, y_test)
     if args.json:
-        print(json.dumps(exp.to_dict(), indent=2, default=str))
+        d = exp.to_dict()
+        if pool.forbidden_columns:  # as the other keys of a choice, there only when made
+            d["forbidden_columns"] = list(pool.forbidden_columns)
+        if by_group:
+            d["accuracy_by_group"] = _by_group_dict(by_group)
+        print(json.dumps(d, indent=2, default=str))
         return 0
     if args.format and not args.out:
         print(export_text(exp.report, args.format), end="")
         return 0
     print(exp.report.to_text(), end="")
+    if pool.forbidden_columns:
+        print(f"forbidden columns:  {', '.join(pool.forbidden_columns)} (in no rule)")
+    for table, rows in zip(by_group, ("", "held-out rows"), strict=False):
+        print(table.to_text(rows), end="")
     r = exp.result
     print(f"algorithm:          {r.algorithm} ({r.status}{': ' + r.message if r.message else ''})")
     print(f"time:               {r.time_s:.2f}s, {len(r.history)} generations; pool M = {pool.n_rules}")
@@ -360,6 +426,7 @@ def cmd_frontier(args) -> int:
             point["rules_text"] = pool.rule_set(p.selection).to_text(fallback=fallback)
         d["data"] = {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint}
         d["pool_rules"] = pool.n_rules
+        d["forbidden_columns"] = list(pool.forbidden_columns)
         print(json.dumps(d, indent=2, default=str))
         return 0
     print(fr.to_text(), end="")
@@ -380,7 +447,8 @@ def _accuracy_frontier(args, ds, pool, weights, class_weight) -> int:
                                       "error_budget": choice.error_budget, "form": choice.form,
                                       "objective": choice.objective},
                           "data": {"name": ds.name, "rows": ds.n_rows, "fingerprint": ds.fingerprint},
-                          "pool_rules": pool.n_rules}, indent=2, default=str))
+                          "pool_rules": pool.n_rules, "forbidden_columns": list(pool.forbidden_columns)},
+                         indent=2, default=str))
         return 0
     print(f"held-out accuracy of the default policy's candidates ({ds.name}, size {choice.size}; * the default)")
     print(frontier_table(list(choice.frontier)), end="")
@@ -488,6 +556,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a parameter of the algorithm (repeatable; VALUE read as JSON when it parses)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
+    _add_forbid_arg(p)
+    _add_group_by_arg(p)
     p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
@@ -512,6 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_size_arg(p)
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--json", action="store_true")
+    _add_forbid_arg(p)
     p.set_defaults(func=cmd_frontier)
 
     p = sub.add_parser("pools", help="pool sizes of the paper's data sets beside the paper's M")

@@ -50,6 +50,14 @@ from explainer.rules.model import RuleSet
 from explainer.rules.pool import SOURCES, build_pool
 from explainer.selection.solvers.registry import check_params, get_solver_class
 
+
+def _encoded_columns(forbidden, specs, frame) -> list[str]:
+    """The forbidden columns the encoded table still holds (the encoder may have dropped one, e.g. a constant
+    column: no rule can name it anyway)."""
+    columns = {s.column for s in specs} if specs is not None else {str(c) for c in frame.columns}
+    return [c for c in forbidden if c in columns]
+
+
 #: m of the m-estimate that smooths a rule's class distribution towards the training class
 #: frequencies: a rule covering n rows, k of them right, gives its class (k + m p) / (n + m)
 PROBA_SMOOTHING = 2.0
@@ -86,7 +94,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
         ``TableEncoder(ordinal_as_categorical=True)`` for the command line's reading, where small
-        integer codes also offer ``= v`` conditions).  A DataFrame may hold text, pandas
+        integer codes also offer ``= v`` conditions).
+    forbidden_columns : columns of X no rule may name (e.g. a sensitive attribute), a list of names
+        (``x0``, ``x1``, ... for an array); ``None``: none.  The pool's trees learn without them
+        (:mod:`explainer.rules.forbid`); they stay in the table, so
+        :func:`~explainer.report.accuracy_by_group` can still report on their groups.  A DataFrame may hold text, pandas
         ``category``, boolean and missing values: rules name its columns (``colour = red``,
         ``age is missing``) and ``predict`` encodes new rows with the fitted ``encoder_``.
         Arrays must be numeric; their features are ``x0``, ``x1``, ... (or the fitted names).
@@ -105,6 +117,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         (``None`` for one class: nothing is selected).
     default_class_, fallback_proba_, rule_proba_, class_prior_ : the fallback class and the
         probabilities (below).
+    forbidden_columns_ : the forbidden columns, checked (a tuple; empty when none).
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
         candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``complexity``,
         budgets, form, objective; ``chosen`` marks the default); empty when a budget was given.
@@ -142,6 +155,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "encoder": [TableEncoder, None],
         "size": [StrOptions(set(SIZES))],
+        "forbidden_columns": [list, tuple, None],  # names checked against the columns of X in fit
     }
 
     def __init__(
@@ -160,6 +174,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         random_state=None,
         encoder=None,
         size="balanced",
+        forbidden_columns=None,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -174,6 +189,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.encoder = encoder
         self.size = size
+        self.forbidden_columns = forbidden_columns
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -231,6 +247,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             raise ValueError(f"algorithm_params: {exc}") from None
         y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
+        self.forbidden_columns_ = self._check_forbidden(X, checked)
         codes, classes = encode_labels(y)
         self.classes_ = class_array(classes)  # the labels of y, of their own type (0.5, 1.5 stay floats)
         own_weights = _check_sample_weight(sample_weight, checked) if sample_weight is not None else None
@@ -255,9 +272,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
         )
+        specs = self.encoder_.feature_specs_ if self.encoder_ is not None else None
         self.pool_ = build_pool(
-            frame, y, random_state=pool_seed, classes=classes, **settings,
-            feature_specs=self.encoder_.feature_specs_ if self.encoder_ is not None else None,
+            frame, y, random_state=pool_seed, classes=classes, **settings, feature_specs=specs,
+            forbidden_columns=_encoded_columns(self.forbidden_columns_, specs, frame),
         )
         # the default policy's fallback form leaves the most frequent class to the fallback: with another
         # default_class every rule may be used
@@ -284,6 +302,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.report_.target = getattr(y_named, "name", None)
         self._fit_probabilities(cov, codes, weights)
         return self
+
+    def _check_forbidden(self, X, checked) -> tuple[str, ...]:
+        """``forbidden_columns`` as a tuple of column names of ``X`` (``x0``, ``x1``, ... for an array)."""
+        if self.forbidden_columns is None:
+            return ()
+        names = self._names(X, checked.shape[1])
+        out = []
+        for name in self.forbidden_columns:
+            if not isinstance(name, str) or name not in names:
+                raise ValueError(f"The 'forbidden_columns' parameter of {type(self).__name__} names "
+                                 f"{name!r}, which is not a column of X (columns: {', '.join(names[:20])}"
+                                 f"{', ...' if len(names) > 20 else ''})")
+            out.append(name)
+        if out and not set(names) - set(out):
+            raise ValueError(f"The 'forbidden_columns' parameter of {type(self).__name__} names every column of X: "
+                             "no rule could be made")
+        return tuple(dict.fromkeys(out))
 
     def _default_class(self, codes, covered, weights):
         """``default_class`` as one of ``classes_`` (:func:`~explainer.data.labels.match_label`: a label of the

@@ -45,5 +45,8 @@ rule_cards.rule_card(state, dataset, report)
 st.subheader("Coverage per class")
 rule_cards.per_class_card(report)
 
+st.subheader("Accuracy by group")
+rule_cards.group_card(state, dataset, report)
+
 st.subheader("Rows no rule covers")
 rule_cards.uncovered_card(dataset, report)

@@ -58,6 +58,8 @@ def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str =
         argv += ["--repeats", str(pool.n_repeats)]
     if pool.source != "grid":
         argv += ["--source", pool.source]
+    for col in pool.forbidden:
+        argv += ["--forbid", str(col)]
     if pool.holdout > 0:
         argv += ["--holdout", f"{pool.holdout:g}", "--holdout-seed", str(pool.random_state)]
     argv += _run_args(run, size, policy)

@@ -149,6 +149,21 @@ def pool_form(state: Session) -> None:
                      help="Rows kept out of the pool and the selection (stratified, seeded by the pool seed); "
                           "the result then shows coverage and accuracy on them beside the training rows.")
         c5.form_submit_button("Build pool", icon=":material/construction:", width="stretch")
+        _forbid_select(state)
+
+
+def _forbid_select(state: Session) -> None:
+    """The columns kept out of the rules (a sensitive attribute, a leak of the class): the trees learn
+    without them; they stay in the table, the rows shown and the accuracy by group."""
+    columns = pools.rule_columns(state.dataset)
+    state.pool_forbidden = [c for c in state.pool_forbidden or [] if c in columns]  # another table's names go
+    chosen = st.multiselect("Columns kept out of the rules", columns, default=state.pool_forbidden,
+                            key=Session.pool_forbidden.key,
+                            help="No rule may name these columns: the pool's trees are fitted without them. They "
+                                 "stay in the table, in the rows shown and in the accuracy by group (Rules page).")
+    if columns and len(chosen) == len(columns):
+        st.warning("Every column is kept out: no rule could be made, so the pool keeps none out until one is "
+                   "allowed again.", icon=":material/warning:")
 
 
 def budget_form(state: Session, pool: RulePool, defaults: tuple[int, int], *, bc_max: int, be_max: int,

@@ -37,6 +37,7 @@ class PoolSettings:
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
     grow: bool = True  # rules grown beside the tree paths: the default pool's
     max_fit_rows: int | None = DEFAULT_MAX_FIT_ROWS  # trees learn from a sample of larger tables: the default pool's
+    forbidden: tuple[str, ...] = ()  # columns no rule may name (the trees learn without them)
 
 
 def _split(fraction: float, seed: int, dataset: Dataset) -> Split:
@@ -72,6 +73,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         phrase_length=settings.phrase_length,
         grow=settings.grow,
         max_fit_rows=settings.max_fit_rows,
+        forbidden_columns=settings.forbidden,
     )
     return pool, time.perf_counter() - t0
 
@@ -119,7 +121,23 @@ def _pool_step(state: Session, split: Split, settings: PoolSettings) -> tuple[Ru
 
 #: The pool form's fields, each with its value before the user sets one.
 FORM_DEFAULTS: tuple[tuple[Slot[Any], object], ...] = ((Session.pool_depth, DEFAULT_DEPTH), (Session.pool_source, "grid"),
-                 (Session.pool_repeats, DEFAULT_REPEATS), (Session.pool_seed, 0), (Session.pool_holdout, 0.0))
+                 (Session.pool_repeats, DEFAULT_REPEATS), (Session.pool_seed, 0), (Session.pool_holdout, 0.0),
+                 (Session.pool_forbidden, []))
+
+
+def rule_columns(dataset: Dataset | None) -> list[str]:
+    """The table's columns a rule may name (those of its features), in the table's order."""
+    if dataset is None:
+        return []
+    return list(dict.fromkeys(s.column for s in dataset.feature_specs))
+
+
+def forbidden_columns(state: Session) -> tuple[str, ...]:
+    """The columns the form keeps out of the rules, those of the data in use only; none when that would be
+    every column (the form says so)."""
+    columns = rule_columns(state.dataset)
+    chosen = tuple(c for c in columns if c in set(state.pool_forbidden or ()))
+    return chosen if len(chosen) < len(columns) else ()
 
 
 def page_settings(state: Session) -> PoolSettings:
@@ -133,6 +151,7 @@ def page_settings(state: Session) -> PoolSettings:
         n_repeats=int(state.pool_repeats),
         random_state=int(state.pool_seed),
         holdout=float(state.pool_holdout),
+        forbidden=forbidden_columns(state),
     )
 
 
@@ -170,8 +189,9 @@ def encode_ahead(state: Session, source, **options) -> None:
 
     def make():
         dataset = prepare_source(source, **options)
-        # new data starts without held-out rows (the share belongs to the data it was chosen for)
-        start_pool(dataset, settings if dataset.fingerprint == current else dataclasses.replace(settings, holdout=0.0))
+        # new data starts without held-out rows or forbidden columns (they belong to the data they were chosen for)
+        start_pool(dataset, settings if dataset.fingerprint == current
+                   else dataclasses.replace(settings, holdout=0.0, forbidden=()))
         return dataset
 
     steps.start(key, make)

@@ -17,7 +17,7 @@ from explainer.app.text import label, md_escape
 from explainer.data import Dataset
 from explainer.data.labels import label_array, label_key
 from explainer.pipeline import Explanation
-from explainer.report import RuleSetReport
+from explainer.report import RuleSetReport, accuracy_by_group
 from explainer.report.diagnosis import REASONS
 
 
@@ -197,6 +197,49 @@ def per_class_card(report: RuleSetReport) -> None:
         )
     with p2:
         st.plotly_chart(charts.per_class_figure(per_class), width="stretch", key=Session.per_class_chart.key)
+
+
+def group_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
+    """Accuracy and coverage in each group of a chosen column (e.g. one kept out of the rules), on the rows
+    the explanation was computed on and, when some were held out, on those too (cut into the same ranges)."""
+    columns = [str(c) for c in rows.original_values(dataset, []).columns]
+    if not columns:
+        return
+    forbidden = list(state.pool.forbidden_columns) if state.pool is not None else []
+    if state.group_by not in columns:  # a column kept out of the rules is the one to look at first
+        state.group_by = next((c for c in forbidden if c in columns), columns[0])
+    column = st.selectbox("Accuracy by group of:", columns, index=columns.index(state.group_by),
+                          key=Session.group_by.key,
+                          format_func=lambda c: f"{c} (kept out of the rules)" if c in forbidden else c)
+    table = accuracy_by_group(report, rows.original_values(dataset, range(dataset.n_rows))[column], column)
+    tables = [("Training rows" if report.holdout is not None else None, table)]
+    split = state.split
+    if report.holdout is not None and split is not None and split.X_test is not None \
+            and len(split.X_test) == report.holdout.n_rows:
+        held = dataset.encoder.inverse_transform(split.X_test) if dataset.encoder is not None else split.X_test
+        tables.append(("Held-out rows", accuracy_by_group(report.holdout, held[column], column, like=table)))
+    for title, t in tables:
+        if title:
+            st.text(title)  # plain text: nothing of the table is read as markdown
+        st.dataframe(_group_view(t.frame), hide_index=True, width="stretch", column_config=_GROUP_COLUMNS)
+    st.caption("A group is a value of the column (a missing value is a group of its own); a numeric column of many "
+               "values is cut into at most 8 ranges of about as many rows. Coverage: the rows some rule fires on; "
+               "accuracy: the rows that get their class (the rules' vote, else the ELSE class).")
+
+
+_GROUP_COLUMNS = {
+    "coverage %": st.column_config.ProgressColumn("coverage %", format="%.1f%%", min_value=0, max_value=100),
+    "accuracy %": st.column_config.NumberColumn("accuracy %", format="%.1f%%"),
+    "balanced accuracy %": st.column_config.NumberColumn("balanced accuracy %", format="%.1f%%"),
+}
+
+
+def _group_view(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "group": frame["group"], "rows": frame["rows"], "covered": frame["covered"],
+        "coverage %": 100 * frame["coverage"], "right": frame["right"], "accuracy %": 100 * frame["accuracy"],
+        "balanced accuracy %": 100 * frame["balanced_accuracy"],
+    })
 
 
 def uncovered_card(dataset: Dataset, report: RuleSetReport) -> None:

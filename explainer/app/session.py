@@ -129,6 +129,8 @@ class Session:
     pool_seed = Slot[int]("w_pool_seed")
     pool_holdout = Slot[float]("w_pool_holdout")
     size = Slot[str]("w_size", DEFAULT_SIZE)  # the default explanation's size (validation.SIZES)
+    pool_forbidden = Slot[list]("w_pool_forbidden")  # columns kept out of the rules (they stay in the table)
+    group_by = Slot[str]("w_group_by")  # the column of the Rules page's accuracy by group
     bc = Slot[int]("w_bc")
     be = Slot[int]("w_be")
     eps = Slot[float]("w_eps", 1.0)
@@ -237,7 +239,7 @@ class Session:
 
 #: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').
 DATA_BOUND = (Session.pool, Session.pool_key, Session.pool_time, Session.split, Session.budget_for,
-              Session.budget_defaults, Session.pool_holdout)
+              Session.budget_defaults, Session.pool_holdout, Session.pool_forbidden, Session.group_by)
 #: Values computed from the pool (besides the last run's result); dropped when the pool changes.
 POOL_BOUND = (Session.frontier, Session.frontier_chosen, Session.accuracy_pick)
 

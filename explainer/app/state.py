@@ -72,6 +72,8 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
     "cw": (Session.class_weight, str, lambda v: v in CLASS_WEIGHT_CHOICES),
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
+#: URL parameter of the columns kept out of the rules (one value per column, as the lists above)
+FORBID_PARAM = "forbid"
 
 
 def file_id(source: Source) -> str:
@@ -289,6 +291,8 @@ def url_params(state: Session) -> dict:
         if state.has(slot):
             value = state.get(slot)
             out[param] = f"{value:g}" if kind is float else str(value)
+    if state.pool_forbidden:
+        out[FORBID_PARAM] = [str(c) for c in state.pool_forbidden]
     return out
 
 
@@ -330,6 +334,8 @@ def restore_from_url(state: Session) -> None:
         _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
     if "bc" in qp or "be" in qp:
         state.budgets_from_url = True
+    if FORBID_PARAM in qp:  # names the data's columns: a name it lacks is left out when the pool is built
+        state.pool_forbidden = list(dict.fromkeys(qp.get_all(FORBID_PARAM)))
     ref = qp.get("data")
     if not ref:
         return

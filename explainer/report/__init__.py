@@ -6,7 +6,9 @@
   :class:`RuleMetrics`) and its exports (text, JSON, CSV);
 - :mod:`explainer.report.diagnosis`: why a row is wrong (:meth:`RuleSetReport.wrong_rows`), and the rows
   each rule takes through a missing value (:attr:`RuleMetrics.missing_rows`);
-- :mod:`explainer.report.figures`: the min/avg/max fitness figure of a run.
+- :mod:`explainer.report.figures`: the min/avg/max fitness figure of a run;
+- :mod:`explainer.report.groups`: accuracy and coverage in each group of one column
+  (:func:`accuracy_by_group`).
 
 This package is the public face of the stage: ``from explainer.report import evaluate_rules``.
 """
@@ -19,6 +21,7 @@ from explainer.report.evaluation import (
     holdout_report,
     vote,
 )
+from explainer.report.groups import GroupAccuracy, accuracy_by_group
 from explainer.report.metrics import (
     RuleMetrics,
     RuleSetReport,
@@ -29,9 +32,11 @@ from explainer.report.metrics import (
 
 __all__ = [
     "TIE",
+    "GroupAccuracy",
     "UNCOVERED",
     "RuleMetrics",
     "RuleSetReport",
+    "accuracy_by_group",
     "balanced_accuracy",
     "evaluate_rules",
     "explain_row",

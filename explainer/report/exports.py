@@ -24,7 +24,7 @@ import numpy as np
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "forbidden_columns", "rules_to_python", "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
 EXPORT_FORMATS = {
@@ -199,12 +199,23 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
 
 
 
+def forbidden_columns(report) -> list[str]:
+    """The columns the report's rules were kept from naming (its pool's settings say them; [] when none)."""
+    pool = (report.settings or {}).get("pool") or {}
+    return [str(c) for c in pool.get("forbidden_columns") or ()]
+
+
 def export_header(report) -> list[str]:
-    """What every export states first: the totals the page shows and how complexity counts."""
+    """What every export states first: the totals the page shows, how complexity counts, and the columns
+    kept out of the rules (when any)."""
+    forbidden = forbidden_columns(report)
+    # a name is written as it is, on a comment line: a line break in it would end the comment
+    names = ", ".join(" ".join(c.splitlines()) for c in forbidden)
     return [
         f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
+        *([f"forbidden columns: {names}"] if forbidden else []),
     ]
 
 
@@ -213,12 +224,15 @@ def export_text(report, kind: str) -> str:
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
     expression or a Python function ``predict(row)``.  The command line and the dashboard call it.
     The text, SQL and Python forms open with comment lines (:func:`export_header`) saying the
-    totals and how complexity counts; the JSON says it under ``complexity_counts``; the CSV's
-    ``length`` column holds each rule's count."""
+    totals, how complexity counts and the columns kept out of the rules; the JSON says them under
+    ``complexity_counts`` and ``forbidden_columns`` (when any); the CSV's ``length`` column holds each
+    rule's count."""
     if kind == "text":
         return "".join(f"# {line}\n" for line in export_header(report)) + report.rules_text()
     if kind == "json":
-        return report.to_json(complexity_counts=COMPLEXITY_COUNTS) + "\n"
+        forbidden = forbidden_columns(report)
+        return report.to_json(complexity_counts=COMPLEXITY_COUNTS,
+                              **({"forbidden_columns": forbidden} if forbidden else {})) + "\n"
     if kind == "csv":
         return report.to_csv()
     if kind == "sql":

@@ -27,6 +27,7 @@ from explainer.data.features import FeatureSpec, numeric_specs
 from explainer.data.labels import encode_labels, label_array
 from explainer.data.precision import Float32View
 from explainer.rules.binding import rules_for_data
+from explainer.rules.forbid import allowed_features, forbidden_names, names_forbidden
 from explainer.rules.grower import grow_rules
 from explainer.rules.model import (
     Condition,
@@ -113,6 +114,11 @@ class RulePool:
     def phrase_length(self) -> bool:
         """Whether the rules were rewritten in their simplest form (the analyst's pools) or kept as paths."""
         return bool(self.settings.get("phrase_length", False))
+
+    @property
+    def forbidden_columns(self) -> tuple[str, ...]:
+        """The columns no rule of the pool may name (:mod:`explainer.rules.forbid`)."""
+        return tuple(self.settings.get("forbidden_columns") or ())
 
     @property
     def lengths(self) -> np.ndarray:
@@ -214,6 +220,8 @@ class _Extractor:
         self._uniques: list[np.ndarray | None] = [None] * X.shape[1]  # per feature, read on first use
         self._short: dict[tuple[int, float, bool], float] = {}
         self._indicator = {s.column: i for i, s in enumerate(feature_specs) if s.kind == "missing"}
+        #: the trees' feature k is the table's feature ``feature_map[k]`` (trees fitted without forbidden columns)
+        self.feature_map: np.ndarray | None = None
 
     def _short_threshold(self, f: int, t: float, original: bool = False) -> float:
         """The threshold as printed and kept; ``original``: ``t`` is already in the data's units
@@ -259,7 +267,7 @@ class _Extractor:
                 label = class_codes[int(np.argmax(t.value[node][0]))]
                 yield conds, int(label), rows
                 continue
-            f = int(t.feature[node])
+            f = int(t.feature[node]) if self.feature_map is None else int(self.feature_map[t.feature[node]])
             thr = self._short_threshold(f, float(t.threshold[node]))
             col = self.X[rows, f]
             with np.errstate(invalid="ignore"):
@@ -297,6 +305,7 @@ def build_pool(
     feature_specs=None,
     phrase_length: bool = False,
     max_fit_rows: int | None = None,
+    forbidden_columns=(),
 ) -> RulePool:
     """Train the trees and collect their rules.
 
@@ -322,12 +331,20 @@ def build_pool(
         stratified by class (``None``: every row).  Only the splits and the leaves' classes come
         from the sample: each rule's rows and errors are counted on every row, so on a large
         table the trees cost a fraction of their time and every rule still means what it says.
+    forbidden_columns : table columns (``FeatureSpec.column``) no rule may name, e.g. a sensitive
+        attribute: the trees and the grown rules learn from the other features only (a tree that split
+        on the column first would shape every path below it, so filtering afterwards is not the same),
+        and extra rules that name one are left out (counted in ``settings["n_extra_rules_forbidden"]``).
+        A name that is no column of ``X`` is a ``ValueError``; so is forbidding every column.
     """
     data = _TrainingData.of(X, y, classes, feature_names, feature_specs)
     names, specs, Xv, codes, classes = data.names, data.specs, data.X, data.codes, data.classes
+    forbidden = forbidden_names(forbidden_columns, specs)
+    allowed = allowed_features(specs, forbidden) if forbidden else None
     rng = np.random.default_rng(random_state)
-    fitted, seeds = _fitted_trees(data, rng, source, max_depth, n_repeats, n_estimators, max_fit_rows)
+    fitted, seeds = _fitted_trees(data, rng, source, max_depth, n_repeats, n_estimators, max_fit_rows, allowed)
     extractor = _Extractor(Xv, names, specs, data.view)
+    extractor.feature_map = allowed
     simplify = Simplifier(Xv, specs) if phrase_length else None
     collected = _Collector(rule_complexity)
     add = collected.add
@@ -335,14 +352,21 @@ def build_pool(
         collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
-        collected.add_grown(Xv, codes, names, int(seeds[-1]), extractor, simplify, classes)
+        collected.add_grown(Xv, codes, names, int(seeds[-1]), extractor, simplify, classes, allowed)
     n_candidates = collected.n_candidates
+    n_forbidden_extra = 0
     for rule in rules_for_data(extra_rules or [], specs, classes):  # labels bound to the classes
+        if forbidden and names_forbidden(rule, forbidden):
+            n_forbidden_extra += 1  # left out: the analyst's rules obey the same ban as the trees'
+            continue
         n_candidates += 1
         add(rule, int(encode_labels(label_array([rule.label]), classes)[0][0]), np.flatnonzero(rule.covers(Xv, index)))
 
     settings = _pool_settings(max_depth, random_state, n_repeats, source, n_estimators, extra_rules, phrase_length,
                               grow, max_fit_rows)
+    settings["forbidden_columns"] = list(forbidden)
+    if n_forbidden_extra:
+        settings["n_extra_rules_forbidden"] = n_forbidden_extra
     return RulePool(
         rules=collected.rules,
         feature_names=names,
@@ -405,8 +429,10 @@ class _TrainingData:
 
 
 def _fitted_trees(data: _TrainingData, rng: np.random.Generator, source: str, max_depth: int, n_repeats: int,
-                  n_estimators: int, max_fit_rows: int | None) -> tuple[list[tuple[dict, int, object]], np.ndarray]:
-    """The grid's (or the forest's) fitted trees as (parameters, seed, tree), and the seeds drawn."""
+                  n_estimators: int, max_fit_rows: int | None,
+                  allowed: np.ndarray | None = None) -> tuple[list[tuple[dict, int, object]], np.ndarray]:
+    """The grid's (or the forest's) fitted trees as (parameters, seed, tree), and the seeds drawn; ``allowed``:
+    the only features the trees see (their feature k is then ``allowed[k]``)."""
     if source == "grid":
         params = grid_params(max_depth, n_repeats)
         models = [DecisionTreeClassifier(**p) for p in params]
@@ -419,6 +445,8 @@ def _fitted_trees(data: _TrainingData, rng: np.random.Generator, source: str, ma
     # drawn after the trees' seeds, so a pool on every row keeps the seeds it always had
     sample = _fit_sample(data.codes, max_fit_rows, int(rng.integers(0, 2**31 - 1)))
     Xfit, yfit = data.fit_matrix, data.codes
+    if allowed is not None:
+        Xfit = Xfit[:, allowed]
     if sample is not None:
         Xfit, yfit = Xfit[sample], yfit[sample]
     if source == "forest":
@@ -497,10 +525,12 @@ class _Collector:
         ))
 
     def add_grown(self, X: np.ndarray, codes: np.ndarray, names: list[str], seed: int, extractor: _Extractor,
-                  simplify, classes: list) -> None:
-        """The rules grown one condition at a time, with the thresholds a tree path would get."""
+                  simplify, classes: list, allowed: np.ndarray | None = None) -> None:
+        """The rules grown one condition at a time, with the thresholds a tree path would get; ``allowed``:
+        the only features they may read."""
         index = {n: i for i, n in enumerate(names)}
-        for rule, label in grow_rules(X, codes, names, random_state=seed):
+        A, grow_names = (X, names) if allowed is None else (X[:, allowed], [names[i] for i in allowed])
+        for rule, label in grow_rules(A, codes, grow_names, random_state=seed):
             self.n_candidates += 1
             # shortest exact decimal, whole numbers on integer columns
             conds = []
