@@ -44,6 +44,7 @@ from explainer.pipeline import (
     resolve_defaults,
     row_weights,
 )
+from explainer.pipeline.alternatives import check_method, explain_alternatives
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
@@ -82,6 +83,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         weight.  The rule pool is grown from the unweighted rows (the trees propose candidates;
         the weights act where rules are chosen).
     random_state : seeds the pool and the algorithm (``None``, an int or a ``RandomState``).
+    n_alternatives, alternatives_within : up to ``n_alternatives`` other rule sets (``alternatives_``), each
+        differing by at least one rule, within ``alternatives_within`` percentage points of the rows of the
+        selection's objective at the same budgets: exact with ``algorithm="exact"`` (no-good cuts in the MILP),
+        heuristic with ``"qga"`` (its distinct individuals); other algorithms refuse ``n_alternatives`` > 0.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -108,6 +113,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
         candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``complexity``,
         budgets, form, objective; ``chosen`` marks the default); empty when a budget was given.
+    alternatives_ : with ``n_alternatives`` > 0, the other rule sets nearly as good, one dict each as the
+        command line's JSON report gives them (``rules`` as text, ``objective``, ``coverage``, ``accuracy``,
+        ``complexity``, ``errors``, ``added``, ``dropped``, ``differs_from_best``, ``method``); else empty.
 
     ``predict`` is the vote of the rules that fire on a row (the class most of
     them give); rows no rule covers, and rows where classes tie, get
@@ -142,6 +150,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "encoder": [TableEncoder, None],
         "size": [StrOptions(set(SIZES))],
+        "n_alternatives": [Interval(Integral, 0, None, closed="left")],
+        "alternatives_within": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -160,6 +170,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         random_state=None,
         encoder=None,
         size="balanced",
+        n_alternatives=0,
+        alternatives_within=1.0,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -174,6 +186,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.encoder = encoder
         self.size = size
+        self.n_alternatives = n_alternatives
+        self.alternatives_within = alternatives_within
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -229,6 +243,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_params(self.algorithm, self.algorithm_params or {})
         except ValueError as exc:
             raise ValueError(f"algorithm_params: {exc}") from None
+        if self.n_alternatives:
+            check_method(self.algorithm)
         y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
         codes, classes = encode_labels(y)
@@ -251,6 +267,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.rule_proba_ = np.zeros((0, 1))
             self._rule_codes = np.zeros(0, dtype=np.int64)
             self.accuracy_frontier_ = []
+            self.alternatives_ = []
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
@@ -274,6 +291,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
         self.result_ = explanation.result
         self.report_ = explanation.report
+        self.alternatives_ = self._alternatives(frame, y, run, own_weights)
         self.rules_ = explanation.rules
         self._rule_codes = encode_labels(label_array([r.label for r in self.rules_]), classes)[0]
         cov = self.rules_.coverage_matrix(frame)
@@ -284,6 +302,14 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.report_.target = getattr(y_named, "name", None)
         self._fit_probabilities(cov, codes, weights)
         return self
+
+    def _alternatives(self, frame, y, run, sample_weight) -> list[dict]:
+        """The other rule sets nearly as good (``n_alternatives`` of them at most), as the JSON report gives them."""
+        if not self.n_alternatives:
+            return []
+        found = explain_alternatives(self.pool_, frame, y, run, self.result_.selection, self.n_alternatives,
+                                     self.alternatives_within, sample_weight=sample_weight)
+        return [{**alt, "method": found["method"]} for alt in found["alternatives"]]
 
     def _default_class(self, codes, covered, weights):
         """``default_class`` as one of ``classes_`` (:func:`~explainer.data.labels.match_label`: a label of the
