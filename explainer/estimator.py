@@ -291,7 +291,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
         self.result_ = explanation.result
         self.report_ = explanation.report
-        self.alternatives_ = self._alternatives(frame, y, run, own_weights)
+        self.alternatives_ = self._alternatives(self.pool_, frame, y, run, explanation.result.selection, own_weights)
         self.rules_ = explanation.rules
         self._rule_codes = encode_labels(label_array([r.label for r in self.rules_]), classes)[0]
         cov = self.rules_.coverage_matrix(frame)
@@ -303,12 +303,12 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self._fit_probabilities(cov, codes, weights)
         return self
 
-    def _alternatives(self, frame, y, run, sample_weight) -> list[dict]:
+    def _alternatives(self, pool, frame, y, run, selection, sample_weight) -> list[dict]:
         """The other rule sets nearly as good (``n_alternatives`` of them at most), as the JSON report gives them."""
         if not self.n_alternatives:
             return []
-        found = explain_alternatives(self.pool_, frame, y, run, self.result_.selection, self.n_alternatives,
-                                     self.alternatives_within, sample_weight=sample_weight)
+        found = explain_alternatives(pool, frame, y, run, selection, self.n_alternatives, self.alternatives_within,
+                                     sample_weight=sample_weight)
         return [{**alt, "method": found["method"]} for alt in found["alternatives"]]
 
     def _default_class(self, codes, covered, weights):

@@ -8,7 +8,13 @@ import pytest
 from lanes import seeds
 from problems import random_problem
 
-from explainer.selection.alternatives import EXACT, HEURISTIC, alternatives, stable_core, threshold_of
+from explainer.selection.alternatives import (
+    EXACT,
+    HEURISTIC,
+    alternatives,
+    stable_core,
+    threshold_of,
+)
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
 from explainer.selection.solvers.qga import QGA
@@ -166,3 +172,26 @@ def test_exact_alternatives_with_cpsat():
     found = alternatives(p, best, 5, within=5.0, backend="cpsat")
     assert found.complete
     check_alternatives(p, found, exact=True)
+
+
+@pytest.mark.parametrize("seed", seeds(3))
+def test_exact_alternatives_under_the_accuracy_objective(seed):
+    """Ranked by the problem's own evaluation of every subset (the MILP never calls it)."""
+    base = random_problem(900 + seed, N=30, M=11)
+    p = SelectionProblem(base.coverage_sparse, base.rule_class, base.y, base.lengths, *base.budgets,
+                         n_classes=base.n_classes, objective="accuracy")
+    best = solve(p, "exact", warm_start="greedy").selection
+    found = alternatives(p, best, 4, within=10.0)
+    usable = [i for i in range(p.n_rules) if p.support[i] > 0]
+    values = []
+    for n in range(len(usable) + 1):
+        for subset in itertools.combinations(usable, n):
+            r = np.zeros(p.n_rules, dtype=bool)
+            r[list(subset)] = True
+            ev = p.evaluate(r)
+            if ev.feasible and tuple(subset) != tuple(found.best.tolist()):
+                values.append(ev.value)
+    values.sort(reverse=True)
+    expect = [v for v in values if v >= found.threshold - 1e-9][:4]
+    assert [a.objective for a in found] == pytest.approx(expect)
+    assert all(p.is_feasible(np.isin(np.arange(p.n_rules), a.rules)) for a in found)

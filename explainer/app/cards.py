@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from explainer.app import budgets, charts, downloads, pools, sources
-from explainer.app.alternatives import alternatives_panel
 from explainer.app import state as app_state
+from explainer.app.alternatives import alternatives_panel
 from explainer.app.jobs import RunJob
 from explainer.app.rows import rows_frame
 from explainer.app.session import Session

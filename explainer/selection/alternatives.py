@@ -217,7 +217,7 @@ def _heuristic(problem: SelectionProblem, best: np.ndarray, k: int, out: Alterna
     solver.keep_archive(ARCHIVE_PER_ALTERNATIVE * k)
     result = solver.solve(problem, random_state=random_state)
     found = [result.selection] + [r for r, _ in (solver.archive_.selections() if solver.archive_ else [])]
-    candidates = {}
+    candidates: dict[bytes, np.ndarray] = {}
     for r in found:
         cleaned, _ = clean_up(problem, r, fill=False)
         candidates.setdefault(np.packbits(cleaned).tobytes(), cleaned)
