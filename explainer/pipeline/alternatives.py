@@ -72,25 +72,11 @@ def explain_alternatives(pool: RulePool, X, y, settings: RunSettings, best_selec
         mask[indices] = True
         return mask if allowed is None else widen_selection(mask, allowed, pool.n_rules)
 
-    total = float(problem.total_weight)
-
     def described(selection: np.ndarray) -> dict:
-        ev = problem.evaluate(selection)
-        report = evaluate_rules(pool.rule_set(selection), X, y, eps=settings.eps)
-        return {"rules": [pool.rules[i].text for i in np.flatnonzero(selection)], "objective": ev.value,
-                "coverage": ev.coverage_score, "accuracy": report.accuracy, "complexity": ev.complexity,
-                "errors": ev.errors, "n_rules": ev.n_rules,
-                "points_below_best": 100.0 * (found.best_objective - float(ev.value or 0.0)) / total if total else 0.0}
+        return _described(pool, problem, X, y, settings.eps, selection, found.best_objective)
 
-    out_alts = []
-    for alt in found:
-        selection = full(alt.rules)
-        item = described(selection)
-        added = [pool.rules[i].text for i in np.flatnonzero(selection & ~best)]
-        dropped = [pool.rules[i].text for i in np.flatnonzero(best & ~selection)]
-        differs = [pool.rules[i].text for i in np.flatnonzero(selection ^ best)]
-        out_alts.append({**item, "added": added, "dropped": dropped, "differs_from_best": differs})
     core = full(found.stable_core()) if found.items else best
+    chosen = [full(alt.rules) for alt in found]
     return {
         "method": found.method,
         "k": int(k),
@@ -98,9 +84,31 @@ def explain_alternatives(pool: RulePool, X, y, settings: RunSettings, best_selec
         "complete": found.complete,
         "message": found.message,
         "best": described(best),
-        "alternatives": out_alts,
-        "stable_core": [pool.rules[i].text for i in np.flatnonzero(core)],
+        "alternatives": [{**described(sel), **_differences(pool, best, sel)} for sel in chosen],
+        "stable_core": _texts(pool, core),
     }
+
+
+def _texts(pool: RulePool, selection: np.ndarray) -> list[str]:
+    return [pool.rules[i].text for i in np.flatnonzero(selection)]
+
+
+def _described(pool: RulePool, problem: SelectionProblem, X, y, eps: float, selection: np.ndarray,
+               best_objective: float) -> dict:
+    """One rule set as the reports give it: its rules (text) and metrics, and how far below the best it is."""
+    ev = problem.evaluate(selection)
+    value = float(ev.value if ev.value is not None else ev.coverage)
+    report = evaluate_rules(pool.rule_set(selection), X, y, eps=eps)
+    total = float(problem.total_weight)
+    return {"rules": _texts(pool, selection), "objective": value, "coverage": ev.coverage_score,
+            "accuracy": report.accuracy, "complexity": ev.complexity, "errors": ev.errors, "n_rules": ev.n_rules,
+            "points_below_best": 100.0 * (best_objective - value) / total if total else 0.0}
+
+
+def _differences(pool: RulePool, best: np.ndarray, selection: np.ndarray) -> dict:
+    """The rules ``selection`` adds to the best, drops from it, and both."""
+    return {"added": _texts(pool, selection & ~best), "dropped": _texts(pool, best & ~selection),
+            "differs_from_best": _texts(pool, selection ^ best)}
 
 
 def alternatives_text(found: dict) -> str:
