@@ -45,8 +45,9 @@ def alternatives_panel(state: Session, pool) -> None:
         if c3.button("Find them", icon=":material/search:", key=Session.find_alternatives.key, width="stretch"):
             state.alternatives_asked = key
         if state.alternatives_asked != key:
+            how = "exact" if METHODS[run.algorithm] == "exact" else "heuristic"
             st.caption(f"Up to K rule sets, each differing by at least one rule, within the points of the rows "
-                       f"of this run's objective at its budgets ({'exact' if METHODS[run.algorithm] == 'exact' else 'heuristic'}).")
+                       f"of this run's objective at its budgets ({how}).")
             return
         X, y = data.X, data.y
         found = steps.ready(
