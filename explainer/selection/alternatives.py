@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.selection.problem import Evaluation, SelectionProblem
+from explainer.selection.result import STOPPED
 
 EXACT = "exact (no-good cuts)"
 HEURISTIC = "heuristic (QGA's distinct individuals)"
@@ -226,5 +227,5 @@ def _heuristic(problem: SelectionProblem, best: np.ndarray, k: int, out: Alterna
         if len(out.items) >= k:
             break
         _accept(problem, r, out)
-    if result.status == "stopped":
+    if result.status == STOPPED:
         out.message = result.message
