@@ -36,6 +36,7 @@ from explainer.pipeline import (
     row_weights,
     split_holdout,
 )
+from explainer.pipeline.alternatives import alternatives_text, check_method, explain_alternatives
 from explainer.pipeline.validation import frontier_table
 from explainer.report import accuracy_by_group, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
@@ -323,6 +324,7 @@ def cmd_explain(args) -> int:
     if args.generations is not None:
         params["n_generations"] = args.generations
     # checked before the default policy spends its time
+    _check_alternatives(args)
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
     choice = resolve_defaults(pool, args.complexity, args.errors, args.eps,
                               sample_weight=row_weights(pool.y, pool.classes, class_weight),
@@ -334,6 +336,9 @@ def cmd_explain(args) -> int:
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
                        target=ds.target)
+    found = None
+    if args.alternatives:
+        found = explain_alternatives(pool, X, y, run, exp.result.selection, args.alternatives, args.within)
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
         pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")
@@ -344,7 +349,7 @@ def cmd_explain(args) -> int:
             d["forbidden_columns"] = list(pool.forbidden_columns)
         if by_group:
             d["accuracy_by_group"] = _by_group_dict(by_group)
-        print(json.dumps(d, indent=2, default=str))
+        print(json.dumps(_with_alternatives(d, found), indent=2, default=str))
         return 0
     if args.format and not args.out:
         print(export_text(exp.report, args.format), end="")
@@ -359,7 +364,39 @@ def cmd_explain(args) -> int:
     print(f"time:               {r.time_s:.2f}s, {len(r.history)} generations; pool M = {pool.n_rules}")
     if r.algorithm == "exact":
         print(f"optimal:            {r.info.get('optimal')}  (bound {r.info.get('bound')}, gap {r.info.get('gap')})")
+    if found is not None:
+        print(alternatives_text(found), end="")
     return 0
+
+
+# ------------------------------------------------------------ --alternatives
+def _add_alternatives_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alternatives", type=int, default=0, metavar="K",
+                   help="also find up to K other rule sets nearly as good, each differing by at least one rule "
+                        "(exact with --algorithm exact: no-good cuts in the MILP; heuristic with qga: its "
+                        "distinct individuals)")
+    p.add_argument("--within", type=float, default=1.0, metavar="PTS",
+                   help="how far below the best's objective an alternative may be, in percentage points of "
+                        "the rows (default 1)")
+
+
+def _check_alternatives(args) -> None:
+    if args.alternatives < 0:
+        raise CLIError(f"--alternatives counts rule sets: 0 or more, got {args.alternatives}")
+    if not np.isfinite(args.within) or args.within < 0:
+        raise CLIError(f"--within is a number of percentage points >= 0, got {args.within:g}")
+    if args.alternatives:
+        check_method(args.algorithm)
+
+
+def _with_alternatives(out: dict, found: dict | None) -> dict:
+    """The JSON report with the alternatives, the stable core and how they were found."""
+    if found is None:
+        return out
+    out["alternatives"] = found["alternatives"]
+    out["stable_core"] = found["stable_core"]
+    out["alternatives_search"] = {key: found[key] for key in ("method", "k", "within", "complete", "message")}
+    return out
 
 
 def _parse_range(text: str) -> tuple[int, int]:
@@ -554,6 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "which takes the rest (fallback); default: the default policy's at its budgets, else all")
     p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of the algorithm (repeatable; VALUE read as JSON when it parses)")
+    _add_alternatives_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true")
     _add_forbid_arg(p)

@@ -44,6 +44,7 @@ from explainer.pipeline import (
     resolve_defaults,
     row_weights,
 )
+from explainer.pipeline.alternatives import check_method, explain_alternatives
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
@@ -90,6 +91,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         weight.  The rule pool is grown from the unweighted rows (the trees propose candidates;
         the weights act where rules are chosen).
     random_state : seeds the pool and the algorithm (``None``, an int or a ``RandomState``).
+    n_alternatives, alternatives_within : up to ``n_alternatives`` other rule sets (``alternatives_``), each
+        differing by at least one rule, within ``alternatives_within`` percentage points of the rows of the
+        selection's objective at the same budgets: exact with ``algorithm="exact"`` (no-good cuts in the MILP),
+        heuristic with ``"qga"`` (its distinct individuals); other algorithms refuse ``n_alternatives`` > 0.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -121,6 +126,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
         candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``complexity``,
         budgets, form, objective; ``chosen`` marks the default); empty when a budget was given.
+    alternatives_ : with ``n_alternatives`` > 0, the other rule sets nearly as good, one dict each as the
+        command line's JSON report gives them (``rules`` as text, ``objective``, ``coverage``, ``accuracy``,
+        ``complexity``, ``errors``, ``added``, ``dropped``, ``differs_from_best``, ``method``); else empty.
 
     ``predict`` is the vote of the rules that fire on a row (the class most of
     them give); rows no rule covers, and rows where classes tie, get
@@ -156,6 +164,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "encoder": [TableEncoder, None],
         "size": [StrOptions(set(SIZES))],
         "forbidden_columns": [list, tuple, None],  # names checked against the columns of X in fit
+        "n_alternatives": [Interval(Integral, 0, None, closed="left")],
+        "alternatives_within": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -175,6 +185,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         encoder=None,
         size="balanced",
         forbidden_columns=None,
+        n_alternatives=0,
+        alternatives_within=1.0,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -190,6 +202,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.encoder = encoder
         self.size = size
         self.forbidden_columns = forbidden_columns
+        self.n_alternatives = n_alternatives
+        self.alternatives_within = alternatives_within
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -245,6 +259,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_params(self.algorithm, self.algorithm_params or {})
         except ValueError as exc:
             raise ValueError(f"algorithm_params: {exc}") from None
+        if self.n_alternatives:
+            check_method(self.algorithm)
         y_named = y  # a Series names the target column for the report
         checked, y = self._check_fit_input(X, y)
         self.forbidden_columns_ = self._check_forbidden(X, checked)
@@ -268,6 +284,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.rule_proba_ = np.zeros((0, 1))
             self._rule_codes = np.zeros(0, dtype=np.int64)
             self.accuracy_frontier_ = []
+            self.alternatives_ = []
             return self
         settings = default_pool_settings(
             max_depth=self.max_depth, n_repeats=self.n_repeats, source=self.source
@@ -292,6 +309,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
         self.result_ = explanation.result
         self.report_ = explanation.report
+        self.alternatives_ = self._alternatives(self.pool_, frame, y, run, explanation.result.selection, own_weights)
         self.rules_ = explanation.rules
         self._rule_codes = encode_labels(label_array([r.label for r in self.rules_]), classes)[0]
         cov = self.rules_.coverage_matrix(frame)
@@ -319,6 +337,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             raise ValueError(f"The 'forbidden_columns' parameter of {type(self).__name__} names every column of X: "
                              "no rule could be made")
         return tuple(dict.fromkeys(out))
+    def _alternatives(self, pool, frame, y, run, selection, sample_weight) -> list[dict]:
+        """The other rule sets nearly as good (``n_alternatives`` of them at most), as the JSON report gives them."""
+        if not self.n_alternatives:
+            return []
+        found = explain_alternatives(pool, frame, y, run, selection, self.n_alternatives, self.alternatives_within,
+                                     sample_weight=sample_weight)
+        return [{**alt, "method": found["method"]} for alt in found["alternatives"]]
 
     def _default_class(self, codes, covered, weights):
         """``default_class`` as one of ``classes_`` (:func:`~explainer.data.labels.match_label`: a label of the

@@ -10,6 +10,7 @@ import streamlit as st
 
 from explainer.app import budgets, charts, downloads, pools, sources
 from explainer.app import state as app_state
+from explainer.app.alternatives import alternatives_panel
 from explainer.app.jobs import RunJob
 from explainer.app.rows import rows_frame
 from explainer.app.session import Session
@@ -205,6 +206,7 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
         st.markdown("**Rules**")
         st.code(report.rules_text(), language=None, wrap_lines=True)
         st.page_link(app_state.PAGE_FILES["Rules"], label="Inspect the rules", icon=":material/rule:")
+    alternatives_panel(state, pool)
 
 
 def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int | None,

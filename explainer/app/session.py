@@ -105,6 +105,7 @@ class Session:
     explanation_data: Slot[Dataset] = Slot("explanation_data")  # the rows it was computed on
     run_settings: Slot[RunSettings] = Slot("run_settings")  # what it was computed with
     run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
+    alternatives_asked = Slot[tuple]("alternatives_asked")  # the key of the alternatives last asked for
     compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
     frontier_chosen = Slot[bool]("_frontier_chosen", False)  # a frontier point was clicked
@@ -139,6 +140,8 @@ class Session:
     class_weight = Slot[str]("w_class_weight", "none")  # "none" or "balanced": how the runs weigh the rows
     cmp_algorithms = Slot[list]("w_cmp_algorithms")
     cmp_seeds = Slot[str]("w_cmp_seeds")
+    alt_k = Slot[int]("w_alt_k")  # the Explain page's "Other explanations nearly as good": how many
+    alt_within = Slot[float]("w_alt_within")  # ... and within how many points of the rows
     explain_row = Slot[int]("w_explain_row")
     rule_pick = Slot[int]("w_rule_pick")
     # the table rows last clicked (Rules page): a click points its widget at the row once, then leaves it free
@@ -154,6 +157,7 @@ class Session:
     load_data = Slot[bool]("load_data")  # the Data page's Load data button
     run = Slot[bool]("run")  # the Explain page's Run button
     stop_run = Slot[bool]("stop_run")
+    find_alternatives = Slot[bool]("find_alternatives")  # the Explain page's "Find them" (other explanations)
     run_all = Slot[bool]("run_all")  # the Compare page's Run all button
     stop_compare = Slot[bool]("stop_compare")
     restart_frontier = Slot[bool]("restart_frontier")  # the Explain page's "Compute the frontier again"

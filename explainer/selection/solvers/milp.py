@@ -188,7 +188,11 @@ class _Reduced:
         return self.pairs_among(np.arange(self.n_kept))
 
 
-def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_Reduced, dict]:
+def _reduce(problem: SelectionProblem, deadline: float | None = None,
+            merge_duplicates: bool = True) -> tuple[_Reduced, dict]:
+    """``merge_duplicates=False`` keeps every twin (same class, same rows): the optimum is the same, but the
+    distinct selections the model can express are all of them (what the no-good cuts of
+    :mod:`explainer.selection.alternatives` enumerate)."""
     L, E = problem.lengths, problem.errors
     ok = usable_rules(problem)
     stats = {"fixed_zero": int((~ok).sum())}
@@ -201,7 +205,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None) -> tuple[_
         if not ok[i]:
             continue
         key = (int(problem.rule_class[i]), problem.rows_of(int(i)).tobytes())
-        if key in seen:
+        if key in seen and merge_duplicates:
             continue
         seen.add(key)
         picked.append(int(i))

@@ -94,6 +94,7 @@ import numpy as np
 
 from explainer.selection.objectives import OBJECTIVES
 from explainer.selection.problem import SelectionProblem
+from explainer.selection.solvers.archive import Archive
 from explainer.selection.solvers.base import Monitor, RunOutcome, Solver
 from explainer.selection.solvers.greedy import seed_selection
 from explainer.selection.solvers.local_search import (
@@ -245,6 +246,25 @@ class QGA(Solver):
         self.merge_max_rules = merge_max_rules
         self.merge_node_limit = merge_node_limit
         self.greedy_seed = greedy_seed
+
+    _archive: Archive | None = None
+    _archive_size = 0
+
+    def keep_archive(self, size: int) -> None:
+        """Remember the ``size`` fittest distinct feasible individuals of each run in :attr:`archive_` (0: off,
+        the default; the alternatives of :mod:`explainer.selection.alternatives` read it)."""
+        self._archive_size = int(size)
+
+    @property
+    def archive_(self) -> Archive | None:
+        """The fittest distinct feasible individuals of the last run, when :meth:`keep_archive` asked for them."""
+        return self._archive
+
+    def _archived(self, problem: SelectionProblem, pop: np.ndarray, fit: np.ndarray, *, first: bool = False) -> None:
+        if self._archive_size:
+            if first or self._archive is None:
+                self._archive = Archive(problem, self._archive_size)
+            self._archive.add(pop, fit)
 
     def population_size(self, problem: SelectionProblem) -> int:
         """``n_population``, with "auto" resolved for ``problem``."""
@@ -401,6 +421,7 @@ class QGA(Solver):
         if self.truncate_initial:
             order = order[:n_pop]
         pop, fit = pop[order], fit[order]
+        self._archived(problem, pop, fit, first=True)
         t_init = monitor.elapsed()
         info = {"generations": 0, "initial_population": n_initial, "population": n_pop}
         if monitor.generation(fit, pop, initial=True):
@@ -457,6 +478,7 @@ class QGA(Solver):
                 merges += better
                 steps += merge_steps
             monitor.evaluations += len(children)
+            self._archived(problem, pop, fit)
             if monitor.generation(fit, pop):
                 break
             if self.early_stopping and fit[-1] == fit[0]:
