@@ -29,13 +29,15 @@ def test_explicit_budgets_form_objective_and_parameters_are_written_out():
     ref = {"ref": "sample:loans", "target": "approved", "exclude": ["id"], "categorical": [], "keep": []}
     run = RunSettings(complexity_budget=7, error_budget=12, algorithm="qga", algorithm_params={"stall": 2},
                       eps=0.5, form="fallback", objective="accuracy", seed=3, class_weight="balanced")
-    argv = command_argv(ref, PoolSettings(max_depth=5, holdout=0.25, random_state=4, forbidden=("age",)), run)
+    argv = command_argv(ref, PoolSettings(max_depth=5, holdout=0.25, random_state=4, forbidden=("age",)), run,
+                        alternatives=(3, 0.5))
     text = command_text(argv)
     assert shlex.split(text) == argv
     for pair in (["--target", "approved"], ["--exclude", "id"], ["--depth", "5"], ["--pool-seed", "4"], ["--forbid", "age"],
                  ["--holdout", "0.25"], ["--holdout-seed", "4"], ["--complexity", "7"], ["--errors", "12"],
                  ["--form", "fallback"], ["--objective", "accuracy"], ["--eps", "0.5"],
-                 ["--class-weight", "balanced"], ["--algorithm", "qga"], ["--seed", "3"], ["--param", "stall=2"]):
+                 ["--class-weight", "balanced"], ["--algorithm", "qga"], ["--seed", "3"], ["--param", "stall=2"],
+                 ["--alternatives", "3"], ["--within", "0.5"]):
         i = argv.index(pair[0])
         assert argv[i:i + 2] == pair
 

@@ -37,12 +37,12 @@ def data_argument(ref: dict) -> str:
 
 
 def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str = DEFAULT_SIZE,
-                 policy: PolicyChoice | None = None) -> list[str]:
+                 policy: PolicyChoice | None = None, alternatives: tuple[int, float] | None = None) -> list[str]:
     """``explainer explain`` arguments reproducing the run ``run`` on the pool ``pool`` of the data ``ref``.
 
     ``policy``: the default policy's choice for this pool; when the run is that choice (its budgets, form and
     objective), the budgets are left to the command line's own policy (with ``size``), else written out with
-    the form and objective they run with.
+    the form and objective they run with.  ``alternatives``: (K, PTS) of the other explanations asked for.
     """
     argv = ["explainer", "explain", data_argument(ref)]
     if ref.get("target"):
@@ -63,6 +63,8 @@ def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str =
     if pool.holdout > 0:
         argv += ["--holdout", f"{pool.holdout:g}", "--holdout-seed", str(pool.random_state)]
     argv += _run_args(run, size, policy)
+    if alternatives is not None:
+        argv += ["--alternatives", str(int(alternatives[0])), "--within", f"{float(alternatives[1]):g}"]
     return argv
 
 
