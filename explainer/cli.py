@@ -40,6 +40,7 @@ from explainer.pipeline.validation import frontier_table
 from explainer.report import evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
+from explainer.rules.pinned import check_rule_texts
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pool import build_pool
 from explainer.rules.ripper import parse_ripper
@@ -223,6 +224,13 @@ def _add_weight_args(p: argparse.ArgumentParser) -> None:
                         "(rows / (classes x rows of the class)); coverage and the error budget then count weight")
 
 
+def _add_pin_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pin", action="append", default=[], metavar='"IF ... THEN ..."',
+                   help="a rule every selection holds (repeatable); a rule the pool lacks joins it")
+    p.add_argument("--ban", action="append", default=[], metavar='"IF ... THEN ..."',
+                   help="a rule no selection holds (repeatable)")
+
+
 def _add_size_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", choices=list(SIZES), default=None,
                    help="size of the default explanation: the smallest whose held-out accuracy is within 1 "
@@ -247,6 +255,7 @@ def cmd_explain(args) -> int:
 
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
     pool = _pool(args, ds, X, y)
+    check_rule_texts(args.pin, args.ban, pool)  # a rule text that does not read is an error before any run
     params = {} if args.generations is None else {"n_generations": args.generations}
     # checked before the default policy spends its time
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
@@ -255,6 +264,7 @@ def cmd_explain(args) -> int:
                               every_class=every_class_explained(class_weight), size=args.size)
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
                               class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
+                              pinned=tuple(args.pin), banned=tuple(args.ban),
                               **({} if args.objective is None else {"objective": args.objective}))
     callback = None if args.quiet else ProgressBar()
     exp = explain_pool(pool, X, y, run, callback=callback, fingerprint=ds.fingerprint, X_test=X_test, y_test=y_test,
@@ -453,6 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
+    _add_pin_args(p)
     p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
                    "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
     p.add_argument("--format", choices=list(EXPORT_FORMATS),

@@ -24,7 +24,7 @@ import numpy as np
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "pin_lines", "rules_to_python", "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
 EXPORT_FORMATS = {
@@ -200,12 +200,20 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
 
 
 def export_header(report) -> list[str]:
-    """What every export states first: the totals the page shows and how complexity counts."""
+    """What every export states first: the totals the page shows and how complexity counts, then the rules
+    the run was told to keep (pinned) and to leave out (banned), one a line."""
     return [
         f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
+        *pin_lines(report.settings),
     ]
+
+
+def pin_lines(settings: dict | None) -> list[str]:
+    """``pinned: <rule>`` and ``banned: <rule>`` lines of a run's settings (none when it had neither)."""
+    settings = settings or {}
+    return [f"{kind}: {text}" for kind in ("pinned", "banned") for text in settings.get(kind) or ()]
 
 
 def export_text(report, kind: str) -> str:
