@@ -254,8 +254,8 @@ def cmd_explain(args) -> int:
     if args.holdout is not None:
 
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=args.seed)
+    check_rule_texts(args.pin, args.ban, ds.feature_specs, ds.classes)  # before any work
     pool = _pool(args, ds, X, y)
-    check_rule_texts(args.pin, args.ban, pool)  # a rule text that does not read is an error before any run
     params = {} if args.generations is None else {"n_generations": args.generations}
     # checked before the default policy spends its time
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})

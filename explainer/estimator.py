@@ -47,7 +47,9 @@ from explainer.pipeline import (
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
+from explainer.rules.pinned import check_rule_texts
 from explainer.rules.pool import SOURCES, build_pool
+from explainer.selection.settings import RunSettings
 from explainer.selection.solvers.registry import check_params, get_solver_class
 
 #: m of the m-estimate that smooths a rule's class distribution towards the training class
@@ -82,6 +84,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         weight.  The rule pool is grown from the unweighted rows (the trees propose candidates;
         the weights act where rules are chosen).
     random_state : seeds the pool and the algorithm (``None``, an int or a ``RandomState``).
+    pinned_rules, banned_rules : lists of rule texts (``"IF ... THEN CLASS=..."``, as ``rules_`` prints them)
+        that the selection must hold / must not; a pinned rule the pool lacks joins it (``pool_`` then holds
+        it).  A text that does not read, or names a column or class the data lacks, is a ``ValueError``, as
+        are pins that alone exceed a budget.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -142,6 +148,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "encoder": [TableEncoder, None],
         "size": [StrOptions(set(SIZES))],
+        "pinned_rules": [list, tuple, None],  # rule texts: read against the data in fit
+        "banned_rules": [list, tuple, None],
     }
 
     def __init__(
@@ -160,6 +168,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         random_state=None,
         encoder=None,
         size="balanced",
+        pinned_rules=None,
+        banned_rules=None,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -174,6 +184,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.encoder = encoder
         self.size = size
+        self.pinned_rules = pinned_rules
+        self.banned_rules = banned_rules
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -202,6 +214,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_width(X.shape[1], "X")  # a DataFrame is checked by its encoder
         _check_labels(y)
         return X, y
+
+    def _rule_texts(self, frame: pd.DataFrame, classes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``pinned_rules`` and ``banned_rules`` as tuples, each text checked against the encoded table."""
+        out = []
+        for name in ("pinned_rules", "banned_rules"):
+            texts = getattr(self, name) or ()
+            if not all(isinstance(t, str) and t.strip() for t in texts):
+                raise ValueError(f"The {name!r} parameter of {type(self).__name__} must be a list of rule texts, "
+                                 f"got {texts!r}")
+            out.append(tuple(texts))
+        specs = self.encoder_.feature_specs_ if self.encoder_ is not None else list(frame.columns)
+        try:
+            check_rule_texts(*out, specs, classes)
+            RunSettings(pinned=out[0], banned=out[1])  # a rule both pinned and banned
+        except ValueError as exc:
+            raise ValueError(f"pinned_rules / banned_rules: {exc}") from None
+        return out[0], out[1]
 
     def _fit_frame(self, X, checked):
         """The encoded training matrix: a DataFrame through the fitted encoder, an array as it is."""
@@ -237,6 +266,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         weights = row_weights(codes, classes, self.class_weight, own_weights)
         self.default_class_ = self._default_class(codes, np.zeros(len(codes), dtype=bool), weights)
         frame = self._fit_frame(X, checked)
+        pinned, banned = self._rule_texts(frame, classes)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         if len(self.classes_) < 2:
@@ -268,10 +298,12 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                                   size=self.size)
         self.accuracy_frontier_ = choice.frontier_dicts()
         run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
-                                  eps=self.eps, class_weight=self.class_weight, seed=solve_seed)
+                                  eps=self.eps, class_weight=self.class_weight, seed=solve_seed,
+                                  pinned=pinned, banned=banned)
         if own_fallback:  # the accuracy objective counts the majority class right on uncovered rows: not so here
             run = replace(run, form="all", objective="coverage")
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
+        self.pool_ = explanation.pool  # with the pinned rules it lacked, which the selection indexes
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.rules_ = explanation.rules

@@ -12,7 +12,7 @@ from explainer.data.labels import class_counts, label_key, match_label
 from explainer.pipeline.policy import every_class_explained, form_rules, resolve_defaults
 from explainer.pipeline.reading import left_out_class, widen_selection
 from explainer.report import RuleSetReport, evaluate_rules
-from explainer.rules.pinned import resolve_rules
+from explainer.rules.pinned import canonical_texts, resolve_rules
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import SelectionResult
@@ -156,9 +156,9 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
             # the classes whose rules the selection could use (None: every class's)
             "rule_classes": None if rules is None
             else [str(pool.classes[k]) for k in np.unique(pool.rule_class[rules])],
-            # the rules the analyst pinned and banned, as the pool writes them (a ban the pool lacks bans nothing)
+            # the rules the analyst pinned and banned, as the pool writes them (a ban the pool lacks too)
             "pinned": [pool.rules[i].text for i in problem.pinned],
-            "banned": [pool.rules[i].text for i in problem.banned],
+            "banned": canonical_texts(settings.banned, pool),
         },
     )
     return Explanation(pool=pool, problem=problem, result=result, report=report)

@@ -22,21 +22,28 @@ from explainer.rules.parse import parse_rule
 from explainer.rules.pool import RulePool, _as_frame
 
 
-def bind_rule_text(text: str, pool: RulePool, what: str = "rule") -> Rule:
-    """The rule ``text`` names, bound to the pool's features and classes; ValueError saying what is wrong."""
+def bind_rule_text(text: str, features, classes, what: str = "rule") -> Rule:
+    """The rule ``text`` names, bound to a table's ``features`` (specs or names) and ``classes``; ValueError saying
+    what is wrong."""
     try:
-        return rules_for_data([parse_rule(str(text))], pool.feature_specs, pool.classes)[0]
+        return rules_for_data([parse_rule(str(text))], features, classes)[0]
     except (KeyError, ValueError) as exc:
         # a KeyError (an unknown feature) holds its message as its argument
         message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
         raise ValueError(message if str(text).strip() in message else f"{what} {str(text)!r}: {message}") from None
 
 
-def check_rule_texts(pinned, banned, pool: RulePool) -> None:
-    """ValueError unless every pinned and banned text reads as a rule of the pool's data."""
+def check_rule_texts(pinned, banned, features, classes) -> None:
+    """ValueError unless every pinned and banned text reads as a rule of a table with ``features`` (specs or
+    names) and ``classes``."""
     for what, texts in (("pinned rule", pinned), ("banned rule", banned)):
         for text in texts or ():
-            bind_rule_text(text, pool, what)
+            bind_rule_text(text, features, classes, what)
+
+
+def canonical_texts(texts, pool: RulePool) -> list[str]:
+    """Each rule text as the pool writes that rule (:attr:`~explainer.rules.model.Rule.text` of the bound rule)."""
+    return [bind_rule_text(t, pool.feature_specs, pool.classes).text for t in texts]
 
 
 def add_rules(pool: RulePool, rules: list[Rule], X) -> RulePool:
@@ -68,8 +75,8 @@ def resolve_rules(pool: RulePool, X, pinned=(), banned=()) -> tuple[RulePool, np
     if not pinned and not banned:
         empty = np.zeros(0, dtype=np.int64)
         return pool, empty, empty
-    pins = [bind_rule_text(t, pool, "pinned rule") for t in pinned]
-    bans = [bind_rule_text(t, pool, "banned rule") for t in banned]
+    pins = [bind_rule_text(t, pool.feature_specs, pool.classes, "pinned rule") for t in pinned]
+    bans = [bind_rule_text(t, pool.feature_specs, pool.classes, "banned rule") for t in banned]
     where = {rule.text: i for i, rule in enumerate(pool.rules)}
     new: dict[str, Rule] = {}
     for rule in pins:
@@ -83,4 +90,4 @@ def resolve_rules(pool: RulePool, X, pinned=(), banned=()) -> tuple[RulePool, np
     return pool, pinned_idx, banned_idx
 
 
-__all__ = ["add_rules", "bind_rule_text", "check_rule_texts", "resolve_rules"]
+__all__ = ["add_rules", "bind_rule_text", "canonical_texts", "check_rule_texts", "resolve_rules"]
