@@ -70,6 +70,8 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
     "cw": (Session.class_weight, str, lambda v: v in CLASS_WEIGHT_CHOICES),
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
+#: URL parameter -> the rule texts it repeats (the Rules page's pins and bans)
+PIN_PARAMS = {"pin": Session.pinned_rules, "ban": Session.banned_rules}
 
 
 def file_id(source: Source) -> str:
@@ -287,6 +289,9 @@ def url_params(state: Session) -> dict:
         if state.has(slot):
             value = state.get(slot)
             out[param] = f"{value:g}" if kind is float else str(value)
+    for param, slot in PIN_PARAMS.items():
+        if state.get(slot):
+            out[param] = list(state.get(slot))
     return out
 
 
@@ -326,6 +331,9 @@ def restore_from_url(state: Session) -> None:
         state.put(slot, value)
     if ignored:
         _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
+    for param, slot in PIN_PARAMS.items():  # rule texts: read against the pool of each run
+        if qp.get_all(param):
+            state.put(slot, list(dict.fromkeys(qp.get_all(param))))
     if "bc" in qp or "be" in qp:
         state.budgets_from_url = True
     ref = qp.get("data")
