@@ -40,8 +40,8 @@ from explainer.pipeline.validation import frontier_table
 from explainer.report import evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
-from explainer.rules.pinned import check_rule_texts
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
+from explainer.rules.pinned import check_rule_texts
 from explainer.rules.pool import build_pool
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar

@@ -226,7 +226,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             out.append(tuple(texts))
         specs = self.encoder_.feature_specs_ if self.encoder_ is not None else list(frame.columns)
         try:
-            check_rule_texts(*out, specs, classes)
+            check_rule_texts(out[0], out[1], specs, classes)
             RunSettings(pinned=out[0], banned=out[1])  # a rule both pinned and banned
         except ValueError as exc:
             raise ValueError(f"pinned_rules / banned_rules: {exc}") from None

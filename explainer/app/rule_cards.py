@@ -176,7 +176,8 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
 # ------------------------------------------------------------------ pins and bans
 def toggle_rule(state: Session, text: str, slot: Slot[list], other: Slot[list]) -> None:
     """on_click of Pin / Ban: the rule ``text`` joins the list ``slot`` (and leaves ``other``), or leaves it."""
-    texts = list(state.get(slot) or [])
+    current: list = state.get(slot) or []
+    texts = list(current)
     if text in texts:
         texts.remove(text)
     else:

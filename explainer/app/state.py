@@ -290,8 +290,9 @@ def url_params(state: Session) -> dict:
             value = state.get(slot)
             out[param] = f"{value:g}" if kind is float else str(value)
     for param, slot in PIN_PARAMS.items():
-        if state.get(slot):
-            out[param] = list(state.get(slot))
+        texts: list = state.get(slot) or []
+        if texts:
+            out[param] = list(texts)
     return out
 
 

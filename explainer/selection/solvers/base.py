@@ -76,7 +76,7 @@ class Monitor:
         self.history: list[GenerationRecord] = []
         # the empty selection, or the pins alone when rules are pinned: what every selection holds
         self.best_selection = problem.pinned_mask.copy()
-        self.best_coverage = float(problem.evaluate(self.best_selection).value) if problem.pinned.size else 0.0
+        self.best_coverage = float(problem.fitness(self.best_selection)[0]) if problem.pinned.size else 0.0
         self.stop_requested = False
         self.evaluations = 0
         self._t0 = time.perf_counter()
