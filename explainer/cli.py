@@ -42,6 +42,7 @@ from explainer.report import accuracy_by_group, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
+from explainer.rules.pinned import check_rule_texts
 from explainer.rules.pool import build_pool
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
@@ -280,6 +281,13 @@ def _add_weight_args(p: argparse.ArgumentParser) -> None:
                         "(rows / (classes x rows of the class)); coverage and the error budget then count weight")
 
 
+def _add_pin_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pin", action="append", default=[], metavar='"IF ... THEN ..."',
+                   help="a rule every selection holds (repeatable); a rule the pool lacks joins it")
+    p.add_argument("--ban", action="append", default=[], metavar='"IF ... THEN ..."',
+                   help="a rule no selection holds (repeatable)")
+
+
 def _add_size_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", choices=list(SIZES), default=None,
                    help="size of the default explanation: the smallest whose held-out accuracy is within 1 "
@@ -319,6 +327,7 @@ def cmd_explain(args) -> int:
         split_seed = args.seed if args.holdout_seed is None else args.holdout_seed
         X, X_test, y, y_test = split_holdout(ds.X, ds.y, args.holdout, random_state=split_seed)
     _group_values(ds, X.iloc[:0], y[:0], args.group_by)  # a bad --group-by fails before the run
+    check_rule_texts(args.pin, args.ban, ds.feature_specs, ds.classes)  # before any work
     pool = _pool(args, ds, X, y)
     params = _algorithm_params(args.param)
     if args.generations is not None:
@@ -331,6 +340,7 @@ def cmd_explain(args) -> int:
                               every_class=every_class_explained(class_weight), size=args.size)
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
                               class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
+                              pinned=tuple(args.pin), banned=tuple(args.ban),
                               **({} if args.objective is None else {"objective": args.objective}),
                               **({} if args.form is None else {"form": args.form}))
     callback = None if args.quiet else ProgressBar()
@@ -577,6 +587,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
     p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
+    _add_pin_args(p)
     p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
                    "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
     p.add_argument("--format", choices=list(EXPORT_FORMATS),

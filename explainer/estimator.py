@@ -48,7 +48,9 @@ from explainer.pipeline.alternatives import check_method, explain_alternatives
 from explainer.report import evaluate_rules
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
+from explainer.rules.pinned import check_rule_texts
 from explainer.rules.pool import SOURCES, build_pool
+from explainer.selection.settings import RunSettings
 from explainer.selection.solvers.registry import check_params, get_solver_class
 
 
@@ -95,6 +97,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         differing by at least one rule, within ``alternatives_within`` percentage points of the rows of the
         selection's objective at the same budgets: exact with ``algorithm="exact"`` (no-good cuts in the MILP),
         heuristic with ``"qga"`` (its distinct individuals); other algorithms refuse ``n_alternatives`` > 0.
+    pinned_rules, banned_rules : lists of rule texts (``"IF ... THEN CLASS=..."``, as ``rules_`` prints them)
+        that the selection must hold / must not; a pinned rule the pool lacks joins it (``pool_`` then holds
+        it).  A text that does not read, or names a column or class the data lacks, is a ``ValueError``, as
+        are pins that alone exceed a budget.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -166,6 +172,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         "forbidden_columns": [list, tuple, None],  # names checked against the columns of X in fit
         "n_alternatives": [Interval(Integral, 0, None, closed="left")],
         "alternatives_within": [Interval(Real, 0, None, closed="left")],
+        "pinned_rules": [list, tuple, None],  # rule texts: read against the data in fit
+        "banned_rules": [list, tuple, None],
     }
 
     def __init__(
@@ -187,6 +195,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         forbidden_columns=None,
         n_alternatives=0,
         alternatives_within=1.0,
+        pinned_rules=None,
+        banned_rules=None,
     ):
         self.max_depth = max_depth
         self.complexity_budget = complexity_budget
@@ -204,6 +214,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.forbidden_columns = forbidden_columns
         self.n_alternatives = n_alternatives
         self.alternatives_within = alternatives_within
+        self.pinned_rules = pinned_rules
+        self.banned_rules = banned_rules
 
     def _names(self, X, n_columns):
         if isinstance(X, pd.DataFrame):
@@ -232,6 +244,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             check_width(X.shape[1], "X")  # a DataFrame is checked by its encoder
         _check_labels(y)
         return X, y
+
+    def _rule_texts(self, frame: pd.DataFrame, classes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``pinned_rules`` and ``banned_rules`` as tuples, each text checked against the encoded table."""
+        out = []
+        for name in ("pinned_rules", "banned_rules"):
+            texts = getattr(self, name) or ()
+            if not all(isinstance(t, str) and t.strip() for t in texts):
+                raise ValueError(f"The {name!r} parameter of {type(self).__name__} must be a list of rule texts, "
+                                 f"got {texts!r}")
+            out.append(tuple(texts))
+        specs = self.encoder_.feature_specs_ if self.encoder_ is not None else list(frame.columns)
+        try:
+            check_rule_texts(out[0], out[1], specs, classes)
+            RunSettings(pinned=out[0], banned=out[1])  # a rule both pinned and banned
+        except ValueError as exc:
+            raise ValueError(f"pinned_rules / banned_rules: {exc}") from None
+        return out[0], out[1]
 
     def _fit_frame(self, X, checked):
         """The encoded training matrix: a DataFrame through the fitted encoder, an array as it is."""
@@ -270,6 +299,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         weights = row_weights(codes, classes, self.class_weight, own_weights)
         self.default_class_ = self._default_class(codes, np.zeros(len(codes), dtype=bool), weights)
         frame = self._fit_frame(X, checked)
+        pinned, banned = self._rule_texts(frame, classes)
         rng = check_random_state(self.random_state)
         pool_seed, solve_seed = (int(s) for s in rng.randint(0, 2**31 - 1, size=2))
         if len(self.classes_) < 2:
@@ -303,10 +333,12 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                                   size=self.size)
         self.accuracy_frontier_ = choice.frontier_dicts()
         run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
-                                  eps=self.eps, class_weight=self.class_weight, seed=solve_seed)
+                                  eps=self.eps, class_weight=self.class_weight, seed=solve_seed,
+                                  pinned=pinned, banned=banned)
         if own_fallback:  # the accuracy objective counts the majority class right on uncovered rows: not so here
             run = replace(run, form="all", objective="coverage")
         explanation = explain_pool(self.pool_, frame, y, run, sample_weight=own_weights)
+        self.pool_ = explanation.pool  # with the pinned rules it lacked, which the selection indexes
         self.result_ = explanation.result
         self.report_ = explanation.report
         self.alternatives_ = self._alternatives(self.pool_, frame, y, run, explanation.result.selection, own_weights)

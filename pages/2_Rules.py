@@ -8,6 +8,7 @@ from explainer.app.state import setup
 
 state = setup("Rules")
 st.title("Rules")
+rule_cards.follow_rerun(state)
 guards.need_explanation(state)
 explanation = state.explanation
 # the rows the explanation was computed on (the training rows when some are held out)
@@ -25,7 +26,8 @@ picked = st.dataframe(downloads.rules_view(table), hide_index=True, width="stret
                       key=Session.rules_table.key)
 st.text(f"{report.else_text}   (rows no rule covers, or where classes tie)")
 st.caption("Rows shaded red belong to rules that conflict with a rule of another class on some rows. "
-           "Click a rule to inspect it below.")
+           "Click a rule to inspect it below, and pin or ban it there.")
+rule_cards.pins_panel(state)
 rule_cards.follow(state, picked, Session.rule_pick, Session.rule_pick_clicked, int)
 
 st.subheader("Misclassified rows")

@@ -28,7 +28,8 @@ def _cli_rules(argv: list[str]) -> str:
 def test_explicit_budgets_form_objective_and_parameters_are_written_out():
     ref = {"ref": "sample:loans", "target": "approved", "exclude": ["id"], "categorical": [], "keep": []}
     run = RunSettings(complexity_budget=7, error_budget=12, algorithm="qga", algorithm_params={"stall": 2},
-                      eps=0.5, form="fallback", objective="accuracy", seed=3, class_weight="balanced")
+                      eps=0.5, form="fallback", objective="accuracy", seed=3, class_weight="balanced",
+                      pinned=("IF income > 50 THEN CLASS=yes",), banned=("IF age <= 30 THEN CLASS=no",))
     argv = command_argv(ref, PoolSettings(max_depth=5, holdout=0.25, random_state=4, forbidden=("age",)), run,
                         alternatives=(3, 0.5))
     text = command_text(argv)
@@ -37,7 +38,8 @@ def test_explicit_budgets_form_objective_and_parameters_are_written_out():
                  ["--holdout", "0.25"], ["--holdout-seed", "4"], ["--complexity", "7"], ["--errors", "12"],
                  ["--form", "fallback"], ["--objective", "accuracy"], ["--eps", "0.5"],
                  ["--class-weight", "balanced"], ["--algorithm", "qga"], ["--seed", "3"], ["--param", "stall=2"],
-                 ["--alternatives", "3"], ["--within", "0.5"]):
+                 ["--alternatives", "3"], ["--within", "0.5"], ["--pin", "IF income > 50 THEN CLASS=yes"],
+                 ["--ban", "IF age <= 30 THEN CLASS=no"]):
         i = argv.index(pair[0])
         assert argv[i:i + 2] == pair
 

@@ -179,14 +179,26 @@ def default_form(state: Session, bc: int, be: int, class_weight) -> str:
 
 def run_settings(state: Session) -> RunSettings:
     """The run the Explain page's widgets describe: budgets, algorithm and its changed parameters, eps, seed,
-    class weight (the widget's ``"none"`` is ``None``) and, at the default budgets, the policy's form and objective."""
+    class weight (the widget's ``"none"`` is ``None``), at the default budgets the policy's form and objective,
+    and the pinned and banned rules of the Rules page that the pool holds (:func:`pins_in_pool`)."""
     class_weight = None if state.class_weight == "none" else state.class_weight
+    pinned, banned = pins_in_pool(state)
     return RunSettings(
         complexity_budget=state.bc, error_budget=state.be, algorithm=state.algorithm,
         algorithm_params=changed_parameters(state, state.algorithm), eps=state.eps,
         form=default_form(state, state.bc, state.be, class_weight), class_weight=class_weight, seed=state.seed,
-        objective=default_objective(state, state.bc, state.be, class_weight),
+        objective=default_objective(state, state.bc, state.be, class_weight), pinned=pinned, banned=banned,
     )
+
+
+def pins_in_pool(state: Session) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The pinned and banned rule texts that name rules of the session's pool (the others wait for a pool that
+    holds them: the page's pool and its runs' selections then keep the same rules)."""
+    pinned, banned = state.pinned_rules or [], state.banned_rules or []
+    if not (pinned or banned) or state.pool is None:
+        return (), ()
+    texts = {rule.text for rule in state.pool.rules}
+    return tuple(t for t in pinned if t in texts), tuple(t for t in banned if t in texts)
 
 
 def init_budgets(state: Session, pool: RulePool, defaults: tuple[int, int]) -> None:

@@ -88,6 +88,10 @@ def _run_args(run: RunSettings, size: str, policy: PolicyChoice | None) -> list[
             argv += ["--form", run.form]
         if run.objective != "coverage":
             argv += ["--objective", run.objective]
+    for text in run.pinned:
+        argv += ["--pin", text]
+    for text in run.banned:
+        argv += ["--ban", text]
     if run.eps != 1.0:
         argv += ["--eps", f"{run.eps:g}"]
     if run.class_weight is not None:

@@ -11,7 +11,9 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from explainer.app import charts, downloads, rows
+from explainer.app import charts, downloads, rows, runs
+from explainer.app import state as app_state
+from explainer.app.budgets import pins_in_pool, run_settings
 from explainer.app.session import Session, Slot
 from explainer.app.text import label, md_escape
 from explainer.data import Dataset
@@ -143,6 +145,7 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
         format_func=lambda i: f"{i + 1}. {report.rules[i].text}",
     )
     st.code(report.rules[pick].text, language=None, wrap_lines=True)  # the whole rule, however long
+    pin_buttons(state, report.rules[pick].text)
     metrics = report.per_rule[pick]
     if metrics.missing_rows:
         st.info(missing_detail(pick, metrics), icon=":material/help:")
@@ -168,6 +171,55 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
                            + (" …" if len(conflict_rows) > 50 else ""))
                 with st.expander("Show these rows"):
                     st.dataframe(rows.rows_frame(dataset, conflict_rows, report), hide_index=True, width="stretch")
+
+
+# ------------------------------------------------------------------ pins and bans
+def toggle_rule(state: Session, text: str, slot: Slot[list], other: Slot[list]) -> None:
+    """on_click of Pin / Ban: the rule ``text`` joins the list ``slot`` (and leaves ``other``), or leaves it."""
+    current: list = state.get(slot) or []
+    texts = list(current)
+    if text in texts:
+        texts.remove(text)
+    else:
+        texts.append(text)
+        state.put(other, [t for t in state.get(other) or [] if t != text])  # a rule is pinned or banned, not both
+    state.put(slot, texts)
+
+
+def pin_buttons(state: Session, text: str) -> None:
+    """Pin (every run keeps the rule) and Ban (no run takes it) for the inspected rule; each toggles."""
+    pinned, banned = text in (state.pinned_rules or []), text in (state.banned_rules or [])
+    b1, b2, _ = st.columns([1, 1, 4])
+    b1.button("Unpin" if pinned else "Pin", icon=":material/push_pin:", key=Session.pin_rule.key, width="stretch",
+              help="A pinned rule is in every selection; the rest is chosen within what the budgets leave.",
+              on_click=toggle_rule, args=(state, text, Session.pinned_rules, Session.banned_rules))
+    b2.button("Unban" if banned else "Ban", icon=":material/block:", key=Session.ban_rule.key, width="stretch",
+              help="A banned rule is in no selection.",
+              on_click=toggle_rule, args=(state, text, Session.banned_rules, Session.pinned_rules))
+
+
+def pins_panel(state: Session) -> None:
+    """The pinned and banned rules, whether the rules shown were chosen under them, Re-run and Clear."""
+    pinned, banned = state.pinned_rules or [], state.banned_rules or []
+    if not pinned and not banned:
+        return
+    usable = pins_in_pool(state)
+    shown = state.run_settings
+    applied = shown is not None and (tuple(shown.pinned), tuple(shown.banned)) == usable
+    lines = [f"**{kind}:** " + "; ".join(md_escape(t) + ("" if t in ok else " *(not in this pool)*") for t in texts)
+             for kind, texts, ok in (("Pinned", pinned, usable[0]), ("Banned", banned, usable[1])) if texts]
+    st.markdown("  \n".join(lines) + ("" if applied else " — *re-run to apply*"))
+    c1, c2, _ = st.columns([1, 1, 3])
+    c1.button("Re-run", type="primary", icon=":material/play_arrow:", key=Session.rerun_pins.key, width="stretch",
+              disabled=applied, on_click=runs.start_run, args=(state, state.pool_key, run_settings(state)))
+    c2.button("Clear pins and bans", key=Session.clear_pins.key, width="stretch",
+              on_click=lambda: state.forget(Session.pinned_rules, Session.banned_rules))
+
+
+def follow_rerun(state: Session) -> None:
+    """After Re-run: the Explain page, where the run is watched."""
+    if state.rerun_pins:
+        st.switch_page(app_state.PAGE_FILES["Explain"])
 
 
 def missing_detail(pick: int, metrics) -> str:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from explainer.app import charts, live, pools
 from explainer.app import state as app_state
-from explainer.app.budgets import page_choice, page_size, run_settings
+from explainer.app.budgets import page_choice, page_size, pins_in_pool, run_settings
 from explainer.app.command_line import command_argv, command_text
 from explainer.app.session import Session
 from explainer.app.text import label
@@ -14,24 +14,25 @@ from explainer.rules.pool import RulePool
 from explainer.selection.settings import RunSettings
 
 
+def start_run(state: Session, pool_key, run: RunSettings) -> None:
+    """on_click of Run (and of the Rules page's Re-run): the worker starts before the page is drawn again, with
+    the settings the page showed.
+
+    ``run`` was bound when the button was drawn, so a click while the page is being recomputed (a new pool,
+    its new default budgets) runs what the user saw; if the pool has changed since, nothing runs and
+    the page asks again.
+    """
+    if pool_key != state.pool_key:
+        state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
+        return
+    app_state.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
+    app_state.start_job(state, Session.job, run)
+
+
 def run_button(state: Session, column, *, running: bool) -> None:
     """Run, bound to the run the page shows (its :class:`RunSettings`, built here once); a click starts it."""
-
-    def start_run(pool_key, run: RunSettings) -> None:
-        """on_click of Run: the worker starts before the page is drawn again, with the settings the page showed.
-
-        ``run`` was bound when Run was drawn, so a click while the page is being recomputed (a new pool,
-        its new default budgets) runs what the user saw; if the pool has changed since, nothing runs and
-        the page asks again.
-        """
-        if pool_key != state.pool_key:
-            state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
-            return
-        app_state.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
-        app_state.start_job(state, Session.job, run)
-
     column.button("Run", type="primary", icon=":material/play_arrow:", disabled=running, width="stretch",
-                  key=Session.run.key, on_click=start_run, args=(state.pool_key, run_settings(state)))
+                  key=Session.run.key, on_click=start_run, args=(state, state.pool_key, run_settings(state)))
 
 
 def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: int, be: int, eps: float,
@@ -47,7 +48,8 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
                    + (", rows weighted by class (balanced)." if job.class_weight == "balanced" else "."))
     else:
         r2.caption(f"Runs {label(algorithm)} on the {pool.n_rules} rules with Bc = {bc}, Be = {be}, eps = {eps:g}"
-                   + (", rows weighted by class (balanced)." if class_weight == "balanced" else "."))
+                   + (", rows weighted by class (balanced)." if class_weight == "balanced" else ".")
+                   + pins_phrase(*pins_in_pool(state)))
 
     if running:
         # drawn in the run that Run's click started the job in (its on_click runs before this run), and before
@@ -71,3 +73,13 @@ def command_box(state: Session) -> None:
         st.code(command_text(argv), language="bash", wrap_lines=True)
         if (ref.get("ref") or "").startswith("upload:"):
             st.caption("Run it where the uploaded file is saved, under the same name.")
+
+
+def pins_phrase(pinned, banned) -> str:
+    """" With 2 pinned rules and 1 banned (Rules page)." when a run has some, else nothing."""
+    if not pinned and not banned:
+        return ""
+    parts = [f"{len(pinned)} pinned rule{'s' if len(pinned) != 1 else ''}"] if pinned else []
+    parts += [f"{len(banned)} banned" if pinned else f"{len(banned)} banned rule{'s' if len(banned) != 1 else ''}"] \
+        if banned else []
+    return f" With {' and '.join(parts)} (Rules page)."

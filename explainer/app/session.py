@@ -112,6 +112,9 @@ class Session:
     # (Bc, Be, form, objective) of the accuracy frontier's point last clicked: a run at its budgets uses them
     accuracy_pick = Slot[tuple]("accuracy_pick")
     rules_upload = Slot[dict]("rules_upload")  # {"name", "data"} of an uploaded rule file (Export page)
+    # the analyst's pinned and banned rules (Rules page), by their text: a text names the same rule in any pool
+    pinned_rules = Slot[list]("pinned_rules")
+    banned_rules = Slot[list]("banned_rules")
 
     # ---------------------------------------------------------------- the URL and the first run
     notices = Slot[list]("url_notice")  # what a link asked for that could not be restored
@@ -166,6 +169,10 @@ class Session:
     rules_table: Slot[DataframeState] = Slot("rules_table")  # the selected rules (a click picks a rule)
     wrong_rows_table: Slot[DataframeState] = Slot("wrong_rows_table")  # misclassified rows (a click picks a row)
     ripper_class: Slot[Hashable] = Slot("ripper_class")  # the class a RIPPER rule list predicts (Export page)
+    pin_rule = Slot[bool]("pin_rule")  # the Rules page's Pin / Unpin button of the inspected rule
+    ban_rule = Slot[bool]("ban_rule")  # its Ban button
+    clear_pins = Slot[bool]("clear_pins")  # forget every pin and ban
+    rerun_pins = Slot[bool]("rerun_pins")  # run again with the pins and bans (then the Explain page)
     # elements that hold no value, keyed so that Streamlit keeps them in place between runs
     pool_form = Slot[None]("pool_form")
     preview_chart = Slot[None]("preview_chart")

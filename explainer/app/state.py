@@ -74,6 +74,8 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
 LIST_PARAMS = ("categorical", "exclude", "keep")
 #: URL parameter of the columns kept out of the rules (one value per column, as the lists above)
 FORBID_PARAM = "forbid"
+#: URL parameter -> the rule texts it repeats (the Rules page's pins and bans)
+PIN_PARAMS = {"pin": Session.pinned_rules, "ban": Session.banned_rules}
 
 
 def file_id(source: Source) -> str:
@@ -293,6 +295,10 @@ def url_params(state: Session) -> dict:
             out[param] = f"{value:g}" if kind is float else str(value)
     if state.pool_forbidden:
         out[FORBID_PARAM] = [str(c) for c in state.pool_forbidden]
+    for param, slot in PIN_PARAMS.items():
+        texts: list = state.get(slot) or []
+        if texts:
+            out[param] = list(texts)
     return out
 
 
@@ -332,6 +338,9 @@ def restore_from_url(state: Session) -> None:
         state.put(slot, value)
     if ignored:
         _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
+    for param, slot in PIN_PARAMS.items():  # rule texts: read against the pool of each run
+        if qp.get_all(param):
+            state.put(slot, list(dict.fromkeys(qp.get_all(param))))
     if "bc" in qp or "be" in qp:
         state.budgets_from_url = True
     if FORBID_PARAM in qp:  # names the data's columns: a name it lacks is left out when the pool is built

@@ -12,6 +12,7 @@ from explainer.data.labels import class_counts, label_key, match_label
 from explainer.pipeline.policy import every_class_explained, form_rules, resolve_defaults
 from explainer.pipeline.reading import left_out_class, widen_selection
 from explainer.report import RuleSetReport, evaluate_rules
+from explainer.rules.pinned import canonical_texts, resolve_rules
 from explainer.rules.pool import RulePool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import SelectionResult
@@ -105,18 +106,24 @@ def explain_pool(
             raise TypeError(f"explain_pool: the settings describe the run; do not pass {', '.join(given)} too")
         weights = row_weights(pool.y, pool.classes, settings.class_weight, sample_weight)
     rules = form_rules(pool, settings.form) if rules is None else np.asarray(rules, dtype=np.int64).ravel()
+    # the pinned and banned rules, by their text; a pinned rule the pool lacks joins it (and the rules allowed)
+    pool, pinned, banned = resolve_rules(pool, X, settings.pinned, settings.banned)
+    if rules is not None and pinned.size:
+        rules = np.union1d(rules, pinned)
     return _explain(pool, X, y, settings, rules, weights, callback=callback, fingerprint=fingerprint,
-                    X_test=X_test, y_test=y_test, target=target)
+                    X_test=X_test, y_test=y_test, target=target, pinned=pinned, banned=banned)
 
 
 def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, callback, fingerprint, X_test, y_test,
-             target) -> Explanation:
-    """The run itself: problem (the budgets as the settings give them), solver, report."""
+             target, pinned=None, banned=None) -> Explanation:
+    """The run itself: problem (the budgets as the settings give them, the pinned and banned pool indices),
+    solver, report."""
     bc, be = settings.complexity_budget, settings.error_budget
     # the ELSE class the accuracy objective counts right: the class the fallback form leaves out
     fallback = left_out_class(pool) if settings.objective == "accuracy" else None
     problem = SelectionProblem.from_pool(pool, bc, be, eps=settings.eps, sample_weight=weights,
-                                         objective=settings.objective, fallback=fallback)
+                                         objective=settings.objective, fallback=fallback, pinned=pinned,
+                                         banned=banned)
     solved = problem if rules is None else problem.restrict(rules)
     result = solve_run(solved, settings, callback=callback)
     if rules is not None:  # the selection over the pool's rules, as every reader expects it
@@ -149,6 +156,9 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
             # the classes whose rules the selection could use (None: every class's)
             "rule_classes": None if rules is None
             else [str(pool.classes[k]) for k in np.unique(pool.rule_class[rules])],
+            # the rules the analyst pinned and banned, as the pool writes them (a ban the pool lacks too)
+            "pinned": [pool.rules[i].text for i in problem.pinned],
+            "banned": canonical_texts(settings.banned, pool),
         },
     )
     return Explanation(pool=pool, problem=problem, result=result, report=report)

@@ -24,7 +24,8 @@ import numpy as np
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
-__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "forbidden_columns", "rules_to_python", "rules_to_sql"]
+__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "forbidden_columns", "pin_lines", "rules_to_python",
+           "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
 EXPORT_FORMATS = {
@@ -206,8 +207,9 @@ def forbidden_columns(report) -> list[str]:
 
 
 def export_header(report) -> list[str]:
-    """What every export states first: the totals the page shows, how complexity counts, and the columns
-    kept out of the rules (when any)."""
+    """What every export states first: the totals the page shows, how complexity counts, the columns kept out
+    of the rules (when any), then the rules the run was told to keep (pinned) and to leave out (banned), one a
+    line."""
     forbidden = forbidden_columns(report)
     # a name is written as it is, on a comment line: a line break in it would end the comment
     names = ", ".join(" ".join(c.splitlines()) for c in forbidden)
@@ -216,7 +218,14 @@ def export_header(report) -> list[str]:
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
         *([f"forbidden columns: {names}"] if forbidden else []),
+        *pin_lines(report.settings),
     ]
+
+
+def pin_lines(settings: dict | None) -> list[str]:
+    """``pinned: <rule>`` and ``banned: <rule>`` lines of a run's settings (none when it had neither)."""
+    settings = settings or {}
+    return [f"{kind}: {text}" for kind in ("pinned", "banned") for text in settings.get(kind) or ()]
 
 
 def export_text(report, kind: str) -> str:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from explainer.selection import pins
 from explainer.selection.loops import accuracy_gains, best_add_drop
 from explainer.selection.loops import move_gains as _move_gains
 from explainer.selection.settings import OBJECTIVES
@@ -112,7 +113,8 @@ def population_metrics(problem, R: np.ndarray, stop: Callable[[], bool] | None =
         "conflicting_pairs": pairs,
         "complexity": complexity,
         "errors": errors,
-        "feasible": (complexity <= problem.complexity_budget) & (errors <= problem.error_limit),
+        "feasible": (complexity <= problem.complexity_budget) & (errors <= problem.error_limit)
+        & pins.keeps_rules(R, problem.pinned, problem.banned),
         "right": right,
         "value": right - problem.eps * pairs,
     }
@@ -171,7 +173,8 @@ class AccuracyScorer:
         slack_l = float(p.complexity_budget - st.complexity)
         slack_e = float(p.error_limit - st.errors)
         g = self._gains(st)
-        b, s_add, a, s_drop, _, free = best_add_drop(g, g, st.r, self.usable, self.L, self.E, slack_l, slack_e,
+        g_drop = np.where(p.pinned_mask, -np.inf, g) if p.pinned.size else g  # a pin is never dropped
+        b, s_add, a, s_drop, _, free = best_add_drop(g, g_drop, st.r, self.usable, self.L, self.E, slack_l, slack_e,
                                                      self.cost, TOL)
         best_score, best = s_add, ((g[b], -1, b) if b >= 0 else None)
         if a >= 0 and s_drop > best_score:
@@ -179,7 +182,7 @@ class AccuracyScorer:
         if best is not None or not (swaps and free):
             return best
         best_score = -np.inf
-        for a in np.flatnonzero(st.r):
+        for a in np.flatnonzero(st.r & ~p.pinned_mask):
             a = int(a)
             st.flip(a)
             ga = self._gains(st)

@@ -30,6 +30,9 @@ every solver starts from); :class:`Evaluation` holds the metrics of one selectio
 gets right minus the same conflict penalty ("accuracy", with the ``fallback`` class of uncovered
 rows): :mod:`explainer.selection.objectives` defines it.  ``fitness``, ``Evaluation.value`` and
 ``SelectionState.value`` are the objective's value; ``coverage`` is f* under either.
+
+``pinned`` / ``banned``: rule indices every selection must hold / must not (:mod:`explainer.selection.pins`
+says how every solver honours them); a selection without a pin or with a ban is not feasible.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from explainer.selection import objectives
+from explainer.selection import objectives, pins
 from explainer.selection.gathers import rule_errors
 from explainer.selection.loops import accuracy_delta, first_fit_adds, flip_rule, rule_delta
 
@@ -137,6 +140,8 @@ class SelectionProblem:
     objective : "coverage" (f*, the paper's) or "accuracy" (see :mod:`explainer.selection.objectives`).
     fallback : under "accuracy", the class code of the rows no rule covers (``None``: the (weighted)
         majority class of ``y``); ignored under "coverage".
+    pinned, banned : rule indices in every selection / in none (``None``: no rule); ValueError when a rule is
+        both, or when the pins alone exceed a budget.
     """
 
     def __init__(
@@ -152,6 +157,8 @@ class SelectionProblem:
         sample_weight=None,
         objective: str = "coverage",
         fallback: int | None = None,
+        pinned=None,
+        banned=None,
     ):
         cov = sp.csc_matrix(coverage, dtype=np.float32)
         cov.sum_duplicates()
@@ -192,7 +199,21 @@ class SelectionProblem:
         self.correct = self.weighted_support - self.errors
         self.objective = objective
         self.fallback = objectives.check_objective(objective, fallback, self.y, self.n_classes, self.row_weight)
+        self._set_rules(pinned, banned)
         self._set_budgets(complexity_budget, error_budget)
+
+    def _set_rules(self, pinned, banned) -> None:
+        """``pinned`` / ``banned``: sorted read-only index arrays; ``pinned_mask`` / ``banned_mask``: (M,) bool."""
+        self.pinned = pins.rule_indices("pinned", pinned, self.n_rules)
+        self.banned = pins.rule_indices("banned", banned, self.n_rules)
+        pins.check_disjoint(self.pinned, self.banned)
+        self.pinned_mask = pins.mask(self.pinned, self.n_rules)
+        self.banned_mask = pins.mask(self.banned, self.n_rules)
+
+    def pinned_cost(self) -> tuple[int, float]:
+        """(complexity, errors) of the pinned rules together."""
+        errors = self.errors[self.pinned].sum()
+        return int(self.lengths[self.pinned].sum()), int(errors) if self.row_weight is None else float(errors)
 
     def _set_weights(self, sample_weight) -> None:
         """``row_weight``: None (unweighted) or the (N,) float64 weights; ``total_weight``: their sum
@@ -226,6 +247,7 @@ class SelectionProblem:
             raise ValueError("budgets must be >= 0")
         #: what selected errors are compared with: the error budget, plus ``error_tol`` when weighted
         self.error_limit = self.error_budget + self.error_tol if self.error_budget < UNBOUNDED else UNBOUNDED
+        pins.check_pins_fit(*self.pinned_cost(), self.complexity_budget, self.error_budget, self.error_limit)
 
     @property
     def budgets(self) -> tuple:
@@ -245,14 +267,15 @@ class SelectionProblem:
 
     @classmethod
     def from_pool(cls, pool, complexity_budget=None, error_budget=None, eps: float = 1.0,
-                  sample_weight=None, objective: str = "coverage", fallback: int | None = None) -> SelectionProblem:
+                  sample_weight=None, objective: str = "coverage", fallback: int | None = None,
+                  pinned=None, banned=None) -> SelectionProblem:
         """The problem of a rule pool: anything with ``coverage``, ``rule_class``, ``y``,
         ``lengths`` and ``classes`` (a :class:`~explainer.rules.pool.RulePool`; read by its
         attributes so that selection needs nothing from the rule stage)."""
         return cls(
             pool.coverage, pool.rule_class, pool.y, pool.lengths,
             complexity_budget, error_budget, eps=eps, n_classes=len(pool.classes), sample_weight=sample_weight,
-            objective=objective, fallback=fallback,
+            objective=objective, fallback=fallback, pinned=pinned, banned=banned,
         )
 
     def with_budgets(self, complexity_budget, error_budget) -> SelectionProblem:
@@ -267,19 +290,43 @@ class SelectionProblem:
         other._set_budgets(complexity_budget, error_budget)
         return other
 
+    def with_rules(self, pinned=None, banned=None) -> SelectionProblem:
+        """The same problem with other pinned and banned rules (indices; ``None``: none); the matrices are shared."""
+        other = copy.copy(self)
+        for name in _BUDGET_CACHES:
+            other.__dict__.pop(name, None)
+        other._set_rules(pinned, banned)
+        other._set_budgets(*self.budgets)
+        return other
+
     def restrict(self, rules) -> SelectionProblem:
-        """The same problem over the rules ``rules`` only (in that order), same rows, budgets and eps."""
+        """The same problem over the rules ``rules`` only (in that order), same rows, budgets and eps; the pinned
+        and banned rules among ``rules`` stay pinned and banned."""
         rules = np.asarray(rules, dtype=np.int64).ravel()
+        where = np.full(self.n_rules, -1, dtype=np.int64)
+        where[rules] = np.arange(rules.size)
+        pinned, banned = where[self.pinned], where[self.banned]
         return SelectionProblem(
             self._cov[:, rules], self.rule_class[rules], self.y, self.lengths[rules],
             self.complexity_budget, self.error_budget, eps=self.eps, n_classes=self.n_classes,
             sample_weight=self.row_weight, objective=self.objective, fallback=self.fallback,
+            pinned=pinned[pinned >= 0], banned=banned[banned >= 0],
         )
+
+    def without_banned(self) -> tuple[SelectionProblem, np.ndarray | None]:
+        """(the problem over the rules not banned, their indices here), or (this problem, None) when none is."""
+        if not self.banned.size:
+            return self, None
+        keep = np.flatnonzero(~self.banned_mask)
+        return self.restrict(keep), keep
 
     @cached_property
     def fits_alone(self) -> np.ndarray:
-        """(M,) bool, read-only: the rules that keep both budgets on their own (L_i <= Bc and E_i <= Be)."""
-        fits = (self.lengths <= self.complexity_budget) & (self.errors <= self.error_limit)
+        """(M,) bool, read-only: the rules that keep both budgets on their own (L_i <= Bc and E_i <= Be), alongside
+        the pinned rules when there are (the pins themselves fit; a banned rule never does)."""
+        pin_l, pin_e = self.pinned_cost()
+        fits = (self.lengths <= self.complexity_budget - pin_l) & (self.errors <= self.error_limit - pin_e)
+        fits = (fits | self.pinned_mask) & ~self.banned_mask
         fits.flags.writeable = False
         return fits
 
@@ -314,7 +361,8 @@ class SelectionProblem:
 
     def feasible_mask(self, R: np.ndarray) -> np.ndarray:
         R = np.atleast_2d(np.asarray(R, dtype=bool))
-        return (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_limit)
+        fits = (R @ self.lengths <= self.complexity_budget) & (R @ self.errors <= self.error_limit)
+        return fits & pins.keeps_rules(R, self.pinned, self.banned)
 
     def is_feasible(self, r) -> bool:
         return bool(self.feasible_mask(np.asarray(r, dtype=bool)[None, :])[0])
@@ -408,7 +456,8 @@ class SelectionProblem:
             "conflicting_pairs": pairs,
             "complexity": complexity,
             "errors": errors,
-            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_limit),
+            "feasible": (complexity <= self.complexity_budget) & (errors <= self.error_limit)
+            & pins.keeps_rules(R, self.pinned, self.banned),
         }
 
     def fitness(self, R: np.ndarray, stop: Callable[[], bool] | None = None) -> np.ndarray:
@@ -436,7 +485,7 @@ class SelectionProblem:
         )
 
     def state(self, r=None) -> SelectionState:
-        """An incremental evaluator starting from selection ``r`` (empty by default)."""
+        """An incremental evaluator starting from selection ``r`` (empty by default) and the pinned rules."""
         return SelectionState(self, r)
 
     def __repr__(self) -> str:
@@ -474,6 +523,8 @@ class SelectionState:
         self.errors: float = 0
         self._accuracy = problem.objective == "accuracy"
         self.right = objectives.state_right(problem, self.total, self.per_class) if self._accuracy else 0
+        if problem.pinned.size:  # every state starts with the pins
+            r = problem.pinned_mask if r is None else np.asarray(r, dtype=bool) | problem.pinned_mask
         if r is not None:
             idx = np.flatnonzero(np.asarray(r, dtype=bool))
             if idx.size:
@@ -530,6 +581,8 @@ class SelectionState:
     @property
     def feasible(self) -> bool:
         p = self.problem
+        if p.pinned.size and not self.r[p.pinned].all() or p.banned.size and self.r[p.banned].any():
+            return False
         return self.complexity <= p.complexity_budget and self.errors <= p.error_limit
 
     def delta(self, i: int) -> tuple[int, int]:
@@ -545,8 +598,10 @@ class SelectionState:
         return dc - self.problem.eps * dp
 
     def flip_fits(self, i: int) -> bool:
-        """Would flipping rule i keep both budgets?"""
+        """Would flipping rule i keep both budgets (and the pinned rules in, the banned ones out)?"""
         p = self.problem
+        if p.pinned_mask[i] if self.r[i] else p.banned_mask[i]:
+            return False
         sign = -1 if self.r[i] else 1
         return (
             self.complexity + sign * p.lengths[i] <= p.complexity_budget
@@ -578,8 +633,11 @@ class SelectionState:
                 if self.delta_value(int(i)) > 0:
                     self.flip(int(i))
             return checks
+        order = np.asarray(order, dtype=np.int64)
+        if p.banned.size:
+            order = order[~p.banned_mask[order]]
         checks, *gained = first_fit_adds(
-            np.asarray(order, dtype=np.int64), self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
+            order, self.r, p.indptr, p.indices, p.rule_class, p.lengths, p.errors,
             *self.slack(), float(p.eps), self.total, self.per_class, p.row_weight,
         )
         self.account(*gained)

@@ -9,7 +9,7 @@ only :class:`~explainer.selection.problem.SelectionProblem` turns it into a numb
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
@@ -87,6 +87,9 @@ class RunSettings:
     seed : seeds the algorithm (``None`` or a whole number >= 0).
     time_limit : seconds the algorithm may run (``None``: no limit beyond the algorithm's own parameters).
     objective : ``"coverage"`` (the paper's f*) or ``"accuracy"`` (rows right, :mod:`~explainer.selection.objectives`).
+    pinned, banned : texts of rules (``IF ... THEN CLASS=...``) every selection holds / none holds, as tuples;
+        a text is the rule's identity whatever pool a run builds (:mod:`explainer.rules.pinned` finds it, and a
+        pinned rule the pool lacks joins it).
     """
 
     complexity_budget: int | None = None
@@ -99,6 +102,8 @@ class RunSettings:
     seed: int | None = None
     time_limit: float | None = None
     objective: str = "coverage"
+    pinned: tuple[str, ...] = ()
+    banned: tuple[str, ...] = ()
 
     def __post_init__(self):
         _whole("complexity_budget", self.complexity_budget)
@@ -119,6 +124,20 @@ class RunSettings:
         _amount("time_limit", self.time_limit)
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+        self._check_rule_texts()
+
+    def _check_rule_texts(self) -> None:
+        for name in ("pinned", "banned"):
+            texts = getattr(self, name)
+            if isinstance(texts, str) or not isinstance(texts, Iterable):
+                raise ValueError(f"{name} must be a sequence of rule texts, got {texts!r}")
+            texts = tuple(dict.fromkeys(texts))  # in order, once each
+            if not all(isinstance(t, str) and t.strip() for t in texts):
+                raise ValueError(f"{name} rules must be non-empty rule texts, got {texts!r}")
+            object.__setattr__(self, name, texts)
+        both = set(self.pinned) & set(self.banned)
+        if both:
+            raise ValueError(f"rule {sorted(both)[0]!r} is both pinned and banned")
 
     def _check_class_weight(self) -> None:
         cw = self.class_weight

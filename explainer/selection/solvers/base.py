@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.selection.callbacks import Callback, CallbackList, GenerationRecord
+from explainer.selection.pins import check_result
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import FEASIBLE, OK, OVER_BUDGET, STOPPED, SelectionResult
 from explainer.selection.solvers.local_search import clean_up
@@ -73,8 +74,9 @@ class Monitor:
         self.name = name
         self.max_generations = max_generations
         self.history: list[GenerationRecord] = []
-        self.best_selection = np.zeros(problem.n_rules, dtype=bool)
-        self.best_coverage = 0.0
+        # the empty selection, or the pins alone when rules are pinned: what every selection holds
+        self.best_selection = problem.pinned_mask.copy()
+        self.best_coverage = float(problem.fitness(self.best_selection)[0]) if problem.pinned.size else 0.0
         self.stop_requested = False
         self.evaluations = 0
         self._t0 = time.perf_counter()
@@ -178,14 +180,17 @@ class Solver:
         return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
     def solve(self, problem: SelectionProblem, *, random_state=None, callback=None) -> SelectionResult:
+        """Run the algorithm on ``problem``: its selection holds the problem's pinned rules and none of its banned
+        ones (the algorithm runs on the problem without the banned rules, :mod:`explainer.selection.pins`)."""
         if isinstance(callback, list | tuple):
             callback = CallbackList(callback)
         if problem.objective not in self.objectives:
             raise ValueError(f"the {self.name} algorithm optimises only objective={'/'.join(self.objectives)}, "
                              f"not objective={problem.objective!r}")
         rng = np.random.default_rng(random_state)
+        full, (problem, kept) = problem, problem.without_banned()
         monitor = Monitor(problem, callback, self.name, self._max_generations(), self.termination())
-        monitor.callback.on_start(self.name, problem)
+        monitor.callback.on_start(self.name, full)
         outcome = self._run(problem, rng, monitor)
         if monitor.stop_requested and outcome.status in (OK, FEASIBLE):
             outcome.status = STOPPED
@@ -199,6 +204,10 @@ class Solver:
         if self.clean_up and self.respects_budgets:
             selection, outcome.info["cleanup"] = self._clean_up(problem, selection, outcome.info,
                                                                 stopped=monitor.stop_requested)
+        if kept is not None:  # back to the rules of the problem with its banned rules
+            selection = np.isin(np.arange(full.n_rules), kept[selection])
+            problem = full
+        check_result(self.name, selection, problem.pinned, problem.banned)
         ev = problem.evaluate(selection)
         if not ev.feasible and self.respects_budgets:
             # a budget-respecting algorithm never hands back an infeasible selection

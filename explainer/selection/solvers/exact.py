@@ -289,7 +289,7 @@ class Exact(Solver):
     def _warm_start(self, problem: SelectionProblem, seed: int = 0, stop=None) -> np.ndarray:
         ws = self.warm_start
         if ws is None or ws is False:
-            return np.zeros(problem.n_rules, dtype=bool)
+            return problem.pinned_mask.copy()  # the empty selection, or the pins alone
         if isinstance(ws, str):
             if ws == "greedy":
                 return greedy_incumbent(problem)

@@ -71,7 +71,7 @@ class ForEx(Solver):
         self.time_limit = time_limit  # one pass over the rules; accepted for a uniform interface
 
     def _run(self, problem: SelectionProblem, rng: np.random.Generator, monitor: Monitor) -> RunOutcome:
-        selection = forex_candidates(problem, self.inclusive)
+        selection = forex_candidates(problem, self.inclusive) | problem.pinned_mask
         monitor.generation(problem.fitness(selection[None, :]), selection[None, :])
         return RunOutcome(selection, info={"candidates": int(selection.sum())})
 

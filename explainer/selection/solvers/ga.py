@@ -78,7 +78,7 @@ class GA(Solver):
             base = children.copy()
 
             def mutate(rows, base=base):
-                return base[rows] ^ (rng.random((len(rows), M)) < rate)
+                return base[rows] ^ ((rng.random((len(rows), M)) < rate) & ~problem.pinned_mask)
 
             children, ok = retry_until_feasible(problem, mutate, mutate(np.arange(len(base))), self.max_retries)
             children[~ok] = base[~ok]

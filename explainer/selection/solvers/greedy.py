@@ -88,7 +88,7 @@ def row_sample(problem: SelectionProblem, rows: np.ndarray) -> SelectionProblem:
     bc, be = problem.budgets
     sub = SelectionProblem(sub_cov, problem.rule_class, problem.y[rows], problem.lengths, bc, be, eps=problem.eps,
                            n_classes=problem.n_classes, sample_weight=weights, objective=problem.objective,
-                           fallback=problem.fallback)
+                           fallback=problem.fallback, pinned=problem.pinned, banned=problem.banned)
     sub.errors = problem.errors  # fits_alone, every state and every move scorer read them from here on
     return sub
 
@@ -125,10 +125,10 @@ class Greedy(Solver):
         info = {"ratio_coverage": float(state.value), "used_single_rule": False}
         if monitor.stop_reason:
             return RunOutcome(state.r.copy(), info=info)
-        single_ok = problem.fits_alone
+        single_ok = problem.fits_alone & ~problem.pinned_mask
         if single_ok.any():
-            # the objective of each rule alone: f* is its support; under "accuracy", a full evaluation
-            if problem.objective == "coverage":
+            # the objective of each rule alone (with the pins): f* is its support; else a full evaluation
+            if problem.objective == "coverage" and not problem.pinned.size:
                 alone = problem.weighted_support
             else:
                 empty = problem.state()

@@ -71,7 +71,7 @@ class IRFRE(Solver):
             a, b = select_pairs(1.0 / rank, n_pairs, rng)
             mask = crossover_masks("uniform", n_pairs, M, rng)
             children = np.vstack([np.where(mask, pop[a], pop[b]), np.where(mask, pop[b], pop[a])])
-            children ^= rng.random(children.shape) < rate
+            children ^= (rng.random(children.shape) < rate) & ~problem.pinned_mask
             children = children[problem.feasible_mask(children)]
             merged = np.vstack([pop, children])
             distinct = distinct_rows(merged)

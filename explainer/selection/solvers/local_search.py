@@ -55,8 +55,8 @@ def rule_costs(problem: SelectionProblem) -> np.ndarray:
 
 
 def usable_rules(problem: SelectionProblem) -> np.ndarray:
-    """Rules that cover something and fit both budgets on their own."""
-    return problem.fits_alone & (problem.support > 0)
+    """Rules that cover something and fit both budgets on their own (alongside the pins), and the pins."""
+    return problem.fits_alone & (problem.support > 0) | problem.pinned_mask
 
 
 def move_scorer(problem: SelectionProblem, usable: np.ndarray | None = None):
@@ -165,7 +165,7 @@ def repair(st: SelectionState, scorer: MoveScorer | None = None) -> int:
     while not st.feasible:
         over_l = st.complexity > p.complexity_budget
         over_e = st.errors > p.error_limit
-        S = np.flatnonzero(st.r)
+        S = np.flatnonzero(st.r & ~p.pinned_mask)  # never a pin: the pins alone keep the budgets
         relief = np.zeros(S.size)
         if over_l:
             relief += p.lengths[S] / p.complexity_budget if p.complexity_budget > 0 else (p.lengths[S] > 0)
@@ -191,7 +191,7 @@ def drop_dead_rules(st: SelectionState) -> int:
     p = st.problem
     dropped = 0
     while True:
-        S = np.flatnonzero(st.r)
+        S = np.flatnonzero(st.r & ~p.pinned_mask)
         if S.size == 0:
             return dropped
         gain = np.array([st.delta_value(int(a)) for a in S])
@@ -273,6 +273,8 @@ class KernelMoves:
         ok = (np.bincount(vid, minlength=self.n) > 0) & (st.complexity + d_len <= p.complexity_budget) & (
             st.errors + d_err <= p.error_limit
         )
+        if p.pinned.size:  # no vector may drop a pin
+            ok &= np.bincount(vid, weights=st.r[rules] & p.pinned_mask[rules], minlength=self.n) == 0
         if not ok.any():
             return False
         keep = ok[vid]

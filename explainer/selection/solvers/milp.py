@@ -110,6 +110,7 @@ class _Reduced:
     group_class: np.ndarray | None = None  # G: the class of each row group under "accuracy" (None: "coverage")
     fallback: int | None = None  # under "accuracy", the class of uncovered rows
     constant: float = 0.0  # under "accuracy", the weight of the right rows no kept rule covers
+    pinned: np.ndarray | None = None  # K bool: the kept rules fixed to 1 (the problem's pins; None: none)
 
     @property
     def accuracy(self) -> bool:
@@ -196,8 +197,9 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None,
     L, E = problem.lengths, problem.errors
     ok = usable_rules(problem)
     stats = {"fixed_zero": int((~ok).sum())}
-    # identical (class, rows) -> keep the shortest (lowest index on ties)
-    order = np.lexsort((np.arange(problem.n_rules), L))
+    # identical (class, rows) -> keep the shortest (lowest index on ties), a pinned rule before any other:
+    # it is in every selection, so its duplicates never help
+    order = np.lexsort((np.arange(problem.n_rules), L, ~problem.pinned_mask))
     seen: set = set()
     picked: list[int] = []
     for n, i in enumerate(order):
@@ -205,7 +207,8 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None,
         if not ok[i]:
             continue
         key = (int(problem.rule_class[i]), problem.rows_of(int(i)).tobytes())
-        if key in seen and merge_duplicates:
+        # two pinned duplicates are both kept (and fixed)
+        if key in seen and merge_duplicates and not problem.pinned_mask[i]:
             continue
         seen.add(key)
         picked.append(int(i))
@@ -263,6 +266,7 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None,
         rule_class=problem.rule_class[kept],
         budget_rows=budget_rows,
         row_weight=w,
+        pinned=_pinned_kept(problem, kept),
     )
     if accuracy:
         red.group_class = np.asarray(group_class, dtype=np.int64)
@@ -270,6 +274,16 @@ def _reduce(problem: SelectionProblem, deadline: float | None = None,
         red.fallback = int(problem.fallback)
         red.constant = float(constant)
     return red, stats
+
+
+def _pinned_kept(problem: SelectionProblem, kept: np.ndarray) -> np.ndarray | None:
+    """Which kept rules are pinned (fixed to 1 in the model), or None when no rule is."""
+    if not problem.pinned.size:
+        return None
+    pinned = problem.pinned_mask[kept]
+    if pinned.sum() != problem.pinned.size:  # pragma: no cover - a pin is usable and first among its duplicates
+        raise AssertionError("a pinned rule was reduced away")
+    return pinned
 
 
 @dataclass
@@ -368,7 +382,7 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
             # an older HiGHS that does not know one warns and ignores it
             warnings.filterwarnings("ignore", message="Unrecognized options detected")
             # the stub's options name scipy's own five only; the HiGHS ones go through verbatim (see above)
-            res = milp(c, integrality=integrality, bounds=Bounds(0, 1), constraints=constraints,
+            res = milp(c, integrality=integrality, bounds=Bounds(_lower_bounds(red, nv), 1), constraints=constraints,
                        options=options)  # type: ignore[arg-type]
     except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
         return _SubResult(None, None, np.inf, False, f"HiGHS failed: {exc}", nv, n_cons)
@@ -388,6 +402,14 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
         return _SubResult(None, None, -np.inf, True, "", nv, n_cons)
     msg = "" if proven else f"HiGHS: {res.message}"
     return _SubResult(sel, value, bound, proven, msg, nv, n_cons)
+
+
+def _lower_bounds(red: _Reduced, nv: int) -> np.ndarray:
+    """0 for every variable, 1 for the pinned rules' (the first K variables are the rules')."""
+    lb = np.zeros(nv)
+    if red.pinned is not None:
+        lb[: red.n_kept][red.pinned] = 1.0
+    return lb
 
 
 def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, seed, on_solution, deadline=None):
@@ -425,6 +447,8 @@ def _solve_cpsat(red, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, workers, s
     for p in range(P):
         _check_clock(deadline, p)
         m.add_bool_or([r[int(pa[p])].Not(), r[int(pb[p])].Not(), z[p]])
+    for i in np.flatnonzero(red.pinned) if red.pinned is not None else ():
+        m.add(r[int(i)] == 1)
     for coef, budget in red.budget_rows:
         m.add(sum(int(cf) * r[i] for i, cf in enumerate(coef) if cf) <= int(budget))
     m.maximize(sum(int(w) * e[g] for g, w in enumerate(w_e)) - sum(int(w) * z[p] for p, w in enumerate(w_z)))

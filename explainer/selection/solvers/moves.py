@@ -291,8 +291,10 @@ class MoveScorer:
         self.ctx = None
         cost = self.cost
         # candidates compare by gain - tiny cost (ties go to the cheaper move); all need gain > TOL
+        # a pinned rule is never dropped, alone or in a swap
+        droppable = np.where(p.pinned_mask, -np.inf, gdrop) if p.pinned.size else gdrop
         b, s_add, a, s_drop, others, free = best_add_drop(
-            gadd, gdrop, r, self.usable, self.L, self.E, float(slack_l), float(slack_e), cost, TOL)
+            gadd, droppable, r, self.usable, self.L, self.E, float(slack_l), float(slack_e), cost, TOL)
         self.last_adds = (others, gadd[others], cost) if b >= 0 else None
         self._swap_scores = None
         best_score, best = s_add, ((gadd[b], -1, b) if b >= 0 else None)
@@ -300,7 +302,7 @@ class MoveScorer:
             best_score, best = s_drop, (gdrop[a], a, -1)
         if best is not None:
             return best  # an augmenting add or drop: swaps are scored only at add/drop optima
-        S = np.flatnonzero(r)
+        S = np.flatnonzero(r & ~p.pinned_mask)
         if S.size:
             if swaps and free:
                 # columns that fit the budgets after dropping at least one selected rule

@@ -77,20 +77,21 @@ def random_feasible_population(
     found it is the empty selection alone (always feasible).
     """
     M = problem.n_rules
+    base = problem.pinned_mask[None, :].copy()  # the empty selection, or the pins alone
     if M == 0 or n <= 0:
-        return np.zeros((1, M), dtype=bool)
+        return base
     top = min(1.0, 2.0 * expected_fit_count(problem) / M)
     batch = max(4 * n, 64)
     found = np.zeros((0, M), dtype=bool)
     for _ in range(max_rounds):
         d = np.full(batch, float(density)) if density is not None else rng.uniform(0.0, top, batch)
-        R = rng.random((batch, M)) < d[:, None]
-        R = R[R.any(axis=1) & problem.feasible_mask(R)]
+        R = (rng.random((batch, M)) < d[:, None]) | base
+        R = R[(R & ~base).any(axis=1) & problem.feasible_mask(R)]
         found = unique_rows(np.vstack([found, R]))
         if len(found) >= n:
             return found[:n]
     if len(found) == 0:
-        return np.zeros((1, M), dtype=bool)
+        return base
     return found
 
 

@@ -303,6 +303,7 @@ class QGA(Solver):
                         continue
                     R = np.zeros((len(X), M), dtype=bool)
                     R[:, idx_usable[sub]] = np.asarray(X, dtype=bool)
+                    R |= problem.pinned_mask
                     found.extend(R[problem.feasible_mask(R)])
         return np.array(found, dtype=bool).reshape(-1, M)
 
@@ -313,7 +314,7 @@ class QGA(Solver):
         ``stop()`` true between the parts ends the population with the parts made so far.
         """
         stop = stop or (lambda: False)
-        parts = [np.zeros((1, problem.n_rules), dtype=bool)]
+        parts = [problem.pinned_mask[None, :].copy()]  # the empty selection, or the pins alone
         if seed is not None:  # first: the first individual evaluated
             parts.insert(0, np.asarray(seed, dtype=bool)[None, :])
         if self.qubo_population and not stop():

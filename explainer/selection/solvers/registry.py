@@ -7,6 +7,7 @@ import difflib
 import importlib
 import inspect
 
+from explainer.selection.pins import check_result
 from explainer.selection.solvers.base import Solver
 
 ALGORITHMS: dict[str, str] = {
@@ -89,8 +90,13 @@ def get_solver(name: str, **params) -> Solver:
 
 
 def solve(problem, algorithm: str = "qga", *, random_state=None, callback=None, **params):
-    """Run ``algorithm`` (a registry name) on ``problem``; extra keywords are its parameters."""
-    return get_solver(algorithm, **params).solve(problem, random_state=random_state, callback=callback)
+    """Run ``algorithm`` (a registry name) on ``problem``; extra keywords are its parameters.
+
+    The result holds every pinned rule of ``problem`` and none of its banned ones, or AssertionError.
+    """
+    result = get_solver(algorithm, **params).solve(problem, random_state=random_state, callback=callback)
+    check_result(algorithm, result.selection, problem.pinned, problem.banned)  # never repaired silently
+    return result
 
 
 
