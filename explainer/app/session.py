@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the value types only: importing them here would make a circ
     from explainer.app.split import Split
     from explainer.data import Dataset
     from explainer.pipeline import Explanation
+    from explainer.report.edits import RuleEdits
     from explainer.rules.pool import RulePool
     from explainer.selection.frontier import Frontier
     from explainer.selection.settings import RunSettings
@@ -111,6 +112,9 @@ class Session:
     # (Bc, Be, form, objective) of the accuracy frontier's point last clicked: a run at its budgets uses them
     accuracy_pick = Slot[tuple]("accuracy_pick")
     rules_upload = Slot[dict]("rules_upload")  # {"name", "data"} of an uploaded rule file (Export page)
+    # rule texts to pin in the next run (the Rules page's kept edits)
+    pinned_rules = Slot[tuple]("pinned_rules", ())
+    rule_edits: Slot[RuleEdits] = Slot("rule_edits")  # the Rules page's editor of the explanation's rules
 
     # ---------------------------------------------------------------- the URL and the first run
     notices = Slot[list]("url_notice")  # what a link asked for that could not be restored
@@ -193,6 +197,11 @@ class Session:
     def row_values_key(row: int) -> str:
         """Widget key of the Rules page's editor of one row's values."""
         return f"row_values_{row}"
+
+    @staticmethod
+    def rule_edit_key(part: str, what: str) -> str:
+        """Widget key of one field of the Rules page's rule editor (``part`` names the rule and its phrase)."""
+        return f"rule_edit_{part}_{what}"
 
     @staticmethod
     def download_key(kind: str) -> str:
