@@ -192,3 +192,20 @@ def test_a_kept_text_reads_back_as_the_edited_rule(census):
     for i, changes, _ in _cases(census[0]):
         rule = edited(ds, report, i, changes)
         assert rules_for_data([parse_rule(rule.text)], ds.feature_specs, ds.classes)[0] == rule
+
+
+def test_edits_at_census_size_evaluate_one_rule_each(monkeypatch):
+    """32,561 rows (the census table's size): 20 edits of one rule are 20 evaluations of that rule alone, on
+    the two columns it reads (read once); nothing of the report is computed again."""
+    ds = load_dataset(census_like(32_561), "income")
+    rules = rules_for_data(parse_rules(RULES), ds.feature_specs, ds.classes)
+    report = evaluate_rules(rules, ds.X, ds.y, feature_specs=ds.feature_specs)
+    edits = RuleEdits(report, ds.X)
+    counts = report.firing.class_counts.copy()
+    calls = []
+    real = Rule.covers
+    monkeypatch.setattr(Rule, "covers", lambda self, *a, **k: calls.append(self) or real(self, *a, **k))
+    for k in range(20):
+        edits.evaluate(0, edited(ds, report, 0, {0: lambda p, k=k: p.with_bounds(30 + k, 65)}))
+    assert len(calls) == 20 and edits.columns_read == 2 and edits.evaluated == 20
+    assert np.array_equal(report.firing.class_counts, counts)  # the report's counts are read, never changed
