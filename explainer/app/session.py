@@ -246,7 +246,7 @@ class Session:
 
 #: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').
 DATA_BOUND = (Session.pool, Session.pool_key, Session.pool_time, Session.split, Session.budget_for,
-              Session.budget_defaults, Session.pool_holdout)
+              Session.budget_defaults, Session.pool_holdout, Session.pinned_rules)
 #: Values computed from the pool (besides the last run's result); dropped when the pool changes.
 POOL_BOUND = (Session.frontier, Session.frontier_chosen, Session.accuracy_pick)
 

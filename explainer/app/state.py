@@ -94,7 +94,8 @@ def _stop(job) -> None:
 
 def forget_results(state: Session) -> None:
     """Drop the last run's result and error (a new run starts, or they belong to another pool)."""
-    state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error)
+    state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error,
+                 Session.rule_edits)
 
 
 def forget_pool_results(state: Session) -> None:
