@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explainer.app import downloads, guards, rule_cards
+from explainer.app import downloads, guards, rule_cards, rule_edit
 from explainer.app.session import Session
 from explainer.app.state import setup
 
@@ -42,6 +42,7 @@ rule_cards.row_card(state, dataset, report, table)
 # ------------------------------------------------------------------ one rule
 st.subheader("Inspect a rule")
 rule_cards.rule_card(state, dataset, report)
+rule_edit.edit_card(state, dataset, report)
 
 # ------------------------------------------------------------------ per class and uncovered
 st.subheader("Coverage per class")

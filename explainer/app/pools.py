@@ -21,6 +21,7 @@ from explainer.data import Dataset
 from explainer.pipeline import split_holdout
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_MAX_FIT_ROWS, DEFAULT_REPEATS
+from explainer.rules.parse import parse_rule
 from explainer.rules.pool import RulePool, build_pool, grid_params
 
 #: Trees of a "forest" pool per repeat.
@@ -37,7 +38,8 @@ class PoolSettings:
     phrase_length: bool = True  # rules in their simplest form, budgets in phrases: the default pool's
     grow: bool = True  # rules grown beside the tree paths: the default pool's
     max_fit_rows: int | None = DEFAULT_MAX_FIT_ROWS  # trees learn from a sample of larger tables: the default pool's
-    forbidden: tuple[str, ...] = ()  # columns no rule may name (the trees learn without them)
+    forbidden: tuple[str, ...] = ()
+    extra_rules: tuple[str, ...] = ()  # rule texts that join the pool (the Rules page's kept edits)  # columns no rule may name (the trees learn without them)
 
 
 def _split(fraction: float, seed: int, dataset: Dataset) -> Split:
@@ -74,6 +76,7 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         grow=settings.grow,
         max_fit_rows=settings.max_fit_rows,
         forbidden_columns=settings.forbidden,
+        extra_rules=[parse_rule(text) for text in settings.extra_rules] or None,
     )
     return pool, time.perf_counter() - t0
 
@@ -152,6 +155,7 @@ def page_settings(state: Session) -> PoolSettings:
         random_state=int(state.pool_seed),
         holdout=float(state.pool_holdout),
         forbidden=forbidden_columns(state),
+        extra_rules=tuple(state.edited_rules or ()),
     )
 
 
@@ -191,7 +195,7 @@ def encode_ahead(state: Session, source, **options) -> None:
         dataset = prepare_source(source, **options)
         # new data starts without held-out rows or forbidden columns (they belong to the data they were chosen for)
         start_pool(dataset, settings if dataset.fingerprint == current
-                   else dataclasses.replace(settings, holdout=0.0, forbidden=()))
+                   else dataclasses.replace(settings, holdout=0.0, forbidden=(), extra_rules=()))
         return dataset
 
     steps.start(key, make)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the value types only: importing them here would make a circ
     from explainer.app.split import Split
     from explainer.data import Dataset
     from explainer.pipeline import Explanation
+    from explainer.report.edits import RuleEdits
     from explainer.rules.pool import RulePool
     from explainer.selection.frontier import Frontier
     from explainer.selection.settings import RunSettings
@@ -115,6 +116,8 @@ class Session:
     # the analyst's pinned and banned rules (Rules page), by their text: a text names the same rule in any pool
     pinned_rules = Slot[list]("pinned_rules")
     banned_rules = Slot[list]("banned_rules")
+    edited_rules = Slot[list]("edited_rules")  # kept edits of rules (their texts): they join the pool
+    rule_edits: Slot[RuleEdits] = Slot("rule_edits")  # the Rules page's editor of the explanation's rules
 
     # ---------------------------------------------------------------- the URL and the first run
     notices = Slot[list]("url_notice")  # what a link asked for that could not be restored
@@ -208,6 +211,11 @@ class Session:
         return f"row_values_{row}"
 
     @staticmethod
+    def rule_edit_key(part: str, what: str) -> str:
+        """Widget key of one field of the Rules page's rule editor (``part`` names the rule and its phrase)."""
+        return f"rule_edit_{part}_{what}"
+
+    @staticmethod
     def download_key(kind: str) -> str:
         """Widget key of the Export page's download button of one format."""
         return f"download_{kind}"
@@ -250,7 +258,8 @@ class Session:
 
 #: Values computed from the data; dropped when another data set is loaded (with the pool's and the runs').
 DATA_BOUND = (Session.pool, Session.pool_key, Session.pool_time, Session.split, Session.budget_for,
-              Session.budget_defaults, Session.pool_holdout, Session.pool_forbidden, Session.group_by)
+              Session.budget_defaults, Session.pool_holdout, Session.pool_forbidden, Session.group_by,
+              Session.pinned_rules, Session.banned_rules, Session.edited_rules)
 #: Values computed from the pool (besides the last run's result); dropped when the pool changes.
 POOL_BOUND = (Session.frontier, Session.frontier_chosen, Session.accuracy_pick)
 

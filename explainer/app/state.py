@@ -74,8 +74,8 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
 LIST_PARAMS = ("categorical", "exclude", "keep")
 #: URL parameter of the columns kept out of the rules (one value per column, as the lists above)
 FORBID_PARAM = "forbid"
-#: URL parameter -> the rule texts it repeats (the Rules page's pins and bans)
-PIN_PARAMS = {"pin": Session.pinned_rules, "ban": Session.banned_rules}
+#: URL parameter -> the rule texts it repeats (the Rules page's pins and bans, and its kept edits of rules)
+RULE_PARAMS = {"pin": Session.pinned_rules, "ban": Session.banned_rules, "rule": Session.edited_rules}
 
 
 def file_id(source: Source) -> str:
@@ -98,7 +98,8 @@ def _stop(job) -> None:
 
 def forget_results(state: Session) -> None:
     """Drop the last run's result and error (a new run starts, or they belong to another pool)."""
-    state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error)
+    state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error,
+                 Session.rule_edits)
 
 
 def forget_pool_results(state: Session) -> None:
@@ -295,7 +296,7 @@ def url_params(state: Session) -> dict:
             out[param] = f"{value:g}" if kind is float else str(value)
     if state.pool_forbidden:
         out[FORBID_PARAM] = [str(c) for c in state.pool_forbidden]
-    for param, slot in PIN_PARAMS.items():
+    for param, slot in RULE_PARAMS.items():
         texts: list = state.get(slot) or []
         if texts:
             out[param] = list(texts)
@@ -338,7 +339,7 @@ def restore_from_url(state: Session) -> None:
         state.put(slot, value)
     if ignored:
         _note(state, "The link's " + ", ".join(ignored) + " could not be used; the defaults stand.")
-    for param, slot in PIN_PARAMS.items():  # rule texts: read against the pool of each run
+    for param, slot in RULE_PARAMS.items():  # rule texts: read against the pool of each run
         if qp.get_all(param):
             state.put(slot, list(dict.fromkeys(qp.get_all(param))))
     if "bc" in qp or "be" in qp:

@@ -113,12 +113,7 @@ class RuleCoverage:
 
     def votes(self) -> tuple[np.ndarray, np.ndarray]:
         """(winning class code per row, or -1 when no rule fires, or -2 on a tie; number of firing rules)."""
-        counts = self.class_counts
-        top = counts.max(axis=0, initial=0)
-        n_top = (counts == top[None, :]).sum(axis=0)
-        winner = counts.argmax(axis=0) if self.n_classes else np.zeros(self.n_rows, dtype=np.int64)
-        out = np.where(top == 0, -1, np.where(n_top > 1, -2, winner))
-        return out, self.total
+        return vote_codes(self.class_counts), self.total
 
     # ------------------------------------------------------------------ lists, on demand
     def rows_of(self, i: int) -> np.ndarray:
@@ -174,6 +169,16 @@ class RuleCoverage:
 _POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.uint8)
 #: (8, 256): bit b (most significant first, as np.packbits writes) of each byte value
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).T.astype(np.int64)
+
+
+def vote_codes(class_counts: np.ndarray) -> np.ndarray:
+    """The vote of every row from ``class_counts`` (K, N), how many firing rules name each class: the class
+    most of them name, -1 where no rule fires, -2 where classes tie (the one vote of the reports)."""
+    counts = np.asarray(class_counts)
+    top = counts.max(axis=0, initial=0)
+    n_top = (counts == top[None, :]).sum(axis=0)
+    winner = counts.argmax(axis=0) if counts.shape[0] else np.zeros(counts.shape[1], dtype=np.int64)
+    return np.where(top == 0, -1, np.where(n_top > 1, -2, winner))
 
 
 def vote_labels(codes: np.ndarray, labels: list) -> np.ndarray:

@@ -1,0 +1,108 @@
+"""The Rules page's rule editor (streamlit.testing, no browser): a threshold edited shows the edited rule's
+support at once, counted independently on the table's own values; "Keep this edit" records a text that
+reads back as the edited rule."""
+
+from __future__ import annotations
+
+import operator
+import pathlib
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explainer.app.rule_edit import KEPT
+from explainer.data import sample_datasets
+from explainer.rules.binding import rules_for_data
+from explainer.rules.editing import rule_parts
+from explainer.rules.parse import parse_rule
+from explainer.selection.solvers import available
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+OPS = {"<=": operator.le, "<": operator.lt, ">": operator.gt, ">=": operator.ge}
+
+
+def _button(at: AppTest, label: str):
+    found = [b for b in at.button if b.label == label]
+    assert found, f"no button {label!r}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def rules_page():
+    """Iris loaded, one run finished, the Rules page open."""
+    algorithm = next((n for n in ("greedy", "rfhc", "qga") if n in available()), None)
+    if algorithm is None:
+        pytest.skip("no selection algorithm is installed")
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.run()
+    at.session_state["w_source_kind"] = "Bundled sample"
+    at.session_state["w_sample"] = "iris"
+    at.run()
+    _button(at, "Load data").click().run()
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_algorithm"] = algorithm
+    at.session_state["w_bc"] = 3
+    at.run()
+    _button(at, "Run").click().run()
+    job = at.session_state["job"]
+    job.join(60)
+    assert job.done
+    at.switch_page("pages/2_Rules.py").run()
+    assert not at.exception
+    return at
+
+
+def _support(frame: pd.DataFrame, conditions) -> int:
+    """Rows of the table as read where every (column, op, threshold) holds."""
+    mask = pd.Series(True, index=frame.index)
+    for column, op, threshold in conditions:
+        mask &= OPS[op](frame[column], threshold)
+    return int(mask.sum())
+
+
+def test_an_edited_threshold_shows_its_support_and_is_kept_as_text(rules_page):
+    at = rules_page
+    frame = pd.read_csv(sample_datasets()["iris"])
+    report = at.session_state["explanation"].report
+    dataset = at.session_state["explanation_data"] or at.session_state["dataset"]
+    index = at.session_state["w_rule_pick"] or 0
+    rule = report.rules[index]
+    bounds = [c for p in rule_parts(rule) if p.kind == "bounds" for c in p.conditions]
+    assert bounds, "iris rules are numeric bounds"
+    own = [(c.spec.column, c.op, c.threshold) for c in bounds]
+    assert _support(frame, own) == report.per_rule[index].support
+    first = bounds[0]
+    # a new threshold that moves the support: a value of the column that the old one leaves on the other side
+    values = sorted(frame[first.spec.column].unique())
+    new = next(v for v in values if _support(frame, [(first.spec.column, first.op, v), *own[1:]])
+               != _support(frame, own))
+    fields = [n for n in at.number_input if str(n.key).startswith("rule_edit_")]
+    assert len(fields) == len(bounds)
+    fields[0].set_value(float(new)).run()
+    assert not at.exception
+    shown = {m.label: m.value for m in at.metric}
+    expected = _support(frame, [(first.spec.column, first.op, new), *own[1:]])
+    assert shown["Support (edited)"] == f"{expected:,}"
+    edits = at.session_state["rule_edits"]
+    assert edits.report is report and edits.evaluated >= 1
+
+    # a second edit: the explanation's precomputation is not made again
+    evaluated = edits.evaluated
+    fields = [n for n in at.number_input if str(n.key).startswith("rule_edit_")]
+    fields[0].set_value(float(first.threshold)).run()
+    assert at.session_state["rule_edits"] is edits and edits.evaluated > evaluated
+    assert {m.label: m.value for m in at.metric}["Support (edited)"] == f"{report.per_rule[index].support:,}"
+    assert _button(at, "Keep this edit").disabled  # the rule as it is: nothing to keep
+
+    fields = [n for n in at.number_input if str(n.key).startswith("rule_edit_")]
+    fields[0].set_value(float(new)).run()
+    _button(at, "Keep this edit").click().run()
+    assert any(s.value == KEPT for s in at.success)
+    kept = at.session_state["pinned_rules"]
+    assert len(kept) == 1
+    back = rules_for_data([parse_rule(kept[0])], dataset.feature_specs, dataset.classes)[0]
+    assert _support(frame, [(c.spec.column, c.op, c.threshold) for c in back.conditions]) == expected
+    assert any(t.value == f"Edited: {kept[0]}" for t in at.text)
+    assert back.label == rule.label
