@@ -106,3 +106,26 @@ def test_an_edited_threshold_shows_its_support_and_is_kept_as_text(rules_page):
     assert _support(frame, [(c.spec.column, c.op, c.threshold) for c in back.conditions]) == expected
     assert any(t.value == f"Edited: {kept[0]}" for t in at.text)
     assert back.label == rule.label
+
+
+def test_a_kept_edit_joins_the_pool_and_the_next_run_holds_it(rules_page):
+    """After the test above kept an edit: the Explain page's pool is built again with the edited rule, and a run
+    there (pinned) selects it."""
+    at = rules_page
+    kept = at.session_state["pinned_rules"]
+    assert kept and at.session_state["edited_rules"] == kept
+    at.switch_page("pages/1_Explain.py").run()
+    assert not at.exception
+    pool = at.session_state["pool"]
+    assert kept[0] in {r.text for r in pool.rules}
+    assert at.session_state["pool_key"][1].extra_rules == tuple(kept)
+    at.session_state["w_bc"] = max(int(at.session_state["w_bc"]), 6)
+    at.run()
+    _button(at, "Run").click().run()
+    job = at.session_state["job"]
+    job.join(120)
+    assert job.done
+    at.run()
+    assert not at.exception
+    assert kept[0] in at.session_state["explanation"].report.rules_text()
+    assert kept[0] in at.session_state["run_settings"].pinned
