@@ -8,10 +8,13 @@ import shlex
 from contextlib import redirect_stdout
 
 import pytest
-from test_app import button, new_app, wait_job
+from streamlit.testing.v1 import AppTest
+from test_app import APP, button, new_app, wait_job
 
+from explainer.app import state as app_state
 from explainer.app.command_line import command_argv, command_text, data_argument
 from explainer.app.pools import PoolSettings
+from explainer.app.session import Session
 from explainer.cli import main
 from explainer.pipeline import PolicyChoice
 from explainer.selection.settings import RunSettings
@@ -86,3 +89,23 @@ def test_the_page_line_reproduces_the_page_rules(budgets):
     assert ("--complexity" in argv) == (budgets is not None)
     page_rules = at.session_state["explanation"].report.rules_text()
     assert _cli_rules(argv) == page_rules
+
+
+def test_the_analysts_choices_round_trip_through_the_url():
+    """Forbidden columns, pins, bans, kept edits, the alternatives asked for and the group-by column: written
+    to the URL and read back by a new session (a reload, a copied link)."""
+    pin, ban, edit = "IF income > 50 THEN CLASS=yes", "IF age <= 30 THEN CLASS=no", "IF income > 40 THEN CLASS=yes"
+    chosen = Session({"w_pool_forbidden": ["age"], "pinned_rules": [pin, edit], "banned_rules": [ban],
+                      "edited_rules": [edit], "w_alt_k": 4, "w_alt_within": 0.5, "w_group_by": "age"})
+    params = app_state.url_params(chosen)
+    assert params["forbid"] == ["age"] and params["pin"] == [pin, edit] and params["ban"] == [ban]
+    assert params["rule"] == [edit] and params["alts"] == "4" and params["within"] == "0.5"
+    assert params["group"] == "age"
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    back = Session(at.session_state)
+    assert (back.pinned_rules, back.banned_rules, back.edited_rules) == ([pin, edit], [ban], [edit])
+    assert (back.alt_k, back.alt_within, back.group_by, back.pool_forbidden) == (4, 0.5, "age", ["age"])

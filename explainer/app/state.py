@@ -19,6 +19,7 @@ from typing import Any
 import streamlit as st
 
 from explainer.app import jobs, kept_runs, steps
+from explainer.app.alternatives import K_MAX
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -70,6 +71,9 @@ URL_SETTINGS: dict[str, tuple[Slot[Any], Callable[[str], Any], Callable[[Any], b
     "alg": (Session.algorithm, str, lambda v: bool(v)),  # an unknown name falls back to the default on Explain
     "seed": (Session.seed, int, lambda v: 0 <= v < 2**31),
     "cw": (Session.class_weight, str, lambda v: v in CLASS_WEIGHT_CHOICES),
+    "alts": (Session.alt_k, int, lambda v: 1 <= v <= K_MAX),  # the other explanations nearly as good: how many
+    "within": (Session.alt_within, float, lambda v: 0 <= v <= 100),  # ... within how many points
+    "group": (Session.group_by, str, lambda v: bool(v)),  # the Rules page's accuracy by group (a column)
 }
 LIST_PARAMS = ("categorical", "exclude", "keep")
 #: URL parameter of the columns kept out of the rules (one value per column, as the lists above)
