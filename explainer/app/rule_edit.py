@@ -169,16 +169,18 @@ def _values(part: RulePart, options: list, key: str) -> tuple | None:
 def _metrics(m: EditMetrics, report: RuleSetReport) -> None:
     """The edited numbers beside those of the rule as selected."""
     was = report.per_rule[m.index]
+    st.markdown("**The edited rule**")
     k1, k2, k3 = st.columns(3)
-    k1.metric("Support (edited)", f"{m.support:,}", _delta(m.support - was.support), help=f"was {was.support:,}")
-    k2.metric("Errors (edited)", f"{m.errors:,}", _delta(m.errors - was.errors), delta_color="inverse",
+    k1.metric("Support", f"{m.support:,}", _delta(m.support - was.support), help=f"was {was.support:,}")
+    k2.metric("Errors", f"{m.errors:,}", _delta(m.errors - was.errors), delta_color="inverse",
               help=f"was {was.errors:,}")
-    k3.metric("Precision (edited)", f"{100 * m.precision:.1f}%", _points(m.precision, was.precision),
+    k3.metric("Precision", f"{100 * m.precision:.1f}%", _points(m.precision, was.precision),
               help=f"was {100 * was.precision:.1f}%")
+    st.markdown("**The rule set with it**")
     k4, k5 = st.columns(2)
-    k4.metric("Accuracy (edited set)", f"{100 * m.accuracy:.1f}%", _points(m.accuracy, report.accuracy),
+    k4.metric("Accuracy", f"{100 * m.accuracy:.1f}%", _points(m.accuracy, report.accuracy),
               help=f"was {100 * report.accuracy:.1f}%")
-    k5.metric("Balanced accuracy (edited set)", f"{100 * m.balanced_accuracy:.1f}%",
+    k5.metric("Balanced accuracy", f"{100 * m.balanced_accuracy:.1f}%",
               _points(m.balanced_accuracy, report.balanced_accuracy),
               help=f"was {100 * report.balanced_accuracy:.1f}%")
     st.caption(f"was: support {was.support:,}, errors {was.errors:,}, precision {100 * was.precision:.1f}%, "
