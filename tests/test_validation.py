@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,13 @@ import pytest
 from explainer.cli import main
 from explainer.estimator import RuleSetExplainer
 from explainer.pipeline import default_budgets, one_se_rule, resolve_defaults
-from explainer.pipeline.validation import SIZES, complexity_grid, validation_splits
+from explainer.pipeline.validation import (
+    SIZES,
+    accuracy_frontier,
+    complexity_grid,
+    validation_splits,
+)
+from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 
 
@@ -152,3 +160,23 @@ def test_cli_frontier_metric_accuracy_json_marks_the_default(tmp_path, capsys):
     assert main(["frontier", str(path), "--target", "label", "--depth", "3", "--metric", "accuracy"]) == 0
     text = capsys.readouterr().out
     assert "held-out accuracy" in text and sum(line.startswith("*") for line in text.splitlines()) == 1
+
+
+def test_folds_grow_their_own_rules_so_noise_validates_as_noise():
+    """Labels drawn at random: no rule holds on new rows.  Each fold grows its pool on its training rows, so
+    the held-out accuracy stays near chance and the default stays small; rules grown on every row (the held-out
+    ones included) would score them far above chance and choose a large explanation."""
+
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 6)), columns=[f"f{i}" for i in range(6)])
+    y = rng.choice(["a", "b"], size=300)
+    pool = build_pool(X, y, **default_pool_settings())
+    assert pool.training_table is X
+    points = accuracy_frontier(pool)
+    chosen = next(p for p in points if p.chosen)
+    assert max(p.accuracy for p in points) < 0.7
+    assert chosen.complexity <= 10
+    leaky = accuracy_frontier(dataclasses.replace(pool, training_table=None))
+    assert max(p.accuracy for p in leaky) > max(p.accuracy for p in points) + 0.1  # what the fold pools avoid
+    assert pickle.loads(pickle.dumps(pool)).training_table is None  # a worker never receives the table

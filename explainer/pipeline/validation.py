@@ -9,13 +9,14 @@ is a point of a grid: a complexity budget (1 .. 2 c*, about geometric), a form o
 Then the 1-SE rule of CART's cost-complexity pruning picks the smallest candidate (fewest conditions)
 whose mean validation accuracy is within ``n_se`` standard errors of the best mean (:data:`SIZES`).
 
-What the estimate is: the rules were grown on all of the pool's rows (held-out rows included), and only
-the selection is redone per fold (the pool's coverage restricted to the fold's training rows).  So the
-validation accuracy measures the selection step on unseen rows, not the tree growing; it is somewhat
-optimistic for every candidate alike, which matters less for a choice between candidates than for the
-figure itself.  Each candidate is solved by a fast, deterministic local search (carried forward from
-the smaller complexity budget); the chosen budgets are then solved on all training rows by the run's own
-algorithm, which usually finds at least as good a selection.
+What the estimate is: each fold grows its own pool on its training rows, as the pool itself was grown (the
+same trees, settings and seed), and its rules are counted on the held-out rows they never saw; so the
+validation accuracy measures the whole explanation, rule growing included.  (A pool that does not know its
+table, ``RulePool.training_table`` None, as after pickling, is validated on its own rules restricted to each
+fold's training rows: then the held-out rows shaped the rules, which favours large explanations, since the
+more rules a selection holds, the more of them were fitted to those rows.)  Each candidate is solved by a
+fast, deterministic local search (carried forward from the smaller complexity budget); the chosen budgets are
+then solved on all training rows by the run's own algorithm, which usually finds at least as good a selection.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import warnings
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 
 from explainer.data.labels import fallback_code
 from explainer.pipeline.reading import (
@@ -33,7 +36,7 @@ from explainer.pipeline.reading import (
     reference_errors,
     widen_selection,
 )
-from explainer.rules.pool import RulePool
+from explainer.rules.pool import RulePool, build_pool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
 
@@ -221,6 +224,31 @@ class _Fold:
         return accuracy, float(np.mean(recalls)) if recalls else 0.0
 
 
+def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[RulePool, sp.csr_matrix]:
+    """A pool grown as ``pool`` was, on the rows ``train`` of its table only, and its coverage of every row
+    (``train`` and ``held``, the held-out rows counted by the rules' own conditions): (the fold's pool, read
+    with the whole pool's rows and classes, and its coverage in rows, CSR)."""
+    table = pool.training_table
+    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(np.asarray(table), columns=pool.feature_names)
+    labels = [pool.classes[c] for c in pool.y]
+    grown = build_pool(frame.iloc[train], [labels[i] for i in train], **pool.build_settings())
+    held_cov = sp.csr_matrix(grown.rule_set(np.arange(grown.n_rules)).coverage_matrix(frame.iloc[held]),
+                             dtype=np.float32)
+    stacked = sp.vstack([grown.coverage.tocsr().astype(np.float32), held_cov]).tocsr()
+    order = np.concatenate([train, held])
+    rows = np.empty(pool.n_rows, dtype=np.int64)
+    rows[order] = np.arange(order.size)  # row r of the table is row rows[r] of the stack
+    cov = stacked[rows] if order.size == pool.n_rows else _spread(stacked, order, pool.n_rows)
+    view = replace(grown, y=pool.y, coverage=cov.tocsc(), training_table=None)
+    return view, cov
+
+
+def _spread(stacked: sp.csr_matrix, order: np.ndarray, n_rows: int) -> sp.csr_matrix:
+    """Rows ``order`` of an ``n_rows`` matrix from ``stacked`` (in that order); the other rows empty."""
+    picked = sp.csr_matrix((np.ones(order.size), (order, np.arange(order.size))), shape=(n_rows, order.size))
+    return (picked @ stacked).tocsr()
+
+
 def _forms(pool: RulePool, every_class: bool) -> list[tuple[str, np.ndarray | None]]:
     """The forms validated and the pool indices of the rules each allows (``None``: every rule)."""
     forms: list[tuple[str, np.ndarray | None]] = [("all", None)]
@@ -245,30 +273,42 @@ def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None,
     total = pool.n_rows if weights is None else float(weights.sum())
     e_star = reference_errors(pool, sample_weight)
     grid = complexity_grid(best.complexity)
-    cov_rows = pool.coverage.tocsr()
-    lengths = pool.lengths  # a property that measures every rule: read once
-    folds = [_Fold(pool, cov_rows, lengths, train, held, weights, eps, every_class)
-             for train, held in validation_splits(pool.y, random_state)]
+    folds = _folds(pool, weights, eps, every_class, random_state)
     candidates = []
-    for form, rules in _forms(pool, every_class):
+    for form, _ in _forms(pool, every_class):
         for objective, share in ERROR_GRID:
             if objective == "accuracy" and pool.coverage.nnz > ACCURACY_MAX_NNZ:
                 continue
             row = [_Candidate(form, objective, share, bc, [], [], [], []) for bc in grid]
             for fold in folds:
+                rules = dict(_forms(fold.pool, every_class)).get(form)
                 be = fold.error_budget(share * e_star, total, sample_weight)
                 problem = fold.problem(objective, rules)
                 selection = np.zeros(problem.n_rules, dtype=bool)
                 for cand in row:
                     selection = _improve(problem.with_budgets(cand.complexity_budget, be), selection)
-                    full = selection if rules is None else widen_selection(selection, rules, pool.n_rules)
+                    full = selection if rules is None else widen_selection(selection, rules, fold.pool.n_rules)
                     accuracy, balanced = fold.score(full)
                     cand.accuracy.append(accuracy)
                     cand.balanced.append(balanced)
-                    cand.conditions.append(int(lengths[full].sum()))
+                    cand.conditions.append(int(fold.lengths[full].sum()))
                     cand.n_rules.append(int(full.sum()))
             candidates.extend(row)
     return [_point(c, e_star, sample_weight, len(folds), folds) for c in candidates]
+
+
+def _folds(pool: RulePool, weights, eps: float, every_class: bool, random_state: int) -> list[_Fold]:
+    """The validation's folds: each with a pool grown on its training rows (:func:`_fold_pool`) when the pool
+    knows its table, else with the pool's own rules."""
+    splits = validation_splits(pool.y, random_state)
+    if pool.training_table is None:
+        cov_rows, lengths = pool.coverage.tocsr(), pool.lengths  # lengths measures every rule: read once
+        return [_Fold(pool, cov_rows, lengths, train, held, weights, eps, every_class) for train, held in splits]
+    folds = []
+    for train, held in splits:
+        grown, cov_rows = _fold_pool(pool, train, held)
+        folds.append(_Fold(grown, cov_rows, grown.lengths, train, held, weights, eps, every_class))
+    return folds
 
 
 def _point(c: _Candidate, e_star, sample_weight, n_folds: int, folds) -> AccuracyPoint:

@@ -93,10 +93,33 @@ class RulePool:
     n_candidate_rules: int  # paths before removing duplicates
     settings: dict
     feature_specs: list[FeatureSpec] = field(default_factory=list)  # what each feature means
+    #: the table the trees learned from (the ``X`` given to :func:`build_pool`, not a copy), so that a
+    #: validation can grow a pool on part of its rows; None when unknown, and never pickled (a worker
+    #: process solving the pool does not need it)
+    training_table: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.feature_specs:
             self.feature_specs = numeric_specs(self.feature_names)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["training_table"] = None
+        return state
+
+    def build_settings(self) -> dict:
+        """The :func:`build_pool` keyword arguments this pool was built with (its extra rules apart), so that a
+        pool grown the same way on part of the rows can be built."""
+        s = self.settings
+        seed = s.get("random_state")
+        kwargs = {"max_depth": s.get("max_depth", 5), "random_state": seed if isinstance(seed, int) else 0,
+                  "n_repeats": s.get("n_repeats", 1), "source": s.get("source", "grid"),
+                  "phrase_length": bool(s.get("phrase_length", False)), "grow": bool(s.get("grow", False)),
+                  "max_fit_rows": s.get("max_fit_rows"), "forbidden_columns": self.forbidden_columns,
+                  "classes": self.classes, "feature_names": self.feature_names, "feature_specs": self.feature_specs}
+        if s.get("n_estimators"):
+            kwargs["n_estimators"] = s["n_estimators"]
+        return kwargs
 
     @property
     def n_rules(self) -> int:
@@ -378,6 +401,7 @@ def build_pool(
         n_candidate_rules=n_candidates,
         settings=settings,
         feature_specs=specs,
+        training_table=X,
     )
 
 
