@@ -225,15 +225,19 @@ class _Fold:
 
 
 def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[RulePool, sp.csr_matrix]:
-    """A pool grown as ``pool`` was, on the rows ``train`` of its table only, and its coverage of every row
-    (``train`` and ``held``, the held-out rows counted by the rules' own conditions): (the fold's pool, read
-    with the whole pool's rows and classes, and its coverage in rows, CSR)."""
+    """A pool grown as ``pool`` was, on the fold's training rows only (those the fold's selection reads: their
+    stratified sample of :data:`~explainer.pipeline.reading.POLICY_ROWS` on a large table), and its coverage of
+    those rows and of the held-out rows (counted by the rules' own conditions): (the fold's pool, read with the
+    whole pool's rows and classes, and its coverage in rows of the whole table, CSR; other rows empty)."""
     table = pool.training_table
     frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(np.asarray(table), columns=pool.feature_names)
     labels = [pool.classes[c] for c in pool.y]
+    train = train[policy_rows(pool.y[train])]
     grown = build_pool(frame.iloc[train], [labels[i] for i in train], **pool.build_settings())
-    held_cov = sp.csr_matrix(grown.rule_set(np.arange(grown.n_rules)).coverage_matrix(frame.iloc[held]),
-                             dtype=np.float32)
+    held_rows = frame.iloc[held][grown.feature_names].to_numpy(dtype=float)
+    index = {name: i for i, name in enumerate(grown.feature_names)}
+    held_cov = sp.csr_matrix(np.column_stack([r.covers(held_rows, index) for r in grown.rules])
+                             if grown.n_rules else np.zeros((len(held), 0)), dtype=np.float32)
     stacked = sp.vstack([grown.coverage.tocsr().astype(np.float32), held_cov]).tocsr()
     order = np.concatenate([train, held])
     rows = np.empty(pool.n_rows, dtype=np.int64)
