@@ -389,6 +389,10 @@ def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
     text = " ".join(w.value for w in at.warning)
     for bad in ("depth=100", "trees=xyz", "eps=-1", "bc=abc", "seed=nan", "holdout=0.9", "no_such_column"):
         assert md_escape(bad) in text, bad  # the page shows user text markdown-escaped
+    at.run()  # drawn again (a finished step does that): the notices stay until dismissed
+    assert any("depth=100" in w.value for w in at.warning)
+    button(at, "Dismiss").click().run()
+    assert not any("depth=100" in w.value for w in at.warning)
     state = at.session_state
     assert state["dataset"].name == "iris" and state["dataset"].target == "class"  # the default sample
 

@@ -168,6 +168,7 @@ class Session:
     stop_compare = Slot[bool]("stop_compare")
     restart_frontier = Slot[bool]("restart_frontier")  # the Explain page's "Compute the frontier again"
     stop_frontier = Slot[bool]("stop_frontier")
+    dismiss_notices = Slot[bool]("dismiss_notices")  # the link notices' Dismiss button
     frontier_done = Slot[bool]("frontier_done")  # the container of a finished frontier (its key marks it for tests)
     rules_table: Slot[DataframeState] = Slot("rules_table")  # the selected rules (a click picks a rule)
     wrong_rows_table: Slot[DataframeState] = Slot("wrong_rows_table")  # misclassified rows (a click picks a row)

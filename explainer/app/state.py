@@ -464,10 +464,13 @@ def run_status(running) -> None:
 
 
 def notice(state: Session) -> None:
-    """Show (once) what a link asked for that could not be restored."""
-    for message in state.notices or []:
+    """Show what a link asked for that could not be restored, on every page until the analyst dismisses it
+    (shown once, it was gone as soon as a finished step drew the page again)."""
+    if not state.notices:
+        return
+    for message in state.notices:
         st.warning(md_escape(message), icon=":material/link_off:")
-    del state.notices
+    st.button("Dismiss", key=Session.dismiss_notices.key, on_click=lambda: state.forget(Session.notices))
 
 
 def start_job(state: Session, slot, runs) -> jobs.RunJob:
