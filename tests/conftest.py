@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 
 import pytest
+import type_check
 
 from explainer.data import paper_data_dir
 from explainer.selection.solvers.exact import exit_now_if_solving
@@ -37,8 +39,16 @@ def pages_wait_for_their_steps():
     steps.INLINE_WAIT_S = saved
 
 
+def pytest_collection_finish(session):
+    # the type check takes a minute on one core: it runs beside the tests when it is among them
+    selected = any(item.nodeid.endswith(type_check.TEST) for item in session.items)
+    if selected and not session.config.option.collectonly and importlib.util.find_spec("mypy") is not None:
+        type_check.start()
+
+
 def pytest_sessionfinish(session, exitstatus):
     _EXIT_STATUS["status"] = int(exitstatus)
+    type_check.stop()
 
 
 @pytest.hookimpl(trylast=True)
