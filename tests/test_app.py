@@ -502,7 +502,7 @@ def test_the_server_answers_its_health_check():
 
     from dashboard_server import health, start_dashboard, stop_dashboard
 
-    proc, url = start_dashboard(stdout=subprocess.DEVNULL)
+    proc, url = start_dashboard(stdout=subprocess.DEVNULL, timeout=HANG_S)
     try:
         assert health(url) == (200, b"ok")
     finally:
