@@ -7,6 +7,7 @@ import pathlib
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app import downloads, rows, sources
 from explainer.app import state as app_state
@@ -32,7 +33,7 @@ def pick_algorithm() -> str:
 
 
 def new_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     assert not at.exception
     return at
@@ -60,7 +61,7 @@ def metric_values(at: AppTest) -> dict:
     return {m.label: m.value for m in at.metric}
 
 
-def wait_job(at: AppTest, key: str, timeout: float = 60.0) -> None:
+def wait_job(at: AppTest, key: str, timeout: float = HANG_S) -> None:
     """The page watches its job until it ends (one fragment run); draw the result once more."""
     job = at.session_state[key]
     job.join(timeout)
@@ -330,7 +331,7 @@ def test_pages_folder_holds_exactly_the_pages():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens_in_a_fresh_session(page):
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.switch_page(page).run()
     assert not at.exception
     assert at.title[0].value == {p: t for p, t, _ in app_state.PAGES}[page]
@@ -358,7 +359,7 @@ def test_settings_live_in_the_url_and_a_reload_restores_them():
     assert flat["bc"] == "7" and flat["be"] == "4" and flat["eps"] == "0.5" and flat["seed"] == "3"
     assert flat["depth"] == "4" and flat["alg"] == at.session_state["w_algorithm"]
 
-    again = AppTest.from_file(APP, default_timeout=60)  # a new session: the reload of that URL
+    again = AppTest.from_file(APP, default_timeout=HANG_S)  # a new session: the reload of that URL
     for k, v in flat.items():
         again.query_params[k] = v
     again.switch_page("pages/1_Explain.py").run()
@@ -373,14 +374,14 @@ def test_a_link_to_a_paper_data_set_uses_its_target():
     papers = {s.name: s for s in sources.paper_choices()}
     if "zoo" not in papers:
         pytest.skip("the paper's data sets are not here")
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.query_params["data"] = "paper:zoo"
     at.run()
     assert at.session_state["dataset"].target == papers["zoo"].default_target
 
 
 def test_a_link_with_bad_values_says_so_and_keeps_the_defaults():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     for k, v in {"data": "sample:iris", "target": "no_such_column", "depth": "100", "trees": "xyz",
                  "eps": "-1", "bc": "abc", "seed": "nan", "holdout": "0.9"}.items():
         at.query_params[k] = v
@@ -412,13 +413,13 @@ def test_an_upload_is_restored_while_the_server_keeps_it():
     flat = {k: (v[0] if isinstance(v, list) else v) for k, v in flat.items()}
     assert flat["data"] == "upload:" + sources.digest(data)[:16] and flat["file"] == "my loans.csv"
 
-    again = AppTest.from_file(APP, default_timeout=60)
+    again = AppTest.from_file(APP, default_timeout=HANG_S)
     for k, v in flat.items():
         again.query_params[k] = v
     again.run()
     assert again.session_state["dataset"].name == "my loans" and not again.warning
 
-    gone = AppTest.from_file(APP, default_timeout=60)
+    gone = AppTest.from_file(APP, default_timeout=HANG_S)
     for k, v in flat.items():
         gone.query_params[k] = v
     gone.query_params["data"] = "upload:" + "0" * 16  # a file this server never saw (or forgot)
@@ -505,7 +506,7 @@ def test_the_server_answers_its_health_check():
 
     from dashboard_server import health, start_dashboard, stop_dashboard
 
-    proc, url = start_dashboard(stdout=subprocess.DEVNULL)
+    proc, url = start_dashboard(stdout=subprocess.DEVNULL, timeout=HANG_S)
     try:
         assert health(url) == (200, b"ok")
     finally:
@@ -536,7 +537,7 @@ def test_the_frontier_is_drawn_beside_the_budgets_and_a_point_sets_bc(explained)
     at.switch_page("pages/1_Explain.py").run()
     entry = at.session_state["frontier"]
     if entry.job is not None:
-        entry.job.join(120)
+        entry.job.join(HANG_S)
     at.run()
     assert not at.exception
     entry = at.session_state["frontier"]

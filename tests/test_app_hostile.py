@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app import rows, sources
 from explainer.app import state as app_state
@@ -99,7 +100,7 @@ def hostile_app():
     algorithm = next((n for n in ("greedy", "rfhc", "qga") if n in names), None)
     if algorithm is None:
         pytest.skip("no selection algorithm is installed")
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     buf = io.StringIO()
     hostile_table().to_csv(buf, index=False)
@@ -116,7 +117,7 @@ def hostile_app():
     at.run()
     next(b for b in at.button if b.label == "Run").click().run()
     job = at.session_state["job"]
-    job.join(90)
+    job.join(HANG_S)
     assert job.done and not job.errors[0]
     at.run()
     assert not at.exception and at.session_state["explanation"] is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app import state as app_state
 
@@ -15,7 +16,7 @@ EXPLAIN = "pages/1_Explain.py"
 
 def _explain_page(**settings) -> AppTest:
     """Iris on the Explain page, with the given widget values (a fresh session)."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.switch_page(EXPLAIN).run()
     assert not at.exception
@@ -28,7 +29,7 @@ def _explain_page(**settings) -> AppTest:
 
 def _reloaded(at: AppTest) -> AppTest:
     """A new session opened at ``at``'s URL (a reload or a copied link)."""
-    again = AppTest.from_file(APP, default_timeout=60)
+    again = AppTest.from_file(APP, default_timeout=HANG_S)
     for k in at.query_params:
         values = at.query_params[k]
         again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
@@ -49,7 +50,7 @@ def _run(at: AppTest):
 def test_a_finished_run_is_shown_again_after_a_reload():
     at = _explain_page(w_algorithm="greedy", w_bc=3, w_seed=11)
     job = _run(at)
-    job.join(60)
+    job.join(HANG_S)
     assert job.done
     at.run()
     shown = at.session_state["explanation"]
@@ -75,7 +76,7 @@ def test_a_run_stopped_by_its_page_leaving_says_it_was_interrupted(monkeypatch):
     monkeypatch.setattr(app_state, "collect_finished", lambda state: None)
     job = _run(at)
     job.stop()
-    job.join(60)
+    job.join(HANG_S)
     assert job.done and not job.collected
     monkeypatch.undo()
     again = _reloaded(at)
@@ -83,6 +84,6 @@ def test_a_run_stopped_by_its_page_leaving_says_it_was_interrupted(monkeypatch):
     assert "explanation" not in again.session_state or again.session_state["explanation"] is None
     # pressing Run there starts it again and, once it ends, the note gives way to the result
     job = _run(again)
-    job.join(60)
+    job.join(HANG_S)
     again.run()
     assert again.session_state["explanation"] is not None and app_state.INTERRUPTED not in _infos(again)

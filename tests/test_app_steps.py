@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app import budgets, pools, steps
 from explainer.app import state as app_state
@@ -32,7 +33,7 @@ APP = str(ROOT / "app.py")
 def steps_shown(monkeypatch):
     monkeypatch.setattr(steps, "INLINE_WAIT_S", 0.0)
     yield
-    assert steps.wait_all(120), "a step was still computing after its test"
+    assert steps.wait_all(HANG_S), "a step was still computing after its test"
 
 
 def gated_page():
@@ -65,7 +66,7 @@ def gated_page():
 
 
 def gated_app(fail: bool = False) -> tuple[AppTest, threading.Event]:
-    at = AppTest.from_function(gated_page, default_timeout=30)
+    at = AppTest.from_function(gated_page, default_timeout=HANG_S)
     gate = threading.Event()
     at.session_state["gate"] = gate
     at.session_state["fail"] = fail
@@ -88,7 +89,7 @@ def test_a_step_shows_its_name_while_it_runs_and_one_complete_line_after():
     assert len(steps.running()) == 1
 
     gate.set()
-    assert steps.wait_all(30)
+    assert steps.wait_all(HANG_S)
     at.run()
     assert not at.exception and not at.status
     [line] = [e for e in at.expander if e.icon == steps.DONE_ICON]
@@ -105,7 +106,7 @@ def test_a_failing_step_says_why_and_leaves_no_status():
     at.run()
     assert [s.state for s in at.status] == ["running"]
     gate.set()
-    assert steps.wait_all(30)
+    assert steps.wait_all(HANG_S)
     at.run()
     assert not at.exception and not at.status
     assert [e.value for e in at.error] == ["Could not count: column 'x' has no values"]
@@ -135,14 +136,14 @@ def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
             assert not at.metric
         # the steps computing now, not the ones they start as they end (a pool its default budgets):
         # those are what the next look at the page may find still running
-        assert all(step.wait(120) for step in steps.running())
+        assert all(step.wait(HANG_S) for step in steps.running())
         at.run()
     raise AssertionError(f"the page still had a running step after {rounds} runs: {seen[-1]}")
 
 
 @pytest.mark.slow
 def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done():
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     # a pool seed no other test uses: the pool and its budgets are not in the server's cache
     at.session_state["w_pool_seed"] = 4242
@@ -167,13 +168,13 @@ def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done():
     entry = at.session_state["frontier"]
     if entry.job is not None:
         entry.job.stop()
-        entry.job.join(30)
+        entry.job.join(HANG_S)
 
 
 @pytest.mark.slow
 def test_data_page_shows_reading_and_encoding_an_upload():
     data = census_like(3000, seed=4242).to_csv(index=False).encode()
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.session_state["w_source_kind"] = "Upload a CSV"
     source = app_state.remember_upload(Session(at.session_state), "census.csv", data)
@@ -202,7 +203,7 @@ def test_a_read_table_is_encoded_and_its_pool_and_budgets_built_before_load_is_p
     encoding with the form's options, then the pool at the Explain page's settings, then its default
     budgets, each in the server's cache without a page asking for it."""
     data = census_like(2500, seed=4343).to_csv(index=False).encode()
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.session_state["w_source_kind"] = "Upload a CSV"
     state = Session(at.session_state)
@@ -210,7 +211,7 @@ def test_a_read_table_is_encoded_and_its_pool_and_budgets_built_before_load_is_p
     at.run()
     settle(at, [])  # the table is read; the page now shows its preview and the Load form
     at.selectbox(key=app_state.target_key(source)).set_value("income").run()
-    assert steps.wait_all(120)
+    assert steps.wait_all(HANG_S)
     options = {"target": "income", "categorical": [], "exclude": [], "keep": []}
     dataset = COMPUTED.get(dataset_key(source, **options))
     assert dataset is not None and dataset.n_rows == 2500, "encoded before Load data"
@@ -231,7 +232,7 @@ def test_the_pool_step_starts_its_default_budgets_as_it_ends():
     dataset = load_dataset(census_like(1500, seed=4444), target="income")
     settings = pools.PoolSettings(random_state=4444)
     pools.start_pool(dataset, settings)
-    assert steps.wait_all(120)
+    assert steps.wait_all(HANG_S)
     pool, _ = COMPUTED.get(("pool", dataset.fingerprint, settings))
     defaults = COMPUTED.get(budgets.defaults_key((dataset.fingerprint, settings)))
     assert defaults is not None and defaults.budgets == resolve_budgets(pool)
@@ -243,7 +244,7 @@ def test_a_finished_step_holds_its_value_only_in_the_cache():
     made_from = [0] * 1000
     value = ("made", len(made_from))
     step = steps.start(("held only in the cache", uuid.uuid4().hex), lambda: (made_from, value)[1])
-    assert step.wait(30)
+    assert step.wait(HANG_S)
     assert step._make is None and step._value is None
     assert step.result() == value
     with COMPUTED._lock:  # the cache drops it (its budget, or idle): the step says so, and holds nothing

@@ -1,7 +1,10 @@
 """The command line's stdout is the program's output: no solver or library line, for every algorithm.
 
-Each case runs the command as a real process, as a shell pipeline sees it (native code that prints
-writes to file descriptor 1 behind Python's back, which only a real process shows).
+Native code that prints writes to file descriptor 1 behind Python's back.  Every algorithm and class
+weight is run in this process under ``capfd``, which captures descriptor 1 itself, with ``sys.stdout``
+a file on descriptor 1 as in a real process: what the command keeps off its output is kept off the
+capture the same way.  Real processes, as a shell pipeline sees them, prove the whole path once: an
+``explain`` with the solver that prints from C++ (HiGHS), and a command that prints with ``printf``.
 """
 
 import json
@@ -13,6 +16,7 @@ import sys
 import pytest
 
 import explainer
+from explainer import cli
 from explainer.report.exports import EXPORT_FORMATS
 from explainer.selection.solvers.registry import ALGORITHMS, parameter_names
 
@@ -25,6 +29,26 @@ def _run(*args: str, code: str | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "explainer.cli", *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+
+
+@pytest.fixture
+def run_here(capfd):
+    """Run the command in this process as a real process runs it: ``sys.stdout`` writes to descriptor 1,
+    which ``capfd`` holds; returns the exit status, stdout and stderr (of both Python and native code)."""
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capfd.readouterr()
+        saved = sys.stdout
+        with open(1, "w", encoding="utf-8", closefd=False) as fd1:
+            sys.stdout = fd1
+            try:
+                status = cli.main(list(args))
+            finally:
+                sys.stdout = saved
+        out, err = capfd.readouterr()
+        return status, out, err
+
+    return run
 
 
 def _explain_args(algorithm: str, weight: str) -> list[str]:
@@ -47,15 +71,12 @@ def _cases():
             yield pytest.param(algorithm, weight, kind, marks=marks, id=f"{algorithm}-{weight}-{kind}")
 
 
-@pytest.mark.parametrize(("algorithm", "weight", "kind"), list(_cases()))
-def test_json_and_an_export_are_all_of_stdout(algorithm, weight, kind):
-    done = _run(*_explain_args(algorithm, weight), "--json")
-    assert done.returncode == 0, done.stderr
-    d = json.loads(done.stdout)  # the whole of stdout is the JSON document
+def _check_json(algorithm: str, out: str) -> None:
+    d = json.loads(out)  # the whole of stdout is the JSON document
     assert d["algorithm"] == algorithm and d["n_rows"] == 150
-    done = _run(*_explain_args(algorithm, weight), "--format", kind)
-    assert done.returncode == 0, done.stderr
-    out = done.stdout
+
+
+def _check_export(kind: str, out: str) -> None:
     assert "Highs" not in out, out[:500]
     if kind == "json":
         json.loads(out)
@@ -68,6 +89,23 @@ def test_json_and_an_export_are_all_of_stdout(algorithm, weight, kind):
         assert lines[0] == "CASE" and lines[-1] == "END", out[:500]
     else:
         compile(out, "<export>", "exec")
+
+
+@pytest.mark.parametrize(("algorithm", "weight", "kind"), list(_cases()))
+def test_json_and_an_export_are_all_of_stdout(run_here, algorithm, weight, kind):
+    status, out, err = run_here(*_explain_args(algorithm, weight), "--json")
+    assert status == 0, err
+    _check_json(algorithm, out)
+    status, out, err = run_here(*_explain_args(algorithm, weight), "--format", kind)
+    assert status == 0, err
+    _check_export(kind, out)
+
+
+def test_a_real_process_prints_only_its_output_with_the_solver_that_prints_natively():
+    # the end-to-end proof of the cases above: the command as its own process, stdout a pipe
+    done = _run(*_explain_args("exact", "balanced"), "--json")
+    assert done.returncode == 0, done.stderr
+    _check_json("exact", done.stdout)
 
 
 #: a command that prints from native code first (as HiGHS does with printf), then runs as usual
@@ -94,3 +132,27 @@ def test_native_printing_never_reaches_stdout_and_shows_on_stderr_with_verbose()
     assert loud.returncode == 0, loud.stderr
     assert "HighsMipSolverData" not in loud.stdout and "bundled samples:" in loud.stdout
     assert "HighsMipSolverData::transformNewIntegerFeasibleSolution" in loud.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="printf through ctypes needs a C library found by name")
+def test_in_this_process_native_printing_is_caught_and_kept_off_stdout(run_here, capfd, monkeypatch):
+    """What the cases above rely on: ``run_here`` sees what native code writes to descriptor 1."""
+    import ctypes
+
+    listing = cli.cmd_datasets
+
+    def noisy(args):
+        ctypes.CDLL(None).printf(b"HighsMipSolverData::native line\n")
+        return listing(args)
+
+    # the capture sees such a line when nothing keeps it off descriptor 1
+    ctypes.CDLL(None).printf(b"HighsMipSolverData::unredirected\n")
+    ctypes.CDLL(None).fflush(None)
+    assert "HighsMipSolverData::unredirected" in capfd.readouterr().out
+    monkeypatch.setattr(cli, "cmd_datasets", noisy)
+    status, out, err = run_here("datasets")
+    assert status == 0 and "bundled samples:" in out
+    assert "HighsMipSolverData" not in out + err
+    status, out, err = run_here("datasets", "--verbose")
+    assert status == 0 and "bundled samples:" in out and "HighsMipSolverData" not in out
+    assert "HighsMipSolverData::native line" in err

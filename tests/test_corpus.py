@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
+from waits import HANG_S
 
 from explainer.cli import main
 from explainer.data import DataError, load_dataset
@@ -207,7 +208,7 @@ def test_cli_output_into_a_closed_pipe_ends_quietly():
     proc.stdout.close()  # like `| head -1`
     err = proc.stderr.read().decode()
     proc.stderr.close()
-    status = proc.wait(timeout=120)
+    status = proc.wait(timeout=HANG_S)
     assert first.startswith(b"data:")
     assert err == ""
     assert status in (0, 141)

@@ -11,6 +11,7 @@ from multiprocessing import forkserver
 
 import numpy as np
 import pytest
+from waits import HANG_S
 
 from explainer.app import jobs
 from explainer.app.jobs import FrontierJob, RunJob, _Line
@@ -37,7 +38,7 @@ def _run(algorithm, seed, **more):
     return RunSettings(complexity_budget=4, error_budget=5, eps=1.0, algorithm=algorithm, seed=seed, **more)
 
 
-def _wait_for_records(job, seconds=60):
+def _wait_for_records(job, seconds=HANG_S):
     deadline = time.time() + seconds
     while not job.records() and time.time() < deadline:
         job.wait_for_news(0.5)
@@ -49,7 +50,7 @@ def test_a_job_gives_the_in_process_result_and_every_generation(iris):
         pytest.skip("qga is not installed")
     ds, pool = iris
     job = RunJob(pool, ds, _run("qga", 0)).start()
-    job.join(60)
+    job.join(HANG_S)
     assert job.done and job.errors == [None]
     here = explain_pool(pool, ds.X, ds.y, complexity_budget=4, error_budget=5, algorithm="qga", random_state=0)
     there = job.explanations[0]
@@ -65,7 +66,7 @@ def test_a_job_uses_only_the_rules_it_is_given(iris):
     ds, pool = iris
     rules = np.flatnonzero(pool.rule_class != 0)  # iris: 50 rows a class, so the fallback class is the first
     job = RunJob(pool, ds, _run("greedy", 0, form="fallback")).start()
-    job.join(60)
+    job.join(HANG_S)
     assert job.done and job.errors == [None]
     there = job.explanations[0]
     assert there.result.selection.shape == (pool.n_rules,) and there.result.selection.any()
@@ -82,7 +83,7 @@ def test_stop_keeps_the_best_so_far(iris):
     job = RunJob(pool, ds, [_run("ga", seed, algorithm_params={"n_generations": 10**6}) for seed in (0, 1)]).start()
     _wait_for_records(job)
     job.stop()
-    job.join(30)
+    job.join(HANG_S)
     assert job.done and job.stopped
     result = job.explanations[0].result
     assert result.status == "stopped" and result.n_rules > 0
@@ -109,7 +110,7 @@ def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):
 def test_a_failing_run_is_reported_not_raised(iris):
     ds, pool = iris
     job = RunJob(pool, ds, _run("no_such_algorithm", 0)).start()
-    job.join(60)
+    job.join(HANG_S)
     assert job.done and job.explanations == [None]
     assert "failed" in job.errors[0]
 
@@ -135,7 +136,7 @@ def test_a_worker_that_exits_right_after_its_last_message_loses_nothing(iris):
     _, pool = iris
     for _ in range(5):
         job = QuickFrontierJob(pool, error_budget=5, budget_range=(1, 12), eps=1.0, line=_Line(1)).start()
-        job.join(60)
+        job.join(HANG_S)
         assert job.done and job.errors == [None]
         assert job.frontier is not None and [p.complexity_budget for p in job.frontier] == list(range(1, 13))
 
@@ -189,8 +190,8 @@ def test_jobs_beyond_the_cores_wait_in_line_and_say_so(iris):
     assert second.waiting == 0 and not second.done
     assert second.status_text().startswith("Waiting for a free core") and "it is next" in second.status_text()
     first.stop()
-    first.join(30)
-    second.join(60)
+    first.join(HANG_S)
+    second.join(HANG_S)
     assert first.explanations[0].result.status == "stopped"
     assert second.errors == [None] and second.explanations[0] is not None and second.waiting is None
 
@@ -201,10 +202,10 @@ def test_a_job_stopped_while_waiting_never_starts(iris):
     first = _long_run(ds, pool, line=line).start()
     second = _long_run(ds, pool, line=line).start()
     second.stop()
-    second.join(10)
+    second.join(HANG_S)
     assert second.done and second._process is None and second.errors == [None]
     first.stop()
-    first.join(30)
+    first.join(HANG_S)
 
 
 def test_a_job_whose_page_is_gone_is_stopped(iris, monkeypatch):
@@ -214,7 +215,7 @@ def test_a_job_whose_page_is_gone_is_stopped(iris, monkeypatch):
     job = _long_run(ds, pool, alive=lambda: page["open"], line=_Line(1)).start()
     _wait_for_records(job)
     page["open"] = False
-    job.join(30)
+    job.join(HANG_S)
     assert job.done and job.stopped and job.explanations[0].result.status == "stopped"
 
 
@@ -234,9 +235,9 @@ def test_killing_the_fork_server_ends_its_running_worker(iris):
     _wait_for_records(job)
     worker_pid = job._process.pid
     os.kill(forkserver._forkserver._forkserver_pid, signal.SIGKILL)
-    deadline = time.time() + 20
+    deadline = time.time() + HANG_S
     while not _gone(worker_pid) and time.time() < deadline:
         time.sleep(0.1)
     assert _gone(worker_pid)
-    job.join(20)
+    job.join(HANG_S)
     assert job.done and job.errors[0]  # the page says so instead of waiting for ever

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waits import HANG_S
 
 from explainer.app import jobs
 from explainer.app.jobs import RunJob, _Line
@@ -32,7 +33,7 @@ def _ended(pid: int) -> bool:
         return True
 
 
-def _wait_ended(pids, bound: float = 10.0) -> float:
+def _wait_ended(pids, bound: float = HANG_S) -> float:
     """Seconds until every pid has ended (polled up to ``bound``); the caller asserts they did."""
     start = time.perf_counter()
     while not all(_ended(p) for p in pids) and time.perf_counter() - start < bound:
@@ -47,7 +48,7 @@ def _python(code: str, **kwargs) -> subprocess.Popen:
                             stdout=subprocess.PIPE, text=True, **kwargs)
 
 
-def _read_line(proc: subprocess.Popen, bound: float = 180.0) -> str:
+def _read_line(proc: subprocess.Popen, bound: float = HANG_S) -> str:
     """The process's first line of output (it may have to build a pool and start a fork server first)."""
     import selectors
 
@@ -84,7 +85,7 @@ def test_end_with_ends_a_process_when_the_one_it_watches_dies(pidfd):
         if not pidfd:
             watched.wait()  # a zombie still answers kill(pid, 0): polling sees only a reaped process go
         took = _wait_ended([watcher.pid])
-        assert watcher.wait(5) == 1, f"the watcher did not end with the watched process ({took:.2f} s)"
+        assert watcher.wait(HANG_S) == 1, f"the watcher did not end with the watched process ({took:.2f} s)"
     finally:
         watched.kill()
         watcher.kill()
@@ -202,7 +203,7 @@ class _Page:
             return True
         return self.back_at is not None and now >= self.back_at
 
-    def asked_after(self, moment: float, bound: float = 30.0) -> bool:
+    def asked_after(self, moment: float, bound: float = HANG_S) -> bool:
         deadline = time.perf_counter() + bound
         while time.perf_counter() < deadline:
             if self.last_asked is not None and self.last_asked > moment:
@@ -230,7 +231,7 @@ def test_a_reconnect_shorter_than_the_grace_keeps_the_job(iris):
         assert not job.stopped and not job.done
     finally:
         job.stop()
-        job.join(10)
+        job.join(HANG_S)
     assert job.done and job._process is None
 
 
@@ -238,12 +239,12 @@ def test_a_job_whose_page_closed_is_stopped_with_its_best_so_far(iris):
     ds, pool = iris
     page = _Page()
     job = _long_run(ds, pool, alive=page, line=_Line(1)).start()
-    deadline = time.time() + 60
+    deadline = time.time() + HANG_S
     while not job.records() and time.time() < deadline:
         job.wait_for_news(0.5)
     assert job.records(), job.errors
     page.gone_at = time.perf_counter()
-    assert job.wait_for_end(60)
+    assert job.wait_for_end(HANG_S)
     assert job.stopped and job.stop_requested_at - page.gone_at >= jobs.ORPHAN_GRACE_S
     assert job.errors == [None] and job.explanations[0].result.status == "stopped"
 
@@ -253,5 +254,5 @@ def test_a_job_whose_page_closed_while_it_waited_never_starts(iris):
     page = _Page()
     page.gone_at = time.perf_counter()
     job = _long_run(ds, pool, alive=page, line=_Line(0)).start()
-    assert job.wait_for_end(30)
+    assert job.wait_for_end(HANG_S)
     assert job.stopped and job._process is None and job.explanations == [None]

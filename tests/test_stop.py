@@ -10,11 +10,13 @@ it took: the latency is measured by ``scripts/stop_latency.py``.
 from __future__ import annotations
 
 import pathlib
+import threading
 import time
 from functools import partial
 
 import numpy as np
 import pytest
+from waits import HANG_S
 
 from explainer.selection.callbacks import Recorder, StopFlag
 from explainer.selection.problem import SelectionProblem
@@ -94,15 +96,21 @@ def test_a_stop_reaches_the_exact_solvers_milp(large, monkeypatch):
     solves = []
     real = exact_module._solve_highs
 
+    released = threading.Event()
+
     def slow_solve(*args, **kwargs):
         solves.append(1)
-        flag.set()  # pressed while HiGHS works; the solve itself then takes longer than the poll
-        time.sleep(1.0)
+        flag.set()  # pressed while HiGHS works; the solve itself lasts until the solver has given it up
+        if released.wait(HANG_S):
+            return None  # given up: what it returns is discarded, so no solve is left running in the background
         return real(*args, **kwargs)
 
     monkeypatch.setattr(exact_module, "_solve_highs", slow_solve)
     solver = get_solver("exact", warm_start="greedy", time_limit=600)
-    result = solver.solve(large, random_state=0, callback=flag)
+    try:
+        result = solver.solve(large, random_state=0, callback=flag)
+    finally:
+        released.set()
     _check_stopped(large, result)
     assert len(solves) == 1 and "stopped on request" in result.message
     # the warm start is kept: the greedy incumbent
@@ -311,7 +319,7 @@ def test_the_stop_button_is_drawn_in_the_page_run_that_starts_the_job(monkeypatc
     monkeypatch.setattr(jobs, "LINE", jobs._Line(0))
     watched = []
     monkeypatch.setattr(live, "watch", lambda job, *a, **k: watched.append(job))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=HANG_S)
     at.run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "iris"
@@ -327,7 +335,7 @@ def test_the_stop_button_is_drawn_in_the_page_run_that_starts_the_job(monkeypatc
     stop = at.button(key=Session.stop_run.key)
     assert stop.label == "Stop" and not stop.disabled
     stop.click().run()  # the callback stops the job; waiting for a core, it ends at once
-    job.join(30)
+    job.join(HANG_S)
     assert job.done and job.explanations == [None]
     at.run()
     assert not [b for b in at.button if b.key == Session.stop_run.key]
@@ -359,7 +367,7 @@ def test_a_job_stopped_before_its_worker_said_anything_ends_at_once():
     job.stop()
     assert job.done and job.explanations == [None] and job.errors == [None]
     ended = job.finished_at
-    job.join(60)
+    job.join(HANG_S)
     assert job.finished_at == ended  # the worker's own end, a second later, does not move it
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 import re
-import subprocess
-import sys
 import tomllib
 
 import pytest
+import type_check
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
@@ -22,12 +21,10 @@ BARE_IGNORE = re.compile(r"#\s*type:\s*ignore(?!\[)")
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
                     reason="mypy is not installed: it comes with the dev extra (pip install -e '.[dev]')")
 def test_explainer_passes_mypy():
-    # the cache beside the project (ignored by git), so that a run after the first reads it
-    command = [sys.executable, "-m", "mypy", "--config-file", str(PYPROJECT),
-               "--cache-dir", str(ROOT / ".mypy_cache"), "--no-color-output"]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1200)
-    if run.returncode != 0:
-        pytest.fail(f"mypy found errors in explainer/:\n{run.stdout}{run.stderr}", pytrace=False)
+    # started as the session began (tests/conftest.py), on the core the tests leave free
+    status, report = type_check.result()
+    if status != 0:
+        pytest.fail(f"mypy found errors in explainer/:\n{report}", pytrace=False)
 
 
 def test_the_type_check_is_strict_and_ignores_only_untyped_third_party_packages():
