@@ -8,6 +8,7 @@ import pathlib
 import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app import budgets, charts
 from explainer.app import state as app_state
@@ -115,11 +116,11 @@ def test_a_click_on_the_accuracy_frontier_takes_the_candidates_budgets_form_and_
 
 def test_the_size_round_trips_through_the_url():
     assert app_state.url_params(Session({"w_size": "compact"}))["size"] == "compact"
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.query_params["size"] = "accurate"
     at.run()
     assert not at.exception and at.session_state["w_size"] == "accurate"
-    bad = AppTest.from_file(APP, default_timeout=60)
+    bad = AppTest.from_file(APP, default_timeout=HANG_S)
     bad.query_params["size"] = "tiny"
     bad.run()
     assert not bad.exception and Session(bad.session_state).size == "balanced"
@@ -130,7 +131,7 @@ def test_the_size_round_trips_through_the_url():
 
 @pytest.fixture(scope="module")
 def loans_page():
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "loans"
@@ -229,14 +230,14 @@ def _card_script(pool_key, with_tree):
 def test_without_a_validated_curve_the_tab_says_so_in_one_line():
     key = ("accuracy note test", "no tree")
     COMPUTED.put(budgets.defaults_key(key), PolicyChoice(10, 7))  # what the policy uses without a tree
-    at = AppTest.from_function(_card_script, args=(key, False), default_timeout=30).run()
+    at = AppTest.from_function(_card_script, args=(key, False), default_timeout=HANG_S).run()
     assert not at.exception and not at.get("plotly_chart")
     assert [c.value for c in at.caption] == ["No held-out accuracy to show: the pool has no reference tree to "
                                              "size the candidates, so the defaults are a fixed guess."]
     # validated, but no candidate held a rule: the curve without a default, and why the defaults are the knee
     unmarked = tuple(_point(p.complexity, p.accuracy) for p in CURVE)
     COMPUTED.put(budgets.defaults_key(key), PolicyChoice(10, 7, frontier=unmarked))
-    at = AppTest.from_function(_card_script, args=(key, True), default_timeout=30).run()
+    at = AppTest.from_function(_card_script, args=(key, True), default_timeout=HANG_S).run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
     assert at.caption[0].value.startswith("No candidate kept a rule")
     COMPUTED.discard(budgets.defaults_key(key))
@@ -244,7 +245,7 @@ def test_without_a_validated_curve_the_tab_says_so_in_one_line():
 
 def test_a_link_with_a_size_opens_at_that_sizes_defaults(loans_page):
     expected = default_budgets(loans_page.session_state["pool"], size="compact")
-    again = AppTest.from_file(APP, default_timeout=120)  # a new session: the reload of a link
+    again = AppTest.from_file(APP, default_timeout=HANG_S)  # a new session: the reload of a link
     again.query_params["data"] = "sample:loans"
     again.query_params["size"] = "compact"
     again.switch_page("pages/1_Explain.py").run()

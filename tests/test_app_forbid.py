@@ -6,6 +6,7 @@ import pathlib
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.report import accuracy_by_group
 from explainer.report.exports import export_text
@@ -18,7 +19,7 @@ FORBID = "Columns kept out of the rules"
 
 
 def _explain_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.switch_page(EXPLAIN).run()
     assert not at.exception
@@ -46,7 +47,7 @@ def test_the_multiselect_changes_the_pool_and_the_url():
     assert pool.n_rules > 0 and not any({"petal_width", "petal_length"} & rule_columns(r) for r in pool.rules)
     assert sorted(at.query_params["forbid"]) == ["petal_length", "petal_width"]
     # a reload (or a copied link) builds the same pool
-    again = AppTest.from_file(APP, default_timeout=60)
+    again = AppTest.from_file(APP, default_timeout=HANG_S)
     for k in at.query_params:
         values = at.query_params[k]
         again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
@@ -73,7 +74,7 @@ def test_rules_page_shows_accuracy_by_group_of_the_forbidden_column():
     at.run()
     _button(at, "Run").click().run()
     job = at.session_state["job"]
-    job.join(60)
+    job.join(HANG_S)
     assert job.done
     at.run()
     at.switch_page("pages/2_Rules.py").run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from test_app import button, load_iris, new_app, wait_job
+from waits import HANG_S
 
 from explainer.app.runs import pins_phrase
 from explainer.app.session import Session
@@ -43,7 +44,7 @@ def test_pin_ban_rerun_on_the_rules_page():
 
     button(at, "Re-run").click().run()
     job = at.session_state["job"]
-    job.join(60)
+    job.join(HANG_S)
     assert job.done
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception

@@ -10,6 +10,7 @@ from contextlib import redirect_stdout
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_app import APP, button, new_app, wait_job
+from waits import HANG_S
 
 from explainer.app import state as app_state
 from explainer.app.command_line import command_argv, command_text, data_argument
@@ -101,7 +102,7 @@ def test_the_analysts_choices_round_trip_through_the_url():
     assert params["forbid"] == ["age"] and params["pin"] == [pin, edit] and params["ban"] == [ban]
     assert params["rule"] == [edit] and params["alts"] == "4" and params["within"] == "0.5"
     assert params["group"] == "age"
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()

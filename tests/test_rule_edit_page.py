@@ -10,6 +10,7 @@ import pathlib
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from waits import HANG_S
 
 from explainer.app.rule_edit import KEPT
 from explainer.data import sample_datasets
@@ -35,7 +36,7 @@ def rules_page():
     algorithm = next((n for n in ("greedy", "rfhc", "qga") if n in available()), None)
     if algorithm is None:
         pytest.skip("no selection algorithm is installed")
-    at = AppTest.from_file(APP, default_timeout=240)
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "iris"
@@ -47,7 +48,7 @@ def rules_page():
     at.run()
     _button(at, "Run").click().run()
     job = at.session_state["job"]
-    job.join(60)
+    job.join(HANG_S)
     assert job.done
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
@@ -123,7 +124,7 @@ def test_a_kept_edit_joins_the_pool_and_the_next_run_holds_it(rules_page):
     at.run()
     _button(at, "Run").click().run()
     job = at.session_state["job"]
-    job.join(120)
+    job.join(HANG_S)
     assert job.done
     at.run()
     assert not at.exception
