@@ -35,7 +35,7 @@ def test_explicit_budgets_form_objective_and_parameters_are_written_out():
                       eps=0.5, form="fallback", objective="accuracy", seed=3, class_weight="balanced",
                       pinned=("IF income > 50 THEN CLASS=yes",), banned=("IF age <= 30 THEN CLASS=no",))
     argv = command_argv(ref, PoolSettings(max_depth=5, holdout=0.25, random_state=4, forbidden=("age",)), run,
-                        alternatives=(3, 0.5))
+                        alternatives=(3, 0.5), group_by="age")
     text = command_text(argv)
     assert shlex.split(text) == argv
     for pair in (["--target", "approved"], ["--exclude", "id"], ["--depth", "5"], ["--pool-seed", "4"], ["--forbid", "age"],
@@ -43,7 +43,7 @@ def test_explicit_budgets_form_objective_and_parameters_are_written_out():
                  ["--form", "fallback"], ["--objective", "accuracy"], ["--eps", "0.5"],
                  ["--class-weight", "balanced"], ["--algorithm", "qga"], ["--seed", "3"], ["--param", "stall=2"],
                  ["--alternatives", "3"], ["--within", "0.5"], ["--pin", "IF income > 50 THEN CLASS=yes"],
-                 ["--ban", "IF age <= 30 THEN CLASS=no"]):
+                 ["--ban", "IF age <= 30 THEN CLASS=no"], ["--group-by", "age"]):
         i = argv.index(pair[0])
         assert argv[i:i + 2] == pair
 

@@ -37,12 +37,14 @@ def data_argument(ref: dict) -> str:
 
 
 def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str = DEFAULT_SIZE,
-                 policy: PolicyChoice | None = None, alternatives: tuple[int, float] | None = None) -> list[str]:
+                 policy: PolicyChoice | None = None, alternatives: tuple[int, float] | None = None,
+                 group_by: str | None = None) -> list[str]:
     """``explainer explain`` arguments reproducing the run ``run`` on the pool ``pool`` of the data ``ref``.
 
     ``policy``: the default policy's choice for this pool; when the run is that choice (its budgets, form and
     objective), the budgets are left to the command line's own policy (with ``size``), else written out with
-    the form and objective they run with.  ``alternatives``: (K, PTS) of the other explanations asked for.
+    the form and objective they run with.  ``alternatives``: (K, PTS) of the other explanations asked for;
+    ``group_by``: the column of the accuracy by group.
     """
     argv = ["explainer", "explain", data_argument(ref)]
     if ref.get("target"):
@@ -65,6 +67,8 @@ def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str =
     argv += _run_args(run, size, policy)
     if alternatives is not None:
         argv += ["--alternatives", str(int(alternatives[0])), "--within", f"{float(alternatives[1]):g}"]
+    if group_by:
+        argv += ["--group-by", str(group_by)]
     return argv
 
 

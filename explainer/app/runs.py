@@ -68,7 +68,8 @@ def command_box(state: Session) -> None:
     asked = state.alternatives_asked is not None and state.alt_k is not None
     argv = command_argv(ref, pools.page_settings(state), run_settings(state), size=page_size(state),
                         policy=page_choice(state),
-                        alternatives=(state.alt_k, state.alt_within or 1.0) if asked else None)
+                        alternatives=(state.alt_k, state.alt_within or 1.0) if asked else None,
+                        group_by=state.group_by)
     with st.expander("Same in the command line"):
         st.code(command_text(argv), language="bash", wrap_lines=True)
         if (ref.get("ref") or "").startswith("upload:"):
