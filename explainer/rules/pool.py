@@ -387,7 +387,8 @@ def build_pool(
 
     settings = _pool_settings(max_depth, random_state, n_repeats, source, n_estimators, extra_rules, phrase_length,
                               grow, max_fit_rows)
-    settings["forbidden_columns"] = list(forbidden)
+    if forbidden:  # only when some are: a pool without them reads (and fingerprints) as before
+        settings["forbidden_columns"] = list(forbidden)
     if n_forbidden_extra:
         settings["n_extra_rules_forbidden"] = n_forbidden_extra
     return RulePool(
