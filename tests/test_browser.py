@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from dashboard_server import start_dashboard, stop_dashboard
+from waits import HANG_S
 
 from explainer.data import load_dataset, sample_datasets
 from explainer.data.defaults import default_load_settings
@@ -227,12 +228,14 @@ def test_dashboard_end_to_end(playwright_api, server):
         _goto(page, "Explain")
         main.get_by_text("Rules in the pool (M)").first.wait_for()
         _idle(page)
-        # ---- the frontier beside the budgets: drawn once computed, and a click on a point sets Bc
-        # (it may still be growing: its worker yields the CPU to runs and here to a busy machine)
+        # ---- the frontier beside the budgets: drawn once computed, and a click on a point sets Bc (clicked once
+        # complete: while it grows it is drawn again every second)
+        page.locator(".st-key-frontier_done").first.wait_for(timeout=HANG_S * 1000)
+        _idle(page)
         dots_css = f".st-key-frontier_chart{LIVE} .scatterlayer .trace:first-child .points path"
         page.wait_for_function(f"() => document.querySelectorAll('{dots_css}').length >= 3", timeout=120_000)
         bc_is_3 = "() => new URLSearchParams(window.location.search).get('bc') === '3'"
-        for _ in range(5):  # a growing chart is redrawn every second: click again if the click fell between
+        for _ in range(5):  # a chart drawn again under the click loses it: click again if so
             box = page.locator(dots_css).nth(2).bounding_box()  # the point at Bc = 3 (the range starts at 1)
             if box is not None:
                 page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
