@@ -236,7 +236,9 @@ def test_dashboard_end_to_end(playwright_api, server):
         page.wait_for_function(f"() => document.querySelectorAll('{dots_css}').length >= 3", timeout=120_000)
         bc_is_3 = "() => new URLSearchParams(window.location.search).get('bc') === '3'"
         for _ in range(5):  # a chart drawn again under the click loses it: click again if so
-            box = page.locator(dots_css).nth(2).bounding_box()  # the point at Bc = 3 (the range starts at 1)
+            point = page.locator(dots_css).nth(2)  # the point at Bc = 3 (the range starts at 1)
+            point.scroll_into_view_if_needed()  # a mouse click lands only inside the window
+            box = point.bounding_box()
             if box is not None:
                 page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
                 try:
