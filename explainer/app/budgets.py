@@ -151,30 +151,20 @@ def _picked(state: Session, bc: int, be: int) -> tuple | None:
     return pick if pick is not None and tuple(pick[:2]) == (bc, be) else None
 
 
-def default_objective(state: Session, bc: int, be: int, class_weight) -> str:
-    """The objective of a run at budgets (bc, be): the clicked accuracy point's at its budgets, the policy's at
-    its default budgets, else the paper's coverage."""
-    chosen = _choice(state)
+def run_form(state: Session, bc: int, be: int, class_weight) -> tuple[str, str]:
+    """(form, objective) of a run at budgets (bc, be): the clicked accuracy point's at its budgets, the default
+    policy's at its default budgets, else every rule (``"all"``) and the paper's coverage, as ``explain`` does
+    without budgets and with them.  The policy weighs unweighted rows, so a run whose rows are weighted
+    (``class_weight``) uses every rule and the coverage objective."""
     if class_weight is not None:
-        return "coverage"
+        return "all", "coverage"
     pick = _picked(state, bc, be)
     if pick is not None:
-        return pick[3]
-    return "coverage" if chosen is None else chosen.objective_at(bc, be)
-
-
-def default_form(state: Session, bc: int, be: int, class_weight) -> str:
-    """The form of a run at budgets (bc, be): the one the default policy chose while the budgets are its
-    defaults (or the clicked accuracy point's, at its budgets), else ``"all"`` (every rule), as ``explain``
-    does without budgets and with them.  The policy weighs unweighted rows, so a run whose rows are weighted
-    (``class_weight``) may use every rule."""
+        return pick[2], pick[3]
     chosen = _choice(state)
-    if class_weight is not None:
-        return "all"
-    pick = _picked(state, bc, be)
-    if pick is not None:
-        return pick[2]
-    return "all" if chosen is None else chosen.form_at(bc, be)
+    if chosen is None:
+        return "all", "coverage"
+    return chosen.form_at(bc, be), chosen.objective_at(bc, be)
 
 
 def run_settings(state: Session) -> RunSettings:
@@ -183,11 +173,11 @@ def run_settings(state: Session) -> RunSettings:
     and the pinned and banned rules of the Rules page that the pool holds (:func:`pins_in_pool`)."""
     class_weight = None if state.class_weight == "none" else state.class_weight
     pinned, banned = pins_in_pool(state)
+    form, objective = run_form(state, state.bc, state.be, class_weight)
     return RunSettings(
         complexity_budget=state.bc, error_budget=state.be, algorithm=state.algorithm,
         algorithm_params=changed_parameters(state, state.algorithm), eps=state.eps,
-        form=default_form(state, state.bc, state.be, class_weight), class_weight=class_weight, seed=state.seed,
-        objective=default_objective(state, state.bc, state.be, class_weight), pinned=pinned, banned=banned,
+        form=form, class_weight=class_weight, seed=state.seed, objective=objective, pinned=pinned, banned=banned,
     )
 
 
