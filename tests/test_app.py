@@ -260,7 +260,11 @@ def test_export_text_equals_library_rendering(explained):
     assert all(line.startswith("# ") for line in payloads["text"][2][: -len(expected)].splitlines())
     assert expected.splitlines()[-1] == f"ELSE CLASS={ex.report.fallback}"
     assert at.code[0].value.strip() == payloads["text"][2].strip()  # the page shows the file it hands out
-    assert payloads["csv"][2] == ex.report.to_csv()
+    # the CSV: the same header lines, then every rule's metrics and the ELSE row, text cells quoted
+    csv_text = payloads["csv"][2]
+    head = [line for line in csv_text.splitlines() if line.startswith("# ")]
+    assert head == payloads["text"][2].splitlines()[: len(head)] and len(head) >= 2
+    assert csv_text == "".join(f"{line}\n" for line in head) + ex.report.to_csv(quote_text=True)
     assert f'"data_fingerprint": "{at.session_state["dataset"].fingerprint}"' in payloads["json"][2]
     sql_lines = [line for line in payloads["sql"][2].splitlines() if not line.startswith("--")]
     assert sql_lines[0].upper().startswith("CASE") and "def predict(row)" in payloads["python"][2]

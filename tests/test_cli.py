@@ -243,7 +243,7 @@ def test_explain_exports_sql_and_python_and_shows_accuracy_first(tmp_path, capsy
     right = sum(str(a) == str(b) for a, b in zip(by_sql, ds.y, strict=True))
     assert by_sql == by_python
     assert right == round(report["accuracy"] * ds.n_rows)
-    assert (tmp_path / "rules.csv").read_text(encoding="utf-8").splitlines()[-1].startswith("ELSE,ELSE CLASS=")
+    assert (tmp_path / "rules.csv").read_text(encoding="utf-8").splitlines()[-1].startswith('"ELSE","ELSE CLASS=')
     # --format prints an export instead of the report
     assert main([*args, "--format", "sql"]) == 0
     sql = capsys.readouterr().out.splitlines()

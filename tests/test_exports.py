@@ -188,14 +188,14 @@ def test_every_export_reads_back_to_the_pages_complexity_errors_and_coverage(exp
         assert (back.complexity, back.errors, back.coverage) == page
         assert [m.length for m in back.per_rule] == [m.length for m in report.per_rule]
     assert json.loads(export_text(report, "json"))["complexity"] == report.complexity
-    frame = pd.read_csv(io.StringIO(export_text(report, "csv")), dtype=str, keep_default_na=False)
+    frame = pd.read_csv(io.StringIO(export_text(report, "csv")), dtype=str, keep_default_na=False, comment="#")
     rules = frame[frame["rule"] != "ELSE"]
     else_line = frame.loc[frame["rule"] == "ELSE", "text"].iloc[0]
     back = _read_back(ds, "\n".join([*rules["text"], else_line]))
     assert (back.complexity, back.errors, back.coverage) == page
     assert rules["length"].astype(int).sum() == report.complexity
     expected = [str(v) for v in report.predicted]
-    for kind, mark in (("text", "# "), ("sql", "-- "), ("python", "# ")):
+    for kind, mark in (("text", "# "), ("csv", "# "), ("sql", "-- "), ("python", "# ")):
         out = export_text(report, kind)
         assert _header_totals(out, mark) == (report.complexity, report.errors, pytest.approx(report.coverage))
     assert [str(v) for v in _sql_votes(original, export_text(report, "sql"))] == expected

@@ -253,7 +253,7 @@ def test_cli_forbid_round_trip(capsys, tmp_path):
     # the groups' right rows add up to the report's accuracy
     assert sum(g["right"] for g in groups["groups"]) == round(d["accuracy"] * d["n_rows"])
     # every export written says which columns the rules were kept from
-    for suffix, comment in ((".txt", "# "), (".sql", "-- "), (".py", "# ")):
+    for suffix, comment in ((".txt", "# "), (".csv", "# "), (".sql", "-- "), (".py", "# ")):
         path = tmp_path / f"rules{suffix}"
         assert _cli([*base, "--forbid", "credit_score", "--forbid", "home", "--out", str(path)], capsys)[0] == 0
         assert f"{comment}forbidden columns: credit_score, home\n" in path.read_text()

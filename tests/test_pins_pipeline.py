@@ -74,7 +74,7 @@ def test_every_export_states_the_pins():
                              banned_rules=[BAN_IRIS, "IF sepal_width > 99 THEN CLASS=Iris-setosa"]).fit(ds.X, ds.y)
     report = model.report_
     pinned, banned = PIN_IRIS, BAN_IRIS
-    for kind, mark in (("text", "# "), ("python", "# "), ("sql", "-- ")):
+    for kind, mark in (("text", "# "), ("csv", "# "), ("python", "# "), ("sql", "-- ")):
         text = export_text(report, kind)
         assert f"{mark}pinned: {pinned}\n" in text and f"{mark}banned: {banned}\n" in text, kind
         assert "banned: IF sepal_width > 99 THEN CLASS=Iris-setosa\n" in text  # banned, though in no pool

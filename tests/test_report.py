@@ -88,6 +88,29 @@ def test_csv_neutralises_formulas():
     assert "'=cmd" in text and ",-2" in text
 
 
+def test_csv_export_header_is_inert_and_skipped_by_a_comment_aware_reader():
+    import csv
+    import io
+
+    from explainer.report.exports import export_text
+    from explainer.report.metrics import csv_comment_line
+
+    # a spreadsheet splits a comment line at its commas: no piece may start a cell with a formula
+    line = csv_comment_line("forbidden columns: a,=HYPERLINK(x), +1, b")
+    cells = next(csv.reader(io.StringIO(line)))
+    assert cells[0] == "# forbidden columns: a" and not any(c.lstrip(" ").startswith(("=", "+")) for c in cells)
+    assert line == "# forbidden columns: a,'=HYPERLINK(x), '+1, b\n"
+    # a '#' inside a rule or a label is in a quoted cell: a reader skipping '#' comment lines keeps it whole
+    yh = np.array(["#1", "#1", "#1", "b", "b", "b"])
+    rules = parse_rules("IF a <= 3 THEN CLASS=#1")
+    rep = evaluate_rules(rules, X, yh, settings={"pinned": ["IF a <= 3 THEN CLASS=#1"]})
+    text = export_text(rep, "csv")
+    assert text.startswith("# 1 rules, complexity 1") and "# pinned: IF a <= 3 THEN CLASS=#1\n" in text
+    back = pd.read_csv(io.StringIO(text), comment="#", dtype=str, keep_default_na=False)
+    assert back["text"].tolist() == [rep.per_rule[0].text, rep.else_text]
+    assert back["class"].tolist() == ["#1", str(rep.fallback)] and back["rule"].tolist() == ["1", "ELSE"]
+
+
 def test_firing_rules_and_explain_row_by_hand():
     from explainer.report import explain_row, firing_rules
 

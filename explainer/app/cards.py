@@ -286,7 +286,7 @@ def live_curves(job: RunJob):
 DOWNLOADS = (
     ("text", "Rules as text", ":material/description:", "the IF-THEN lines and the ELSE class"),
     ("json", "Report as JSON", ":material/data_object:", "metrics, settings and data fingerprint"),
-    ("csv", "Rules as CSV", ":material/table_view:", "one row per rule, safe for spreadsheets"),
+    ("csv", "Rules as CSV", ":material/table_view:", "one row per rule, the settings on # lines above; safe for spreadsheets"),
     ("sql", "Rules as SQL", ":material/database:", "a CASE WHEN expression over the table's columns"),
     ("python", "Rules as Python", ":material/code:", "a predict(row) function, no imports"),
 )

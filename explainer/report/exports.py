@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from explainer.report.metrics import csv_comment_line
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 
@@ -232,10 +233,12 @@ def export_text(report, kind: str) -> str:
     """A :class:`~explainer.report.metrics.RuleSetReport`'s rule set as ``kind`` (one of
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
     expression or a Python function ``predict(row)``.  The command line and the dashboard call it.
-    The text, SQL and Python forms open with comment lines (:func:`export_header`) saying the
-    totals, how complexity counts and the columns kept out of the rules; the JSON says them under
-    ``complexity_counts`` and ``forbidden_columns`` (when any); the CSV's ``length`` column holds each
-    rule's count."""
+    The text, CSV, SQL and Python forms open with comment lines (:func:`export_header`) saying the
+    totals, how complexity counts, the columns kept out of the rules and the pinned and banned rules;
+    the JSON says them under ``complexity_counts``, ``forbidden_columns`` (when any) and ``settings``.
+    The CSV's header lines start with ``#`` (``pandas.read_csv(..., comment="#")`` skips them) and
+    its text cells are quoted, so a ``#`` inside a rule is never taken for one; its ``length``
+    column holds each rule's count."""
     if kind == "text":
         return "".join(f"# {line}\n" for line in export_header(report)) + report.rules_text()
     if kind == "json":
@@ -243,7 +246,7 @@ def export_text(report, kind: str) -> str:
         return report.to_json(complexity_counts=COMPLEXITY_COUNTS,
                               **({"forbidden_columns": forbidden} if forbidden else {})) + "\n"
     if kind == "csv":
-        return report.to_csv()
+        return "".join(map(csv_comment_line, export_header(report))) + report.to_csv(quote_text=True)
     if kind == "sql":
         head = "".join(f"-- {line}\n" for line in export_header(report))
         return head + rules_to_sql(report.rules, report.fallback) + "\n"

@@ -435,8 +435,10 @@ class RuleSetReport:
             ]
         )
 
-    def to_csv(self) -> str:
-        """The rules' metrics, and a last row ``ELSE``: the fallback class and the rows it is given."""
+    def to_csv(self, quote_text: bool = False) -> str:
+        """The rules' metrics, and a last row ``ELSE``: the fallback class and the rows it is given.
+        ``quote_text`` quotes every text cell, so a reader that skips ``#`` comment lines (the export's
+        header) never cuts a rule at a ``#`` inside it."""
         frame = self.rules_frame()
         left = (self.predictions == UNCOVERED) | (self.predictions == TIE)
         n_left = int(np.count_nonzero(left))
@@ -445,7 +447,8 @@ class RuleSetReport:
             "length": 0, "support": n_left, "correct": self.fallback_right, "errors": n_left - self.fallback_right,
             "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "", "missing_rows": 0, "missing_via": "",
         }
-        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True))
+        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True),
+                                 quoting=csv.QUOTE_NONNUMERIC if quote_text else csv.QUOTE_MINIMAL)
 
 
 def balanced_accuracy(y_true, y_pred) -> float:
@@ -490,12 +493,23 @@ def neutralise_cell(value):
     return value
 
 
-def frame_to_safe_csv(frame: pd.DataFrame) -> str:
+def csv_comment_line(text: str) -> str:
+    """``# text`` as a CSV comment line that stays inert in a spreadsheet, which splits it at its commas:
+    a piece that would start a cell with a formula character gets a ``'`` before that character."""
+    pieces = text.split(",")
+    for k, piece in enumerate(pieces[1:], start=1):
+        body = piece.lstrip(" ")
+        if body.startswith(_FORMULA_START):
+            pieces[k] = piece[: len(piece) - len(body)] + "'" + body
+    return "# " + ",".join(pieces) + "\n"
+
+
+def frame_to_safe_csv(frame: pd.DataFrame, quoting: int = csv.QUOTE_MINIMAL) -> str:
     safe = frame.copy()
     safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
             safe[col] = safe[col].map(neutralise_cell)
     buf = io.StringIO()
-    safe.to_csv(buf, index=False, quoting=csv.QUOTE_MINIMAL)
+    safe.to_csv(buf, index=False, quoting=quoting)
     return buf.getvalue()
