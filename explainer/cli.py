@@ -33,6 +33,7 @@ from explainer.pipeline import (
     explain_pool,
     resolve_budgets,
     resolve_defaults,
+    room_for_pins,
     row_weights,
     split_holdout,
 )
@@ -335,9 +336,11 @@ def cmd_explain(args) -> int:
     # checked before the default policy spends its time
     _check_alternatives(args)
     _check_params(args.algorithm, {**params, **({} if args.time_limit is None else {"time_limit": args.time_limit})})
-    choice = resolve_defaults(pool, args.complexity, args.errors, args.eps,
-                              sample_weight=row_weights(pool.y, pool.classes, class_weight),
+    weights = row_weights(pool.y, pool.classes, class_weight)
+    choice = resolve_defaults(pool, args.complexity, args.errors, args.eps, sample_weight=weights,
                               every_class=every_class_explained(class_weight), size=args.size)
+    choice = room_for_pins(choice, pool, X, args.pin, weights, complexity_given=args.complexity is not None,
+                           errors_given=args.errors is not None)
     run = choice.run_settings(algorithm=args.algorithm, algorithm_params=params, eps=args.eps,
                               class_weight=class_weight, seed=args.seed, time_limit=args.time_limit,
                               pinned=tuple(args.pin), banned=tuple(args.ban),

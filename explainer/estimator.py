@@ -42,6 +42,7 @@ from explainer.pipeline import (
     every_class_explained,
     explain_pool,
     resolve_defaults,
+    room_for_pins,
     row_weights,
 )
 from explainer.pipeline.alternatives import check_method, explain_alternatives
@@ -99,8 +100,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         heuristic with ``"qga"`` (its distinct individuals); other algorithms refuse ``n_alternatives`` > 0.
     pinned_rules, banned_rules : lists of rule texts (``"IF ... THEN CLASS=..."``, as ``rules_`` prints them)
         that the selection must hold / must not; a pinned rule the pool lacks joins it (``pool_`` then holds
-        it).  A text that does not read, or names a column or class the data lacks, is a ``ValueError``, as
-        are pins that alone exceed a budget.
+        it).  A budget left to the default policy grows by what the pins take (their conditions, their
+        errors), so the pins come on top of the explanation it chose.  A text that does not read, or names a
+        column or class the data lacks, is a ``ValueError``, as are pins that alone exceed a budget given.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
         = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
         and the same values as an array give the same rules (pass
@@ -332,6 +334,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                                   sample_weight=weights, every_class=every_class_explained(self.class_weight),
                                   size=self.size)
         self.accuracy_frontier_ = choice.frontier_dicts()
+        choice = room_for_pins(choice, self.pool_, frame, pinned, weights,
+                               complexity_given=self.complexity_budget is not None,
+                               errors_given=self.error_budget is not None)
         run = choice.run_settings(algorithm=self.algorithm, algorithm_params=self.algorithm_params or {},
                                   eps=self.eps, class_weight=self.class_weight, seed=solve_seed,
                                   pinned=pinned, banned=banned)

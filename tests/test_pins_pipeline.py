@@ -133,3 +133,47 @@ def test_run_settings_hold_rule_texts():
         RunSettings(pinned="IF a > 1 THEN CLASS=x")
     with pytest.raises(ValueError, match="both pinned and banned"):
         RunSettings(pinned=["IF a > 1 THEN CLASS=x"], banned=["IF a > 1 THEN CLASS=x"])
+
+
+# complexity 4 (an interval counts 2), wrong on some rows: over the compact default's complexity budget
+LONG_PIN = "IF 2.45 < petal_length <= 5.35 AND sepal_width <= 3.1 AND petal_width > 1 THEN CLASS=Iris-versicolor"
+
+
+def _pin_cost(text):
+    """(conditions, wrong rows) of a rule on iris, counted by hand from the table."""
+    ds = load_paper_dataset("iris")
+    X = ds.X
+    covers = ((X["petal_length"] > 2.45) & (X["petal_length"] <= 5.35) & (X["sepal_width"] <= 3.1)
+              & (X["petal_width"] > 1)).to_numpy()
+    return 2 + 1 + 1, int(np.count_nonzero(covers & (np.asarray(ds.y) != "Iris-versicolor")))  # an interval counts 2
+
+
+def test_default_budgets_make_room_for_the_pins():
+    # budgets nobody set must not turn a pin into an error: each grows by what the pins take
+    ds = load_paper_dataset("iris")
+    free = RuleSetExplainer(random_state=0, size="compact").fit(ds.X, ds.y)
+    bc, be = free.report_.settings["complexity_budget"], free.report_.settings["error_budget"]
+    length, wrong = _pin_cost(LONG_PIN)
+    assert length > bc and wrong > 0  # else this shows nothing
+    pinned = RuleSetExplainer(random_state=0, size="compact", pinned_rules=[LONG_PIN]).fit(ds.X, ds.y)
+    settings = pinned.report_.settings
+    assert (settings["complexity_budget"], settings["error_budget"]) == (bc + length, be + wrong)
+    texts = [r.text for r in pinned.rules_]
+    assert LONG_PIN in texts and pinned.report_.complexity <= bc + length
+    # a budget the user gave is kept as given: the pin that exceeds it is the user's error to see
+    with pytest.raises(ValueError, match="exceed the complexity budget"):
+        RuleSetExplainer(random_state=0, complexity_budget=bc, pinned_rules=[LONG_PIN]).fit(ds.X, ds.y)
+    given_errors = RuleSetExplainer(random_state=0, size="compact", error_budget=be + wrong,
+                                    pinned_rules=[LONG_PIN]).fit(ds.X, ds.y)
+    assert given_errors.report_.settings["error_budget"] == be + wrong
+
+
+def test_cli_default_budgets_make_room_for_the_pins(capsys):
+    path = str(sample_datasets()["iris"])
+    pin = LONG_PIN.replace("Iris-versicolor", "versicolor")
+    free = run_json(["explain", path, "--size", "compact"], capsys)
+    d = run_json(["explain", path, "--size", "compact", "--pin", pin], capsys)
+    length, wrong = _pin_cost(LONG_PIN)
+    assert d["settings"]["complexity_budget"] == free["settings"]["complexity_budget"] + length
+    assert d["settings"]["error_budget"] == free["settings"]["error_budget"] + wrong
+    assert pin in [r["text"] for r in d["rules"]]

@@ -13,6 +13,7 @@ from explainer.pipeline.explain import (
     CLASS_WEIGHTS,
     Explanation,
     explain_pool,
+    room_for_pins,
     row_weights,
     split_holdout,
 )
@@ -37,5 +38,5 @@ __all__ = [
     "CLASS_WEIGHTS", "DEFAULTS_QGA", "FORMS", "KNEE_TOLERANCE", "POLICY_ROWS", "SIZES", "AccuracyPoint",
     "DefaultBudgets", "Explanation", "PolicyChoice", "RunSettings", "accuracy_frontier", "default_budgets",
     "every_class_explained", "explain_pool", "left_out_class", "form_rules", "knee_budgets", "one_se_rule",
-    "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults", "row_weights", "split_holdout",
+    "policy_rows", "reference_errors", "resolve_budgets", "resolve_defaults", "room_for_pins", "row_weights", "split_holdout",
 ]

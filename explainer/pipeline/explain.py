@@ -9,8 +9,13 @@ import numpy as np
 import pandas as pd
 
 from explainer.data.labels import class_counts, label_key, match_label
-from explainer.pipeline.policy import every_class_explained, form_rules, resolve_defaults
-from explainer.pipeline.reading import left_out_class, widen_selection
+from explainer.pipeline.policy import (
+    PolicyChoice,
+    every_class_explained,
+    form_rules,
+    resolve_defaults,
+)
+from explainer.pipeline.reading import as_budget, left_out_class, widen_selection
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.pinned import canonical_texts, resolve_rules
 from explainer.rules.pool import RulePool
@@ -112,6 +117,21 @@ def explain_pool(
         rules = np.union1d(rules, pinned)
     return _explain(pool, X, y, settings, rules, weights, callback=callback, fingerprint=fingerprint,
                     X_test=X_test, y_test=y_test, target=target, pinned=pinned, banned=banned)
+
+
+def room_for_pins(choice: PolicyChoice, pool: RulePool, X, pinned, weights=None, *, complexity_given: bool = False,
+                  errors_given: bool = False) -> PolicyChoice:
+    """``choice`` with room for the ``pinned`` rule texts: each budget the policy chose (not one the user gave)
+    grows by what the pins take (their conditions; their errors, weighted by ``weights``), so the pins come on
+    top of the explanation the policy chose instead of crowding it out, or exceeding a budget nobody set."""
+    if not pinned or (complexity_given and errors_given):
+        return choice
+    pool, idx, _ = resolve_rules(pool, X, tuple(pinned), ())
+    problem = SelectionProblem.from_pool(pool, 0, 0, sample_weight=weights)
+    extra_complexity = 0 if complexity_given else int(problem.lengths[idx].sum())
+    extra_errors = 0 if errors_given else problem.errors[idx].sum()
+    return replace(choice, complexity_budget=choice.complexity_budget + extra_complexity,
+                   error_budget=as_budget(choice.error_budget + extra_errors, weights))
 
 
 def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, callback, fingerprint, X_test, y_test,
