@@ -7,12 +7,14 @@ capture the same way.  Real processes, as a shell pipeline sees them, prove the 
 ``explain`` with the solver that prints from C++ (HiGHS), and a command that prints with ``printf``.
 """
 
+import io
 import json
 import os
 import pathlib
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import explainer
@@ -80,10 +82,13 @@ def _check_export(kind: str, out: str) -> None:
     assert "Highs" not in out, out[:500]
     if kind == "json":
         json.loads(out)
-    elif kind in ("text", "csv"):
-        # the rules export: comments, rules and the ELSE line; the CSV: a header and a row a rule
-        first = "#" if kind == "text" else "rule,"
-        assert out.startswith(first) or out.startswith("IF "), out[:500]
+    elif kind == "text":
+        # the rules export: comments, rules and the ELSE line
+        assert out.startswith("#") or out.startswith("IF "), out[:500]
+    elif kind == "csv":
+        # the CSV: comment lines, then the column names and a row a rule, the ELSE row last
+        frame = pd.read_csv(io.StringIO(out), comment="#", dtype=str)
+        assert frame.columns[0] == "rule" and frame["rule"].iloc[-1] == "ELSE", out[:500]
     elif kind == "sql":
         lines = [line for line in out.splitlines() if not line.startswith("--")]
         assert lines[0] == "CASE" and lines[-1] == "END", out[:500]

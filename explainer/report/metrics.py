@@ -447,8 +447,7 @@ class RuleSetReport:
             "length": 0, "support": n_left, "correct": self.fallback_right, "errors": n_left - self.fallback_right,
             "precision": round(self.fallback_right / n_left, 4) if n_left else 0.0, "conflicts": 0, "conflicts_with": "", "missing_rows": 0, "missing_via": "",
         }
-        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True),
-                                 quoting=csv.QUOTE_NONNUMERIC if quote_text else csv.QUOTE_MINIMAL)
+        return frame_to_safe_csv(pd.concat([frame, pd.DataFrame([else_row])], ignore_index=True), quote_text)
 
 
 def balanced_accuracy(y_true, y_pred) -> float:
@@ -504,12 +503,14 @@ def csv_comment_line(text: str) -> str:
     return "# " + ",".join(pieces) + "\n"
 
 
-def frame_to_safe_csv(frame: pd.DataFrame, quoting: int = csv.QUOTE_MINIMAL) -> str:
+def frame_to_safe_csv(frame: pd.DataFrame, quote_text: bool = False) -> str:
+    """``frame`` as CSV with every text cell inert in a spreadsheet (:func:`neutralise_cell`); ``quote_text``
+    quotes every text cell, not only those holding a comma, a quote or a line break."""
     safe = frame.copy()
     safe.columns = [neutralise_cell(str(c)) for c in safe.columns]
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
             safe[col] = safe[col].map(neutralise_cell)
     buf = io.StringIO()
-    safe.to_csv(buf, index=False, quoting=quoting)
+    safe.to_csv(buf, index=False, quoting=csv.QUOTE_NONNUMERIC if quote_text else csv.QUOTE_MINIMAL)
     return buf.getvalue()
