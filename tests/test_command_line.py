@@ -54,6 +54,10 @@ def test_the_policy_choice_is_left_to_the_command_line_policy():
     argv = command_argv({"ref": "sample:loans"}, PoolSettings(), run, size="compact", policy=policy)
     assert "--complexity" not in argv and "--errors" not in argv and "--form" not in argv
     assert argv[argv.index("--size"):][:2] == ["--size", "compact"]
+    # with a pin the page's budgets are written: the command line would make room for it on top of its own
+    pinned = policy.run_settings(algorithm="qga", seed=0, pinned=("IF income > 50 THEN CLASS=yes",))
+    argv = command_argv({"ref": "sample:loans"}, PoolSettings(), pinned, size="compact", policy=policy)
+    assert argv[argv.index("--complexity"):][:6] == ["--complexity", "9", "--errors", "30", "--form", "fallback"]
     moved = RunSettings(complexity_budget=10, error_budget=30, algorithm="qga")
     argv = command_argv({"ref": "sample:loans"}, PoolSettings(), moved, policy=policy)
     assert argv[argv.index("--complexity"):][:4] == ["--complexity", "10", "--errors", "30"]

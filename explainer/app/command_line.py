@@ -73,7 +73,9 @@ def command_argv(ref: dict, pool: PoolSettings, run: RunSettings, *, size: str =
 
 
 def _is_policy_choice(run: RunSettings, policy: PolicyChoice | None) -> bool:
-    return (policy is not None and policy.chosen and run.class_weight is None
+    # with pins, the command line's own policy grows its budgets by what they take, while the page's run keeps
+    # the budgets it shows: those are written out
+    return (policy is not None and policy.chosen and run.class_weight is None and not run.pinned
             and (run.complexity_budget, run.error_budget) == policy.budgets
             and run.form == policy.form and run.objective == policy.objective)
 
