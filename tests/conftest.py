@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
 
 import pytest
@@ -56,7 +57,10 @@ def stopped_runs_may_take_their_time():
 
 
 def pytest_collection_finish(session):
-    # the type check takes a minute on one core: it runs beside the tests when it is among them
+    # the type check takes a minute on one core: it runs beside the tests when it is among them.  Under
+    # pytest-xdist every worker collects every test but only one runs it: the test starts the check itself there
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
     selected = any(item.nodeid.endswith(type_check.TEST) for item in session.items)
     if selected and not session.config.option.collectonly and importlib.util.find_spec("mypy") is not None:
         type_check.start()
