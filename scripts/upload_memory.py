@@ -1,13 +1,17 @@
 """The dashboard server's memory as large tables are uploaded one after the other.
 
-    python scripts/upload_memory.py [--uploads 4] [--mb 41.5]
+    python scripts/upload_memory.py [--uploads 6] [--mb 41.5] [--sessions] [--after-close 150]
 
 Starts ``streamlit run app.py`` on a free local port, then in headless
 Chromium uploads ``--uploads`` different CSV files of about ``--mb`` MB each
 (an adult-census-like mix of numeric and categorical columns, with gaps) on
 the Data page and loads each one, as an analyst would (in one session, or
 each from a new one with ``--sessions``).  After each load it prints the
-resident memory of the server process (its worker processes apart).  Needs playwright and Debian's chromium (``/usr/bin/chromium``).
+resident memory of the server process (its worker processes apart); then it
+closes the browser, waits ``--after-close`` seconds (Streamlit keeps a closed
+session for 120 s) and prints it again, against the budget: the server's memory
+at the start plus the caches' byte budgets.  Needs playwright and Debian's
+chromium (``/usr/bin/chromium``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(ROOT / "tests"))  # the helper that starts the dashboard (the browser tests use it too)
 
 from dashboard_server import start_dashboard, stop_dashboard  # noqa: E402
+
+from explainer.app.caching import COMPUTED, MB, UPLOADS  # noqa: E402
+
+#: the caches' byte budgets, as the server reads them from the same environment
+CACHES = UPLOADS.max_bytes + COMPUTED.max_bytes
 
 CHROMIUM = "/usr/bin/chromium"
 BYTES_PER_ROW = 114  # of the table below, as written by pandas (measured)
@@ -65,10 +74,12 @@ def server_mb(pid: int) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--uploads", type=int, default=4)
+    parser.add_argument("--uploads", type=int, default=6)
     parser.add_argument("--mb", type=float, default=41.5)
     parser.add_argument("--sessions", action="store_true",
                         help="each upload from a new session (Streamlit keeps a closed one for 2 minutes)")
+    parser.add_argument("--after-close", type=float, default=150.0,
+                        help="seconds to wait after the browser closes before the last measure")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright  # only this script needs a browser driver
 
@@ -87,7 +98,8 @@ def main(argv=None) -> int:
                 page.goto(url, timeout=120_000)
                 page.get_by_text("Loaded data").first.wait_for(timeout=120_000)
                 time.sleep(2)
-                print(f"server at start: {server_mb(proc.pid):.0f} MB")
+                start_mb = server_mb(proc.pid)
+                print(f"server at start: {start_mb:.0f} MB")
                 for i, path in enumerate(files):
                     if args.sessions:  # a fresh page, and so a new session, for each upload
                         page.goto(url, timeout=120_000)
@@ -113,6 +125,12 @@ def main(argv=None) -> int:
                     print(f"after upload {i + 1} ({size:.1f} MB, {n_rows:,} rows, loaded in "
                           f"{time.perf_counter() - t0:.1f} s): server {server_mb(proc.pid):.0f} MB")
                 browser.close()
+            time.sleep(args.after_close)
+            budget = start_mb + CACHES / MB
+            after = server_mb(proc.pid)
+            print(f"{args.after_close:.0f} s after the browser closed: server {after:.0f} MB; budget {budget:.0f} MB "
+                  f"(at start {start_mb:.0f} + caches {CACHES / MB:.0f}): "
+                  f"{'within' if after <= budget else 'OVER'}")
         finally:
             stop_dashboard(proc)
     return 0
