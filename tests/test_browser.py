@@ -139,6 +139,25 @@ def _field(page, key: str):
     return page.locator(css)
 
 
+#: the run has started: its Stop button, its first point or its final chart is on the page
+RUN_STARTED = ("() => window.__firstPoint !== null || document.querySelector('.st-key-stop_run') !== null"
+               " || document.querySelector('.st-key-final_fitness') !== null")
+
+
+def _click_run(page):
+    """Press Run.  A click that lands while a fragment of the page reruns (the frontier growing, a step's poll)
+    can be lost, as in :func:`_goto`: it is made again while nothing shows that the run started (a second
+    press of the same settings and seed gives the same run)."""
+    for _ in range(3):
+        _keyed(page, "run").locator("button").click()
+        try:
+            page.wait_for_function(RUN_STARTED, timeout=20_000)
+            return
+        except Exception:
+            _idle(page)
+    page.wait_for_function(RUN_STARTED, timeout=20_000)
+
+
 def _type_number(page, key: str, value: int, param: str | None = None):
     """Type into a number field; with ``param``, wait until the URL carries the new value."""
     field = _field(page, key)
@@ -261,7 +280,7 @@ def test_dashboard_end_to_end(playwright_api, server):
         assert page.locator(thumb).inner_text() == str(BC)
         page.evaluate(WATCH_FIRST_POINT)
         t0 = time.perf_counter()
-        _keyed(page, "run").locator("button").click()
+        _click_run(page)
         page.wait_for_function("() => window.__firstPoint !== null", timeout=120_000)
         first_point = page.evaluate("window.__firstPoint") / 1000.0
         _keyed(page, "final_fitness").wait_for(timeout=300_000)
