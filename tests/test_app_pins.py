@@ -80,3 +80,21 @@ def test_pins_phrase():
     assert pins_phrase((), ()) == ""
     assert pins_phrase(("a", "b"), ("c",)) == " With 2 pinned rules and 1 banned (Rules page)."
     assert pins_phrase((), ("c",)) == " With 1 banned rule (Rules page)."
+
+
+def test_pins_over_the_page_budget_are_a_message_saying_which_budget():
+    at = load_iris(new_app())
+    at.switch_page("pages/1_Explain.py").run()
+    at.session_state["w_algorithm"] = "greedy"
+    at.session_state["w_bc"] = 1
+    # complexity 3 (an interval counts 2) against Bc = 1
+    at.session_state[Session.pinned_rules.key] = [
+        "IF 2.45 < petal_length <= 4.95 AND petal_width <= 1.65 THEN CLASS=versicolor"]
+    at.run()
+    button(at, "Run").click().run()
+    wait_job(at, "job")
+    at.run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("could not run" in e and "complexity budget" in e and "over by 2" in e for e in errors), errors
+    assert not any("ValueError" in e for e in errors)

@@ -251,6 +251,10 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
             explanation = explain_pool(request.pool, request.X, request.y, settings, callback=reporter,
                                        fingerprint=request.fingerprint, target=request.target,
                                        X_test=request.X_test, y_test=y_test)
+        except ValueError as exc:  # what the settings ask cannot be done (pins over a budget): the user's to fix
+            reporter.flush()
+            queue.put(Failed(i, f"{label(settings.algorithm)} could not run: {exc}"))
+            continue
         except Exception as exc:  # reported on the page, never a traceback there
             traceback.print_exc()
             reporter.flush()
