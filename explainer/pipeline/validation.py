@@ -285,12 +285,14 @@ def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None,
                 continue
             row = [_Candidate(form, objective, share, bc, [], [], [], []) for bc in grid]
             for fold in folds:
-                rules = dict(_forms(fold.pool, every_class)).get(form)
+                # the form's rules in the fold's own pool: none when all its rules are of the class left out
+                rules = None if form == "all" else np.flatnonzero(fold.pool.rule_class != left_out_class(fold.pool))
                 be = fold.error_budget(share * e_star, total, sample_weight)
-                problem = fold.problem(objective, rules)
-                selection = np.zeros(problem.n_rules, dtype=bool)
+                problem = None if rules is not None and not rules.size else fold.problem(objective, rules)
+                selection = np.zeros(0 if problem is None else problem.n_rules, dtype=bool)
                 for cand in row:
-                    selection = _improve(problem.with_budgets(cand.complexity_budget, be), selection)
+                    if problem is not None:
+                        selection = _improve(problem.with_budgets(cand.complexity_budget, be), selection)
                     full = selection if rules is None else widen_selection(selection, rules, fold.pool.n_rules)
                     accuracy, balanced = fold.score(full)
                     cand.accuracy.append(accuracy)
