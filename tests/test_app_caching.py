@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from explainer.app import caching
 from explainer.app.caching import BoundedStore, approx_bytes
 from explainer.data import load_dataset, sample_datasets
 
@@ -252,3 +253,24 @@ def test_discard_forgets_a_key_and_its_bytes():
     store.discard("a")
     store.discard("never kept")
     assert len(store) == 0 and store.total_bytes == 0
+
+
+@pytest.mark.skipif(caching._malloc_trim() is None, reason="malloc_trim is glibc's")
+def test_freed_memory_goes_back_to_the_system():
+    import psutil
+
+    process = psutil.Process()
+
+    def rss_mb():
+        return process.memory_info().rss / 2**20
+
+    caching.return_freed_memory()  # what earlier tests freed is not counted, nor reused below
+    base = rss_mb()
+    chunks = [bytes(4000) + bytes([i % 256]) for i in range(50_000)]  # about 200 MB from malloc's heap
+    kept = chunks[::100]  # a few stay alive, as in a server: the freed memory is not all at the heap's top
+    held = rss_mb()
+    del chunks
+    assert caching.return_freed_memory()
+    after = rss_mb()
+    assert held - base > 150 and len(kept) == 500
+    assert held - after > 0.5 * (held - base), (base, held, after)

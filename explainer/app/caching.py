@@ -14,6 +14,8 @@ holds.
 from __future__ import annotations
 
 import collections
+import ctypes
+import ctypes.util
 import os
 import sys
 import threading
@@ -142,6 +144,44 @@ def approx_bytes(value, _depth: int = 0) -> int:
         # every attribute, not only declared fields: a data set keeps a float32 view of its matrix once used
         return sum(approx_bytes(v, _depth + 1) for v in vars(value).values()) + sys.getsizeof(value)
     return sys.getsizeof(value)
+
+
+#: seconds between two returns of freed memory to the system (:func:`start_returning_freed_memory`)
+RETURN_EVERY_S = 30.0
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None on another C library."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def return_freed_memory() -> bool:
+    """Hand the memory the C allocator keeps after large tables are freed back to the system; False where it
+    cannot (not glibc).  A closed session's data set, freed, otherwise stays in the allocator's free lists and
+    the server's resident memory never comes down (``scripts/upload_memory.py`` measures it)."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
+def start_returning_freed_memory(every_s: float = RETURN_EVERY_S) -> threading.Thread | None:
+    """A daemon thread that calls :func:`return_freed_memory` every ``every_s`` seconds (None where it cannot)."""
+    if _malloc_trim() is None:
+        return None
+
+    def loop():
+        while True:
+            time.sleep(every_s)
+            return_freed_memory()
+
+    thread = threading.Thread(target=loop, name="explainer-return-memory", daemon=True)
+    thread.start()
+    return thread
 
 
 #: uploaded files (so that a reload or a shared link can restore them)
