@@ -112,7 +112,7 @@ def test_a_failing_run_is_reported_not_raised(iris):
     job = RunJob(pool, ds, _run("no_such_algorithm", 0)).start()
     job.join(HANG_S)
     assert job.done and job.explanations == [None]
-    assert "failed" in job.errors[0]
+    assert "could not run" in job.errors[0] and "no_such_algorithm" in job.errors[0]
 
 
 # ---------------------------------------------------------------------- the reader drains the queue
