@@ -1,0 +1,97 @@
+"""What the dashboard's server process holds once the sessions that loaded large tables have ended.
+
+    python scripts/memory_held.py [--rows 150000] [--uploads 3]
+
+In one process, like the server: for each upload a new session (Streamlit's AppTest) uploads a
+census-like table (:func:`explainer.bench.census.census_like`), loads it and opens the Explain page
+(the pool and default budgets are built), then the session is dropped and freed memory handed back
+(:func:`explainer.app.caching.return_freed_memory`).  Prints the resident memory against the caches'
+estimate of what they hold, then what the C allocator (glibc's ``mallinfo2``) and Python's small-object
+allocator hold: memory in use there is live, not fragments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import gc
+import io
+import pathlib
+import sys
+
+import psutil
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the AppTest helpers of the app's tests
+
+from test_app import button, new_app  # noqa: E402
+
+from explainer.app import sources, steps  # noqa: E402
+from explainer.app.caching import COMPUTED, UPLOADS, approx_bytes, return_freed_memory  # noqa: E402
+from explainer.bench.census import census_like  # noqa: E402
+
+MB = 2**20
+
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def rss_mb() -> float:
+    return psutil.Process().memory_info().rss / MB
+
+
+def c_allocator() -> str:
+    """What glibc's allocator holds: large blocks (each a live array or table column) and its heaps."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = MallInfo2
+    except (OSError, AttributeError):
+        return "C allocator: not glibc, not read"
+    info = libc.mallinfo2()
+    return (f"C allocator: {info.hblkhd / MB:.0f} MB in large blocks (live), {info.uordblks / MB:.0f} MB in use and "
+            f"{info.fordblks / MB:.0f} MB free in its heaps; Python's small objects: "
+            f"{sys.getallocatedblocks():,} blocks")
+
+
+def load_in_a_session(name: str, data: bytes) -> None:
+    at = new_app()
+    at.switch_page("app.py").run()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    at.session_state["upload"] = sources.upload_source(name, data)
+    for _ in range(20):  # the table is read in a step of the server: the page asks again until it is
+        at.run()
+        steps.wait_all(600)
+        if any(b.label == "Load data" for b in at.button):
+            break
+    button(at, "Load data").click().run()
+    for _ in range(6):
+        at.switch_page("pages/1_Explain.py").run()
+        steps.wait_all(600)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=150_000)
+    parser.add_argument("--uploads", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(f"at start: {rss_mb():.0f} MB")
+    for i in range(args.uploads):
+        buf = io.StringIO()
+        census_like(args.rows, seed=i).to_csv(buf, index=False)
+        load_in_a_session(f"census_{i}.csv", buf.getvalue().encode())
+        gc.collect()
+        return_freed_memory()
+        print(f"after session {i + 1} ended: {rss_mb():.0f} MB; the caches estimate they hold "
+              f"{(COMPUTED.total_bytes + UPLOADS.total_bytes) / MB:.0f} MB in {len(COMPUTED) + len(UPLOADS)} entries")
+        print("  " + c_allocator())
+    for key, value in COMPUTED.items():
+        print(f"  {key[0]}: {approx_bytes(value) / MB:.0f} MB")
+    sys._debugmallocstats()  # Python's small objects, on stderr: "bytes in allocated blocks" is live
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
