@@ -4,8 +4,8 @@
 
 In one process, like the server: for each upload a new session (Streamlit's AppTest) uploads a
 census-like table (:func:`explainer.bench.census.census_like`), loads it and opens the Explain page
-(the pool and default budgets are built), then the session is dropped and freed memory handed back
-(:func:`explainer.app.caching.return_freed_memory`).  Prints the resident memory against the caches'
+(the pool and default budgets are built), then the session is dropped, its jobs stopped as the server
+stops a closed page's, and freed memory handed back (:func:`explainer.app.caching.return_freed_memory`).  Prints the resident memory against the caches'
 estimate of what they hold, then what the C allocator (glibc's ``mallinfo2``) and Python's small-object
 allocator hold: memory in use there is live, not fragments.
 """
@@ -18,6 +18,7 @@ import gc
 import io
 import pathlib
 import sys
+import time
 
 import psutil
 
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the AppTest helpers of the app's test
 
 from test_app import button, new_app  # noqa: E402
 
-from explainer.app import sources, steps  # noqa: E402
+from explainer.app import jobs, sources, steps  # noqa: E402
 from explainer.app.caching import COMPUTED, UPLOADS, approx_bytes, return_freed_memory  # noqa: E402
 from explainer.bench.census import census_like  # noqa: E402
 
@@ -72,6 +73,16 @@ def load_in_a_session(name: str, data: bytes) -> None:
         steps.wait_all(600)
 
 
+def end_the_sessions_jobs() -> None:
+    """What the server does once a closed page's session is gone: its jobs (the frontier the Explain page
+    started) are stopped as orphans.  An AppTest session never goes away, so they are stopped here."""
+    for job in [*jobs.LINE.running, *jobs.LINE.waiting]:
+        job.stop()
+    deadline = time.monotonic() + 120
+    while (jobs.LINE.running or jobs.LINE.waiting) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=150_000)
@@ -82,6 +93,7 @@ def main(argv=None) -> int:
         buf = io.StringIO()
         census_like(args.rows, seed=i).to_csv(buf, index=False)
         load_in_a_session(f"census_{i}.csv", buf.getvalue().encode())
+        end_the_sessions_jobs()
         gc.collect()
         return_freed_memory()
         print(f"after session {i + 1} ended: {rss_mb():.0f} MB; the caches estimate they hold "
