@@ -6,6 +6,7 @@ import pathlib
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
+from test_app import button, wait_job
 from waits import HANG_S
 
 from explainer.report import accuracy_by_group
@@ -26,9 +27,6 @@ def _explain_page() -> AppTest:
     return at
 
 
-def _button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
 
 def test_the_multiselect_changes_the_pool_and_the_url():
     at = _explain_page()
@@ -39,7 +37,7 @@ def test_the_multiselect_changes_the_pool_and_the_url():
     select = next(m for m in at.multiselect if m.label == FORBID)
     assert select.options == ["sepal_length", "sepal_width", "petal_length", "petal_width"]
     select.set_value(["petal_width", "petal_length"])
-    _button(at, "Build pool").click().run()
+    button(at, "Build pool").click().run()
     assert not at.exception
     key = at.session_state["pool_key"]
     assert key != free and set(key[1].forbidden) == {"petal_width", "petal_length"}
@@ -60,7 +58,7 @@ def test_forbidding_every_column_keeps_none_out_and_says_so():
     at = _explain_page()
     select = next(m for m in at.multiselect if m.label == FORBID)
     select.set_value(list(select.options))
-    _button(at, "Build pool").click().run()
+    button(at, "Build pool").click().run()
     assert not at.exception
     assert at.session_state["pool_key"][1].forbidden == ()
     assert any("Every column is kept out" in w.value for w in at.warning)
@@ -69,14 +67,11 @@ def test_forbidding_every_column_keeps_none_out_and_says_so():
 def test_rules_page_shows_accuracy_by_group_of_the_forbidden_column():
     at = _explain_page()
     next(m for m in at.multiselect if m.label == FORBID).set_value(["petal_width"])
-    _button(at, "Build pool").click().run()
+    button(at, "Build pool").click().run()
     at.session_state["w_algorithm"] = "greedy"
     at.run()
-    _button(at, "Run").click().run()
-    job = at.session_state["job"]
-    job.join(HANG_S)
-    assert job.done
-    at.run()
+    button(at, "Run").click().run()
+    wait_job(at, "job")
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     select = next(s for s in at.selectbox if s.label == "Accuracy by group of:")
@@ -99,13 +94,13 @@ def test_rules_page_shows_accuracy_by_group_of_the_forbidden_column():
 def test_other_data_starts_with_no_column_kept_out():
     at = _explain_page()
     next(m for m in at.multiselect if m.label == FORBID).set_value(["petal_width"])
-    _button(at, "Build pool").click().run()
+    button(at, "Build pool").click().run()
     assert at.session_state["pool_key"][1].forbidden == ("petal_width",)
     at.switch_page("app.py").run()
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "wine"
     at.run()
-    _button(at, "Load data").click().run()
+    button(at, "Load data").click().run()
     assert not at.exception and at.session_state["dataset"].name == "wine"
     at.switch_page(EXPLAIN).run()
     assert not at.exception and not at.error

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from test_app import button, load_iris, new_app, wait_job
-from waits import HANG_S
 
 from explainer.app.runs import pins_phrase
 from explainer.app.session import Session
@@ -43,9 +42,7 @@ def test_pin_ban_rerun_on_the_rules_page():
     assert rules[1] in str(params["ban"]) and other in str(params["pin"])
 
     button(at, "Re-run").click().run()
-    job = at.session_state["job"]
-    job.join(HANG_S)
-    assert job.done
+    wait_job(at, "job")
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     settings = at.session_state["run_settings"]

@@ -10,6 +10,7 @@ import pathlib
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import button, wait_job
 from waits import HANG_S
 
 from explainer.app.rule_edit import KEPT
@@ -24,11 +25,6 @@ APP = str(ROOT / "app.py")
 OPS = {"<=": operator.le, "<": operator.lt, ">": operator.gt, ">=": operator.ge}
 
 
-def _button(at: AppTest, label: str):
-    found = [b for b in at.button if b.label == label]
-    assert found, f"no button {label!r}"
-    return found[0]
-
 
 @pytest.fixture(scope="module")
 def rules_page():
@@ -41,15 +37,13 @@ def rules_page():
     at.session_state["w_source_kind"] = "Bundled sample"
     at.session_state["w_sample"] = "iris"
     at.run()
-    _button(at, "Load data").click().run()
+    button(at, "Load data").click().run()
     at.switch_page("pages/1_Explain.py").run()
     at.session_state["w_algorithm"] = algorithm
     at.session_state["w_bc"] = 3
     at.run()
-    _button(at, "Run").click().run()
-    job = at.session_state["job"]
-    job.join(HANG_S)
-    assert job.done
+    button(at, "Run").click().run()
+    wait_job(at, "job")
     at.switch_page("pages/2_Rules.py").run()
     assert not at.exception
     return at
@@ -95,11 +89,11 @@ def test_an_edited_threshold_shows_its_support_and_is_kept_as_text(rules_page):
     fields[0].set_value(float(first.threshold)).run()
     assert at.session_state["rule_edits"] is edits and edits.evaluated > evaluated
     assert {m.label: m.value for m in at.metric}["Support"] == f"{report.per_rule[index].support:,}"
-    assert _button(at, "Keep this edit").disabled  # the rule as it is: nothing to keep
+    assert button(at, "Keep this edit").disabled  # the rule as it is: nothing to keep
 
     fields = [n for n in at.number_input if str(n.key).startswith("rule_edit_")]
     fields[0].set_value(float(new)).run()
-    _button(at, "Keep this edit").click().run()
+    button(at, "Keep this edit").click().run()
     assert any(s.value == KEPT for s in at.success)
     kept = at.session_state["pinned_rules"]
     assert len(kept) == 1
@@ -122,11 +116,7 @@ def test_a_kept_edit_joins_the_pool_and_the_next_run_holds_it(rules_page):
     assert at.session_state["pool_key"][1].extra_rules == tuple(kept)
     at.session_state["w_bc"] = max(int(at.session_state["w_bc"]), 6)
     at.run()
-    _button(at, "Run").click().run()
-    job = at.session_state["job"]
-    job.join(HANG_S)
-    assert job.done
-    at.run()
-    assert not at.exception
+    button(at, "Run").click().run()
+    wait_job(at, "job")
     assert kept[0] in at.session_state["explanation"].report.rules_text()
     assert kept[0] in at.session_state["run_settings"].pinned
