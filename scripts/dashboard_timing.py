@@ -23,7 +23,7 @@ The server's log is scanned for tracebacks; *server peak RSS* is the Streamlit p
 apart).  Writes ``<out>.md``.
 
     python scripts/dashboard_timing.py                      # 32,561 and 130,000 rows, 10 Stops each
-    python scripts/dashboard_timing.py --sizes 8000 --stops 3
+    python scripts/dashboard_timing.py --sizes 8000 --stops 3 [--shots DIR]
 
 Needs the ``dev`` extra (Playwright) and a Chromium (``/usr/bin/chromium``, or ``EXPLAINER_CHROMIUM``).
 """
@@ -99,7 +99,14 @@ def _peak_rss_mib(pid: int) -> float | None:
     return None
 
 
-def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
+def _shot(page, shots: str | None, name: str) -> None:
+    """A full-page screenshot to ``shots/name.png`` (nothing without ``--shots``)."""
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=True)
+
+
+def measure(n_rows: int, stops: int, seed: int, workdir: str, shots: str | None = None) -> dict:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
@@ -130,9 +137,13 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
             pool_budgets = _timed(page, lambda: sidebar.get_by_role("link", name="Explain", exact=True).click(),
                                   page.locator(".st-key-run button:not([disabled])"))
             run_shown = time.perf_counter()
+            _shot(page, shots, f"{n_rows}_1_ready_to_run")
             run = _timed(page, lambda: page.locator(".st-key-run button").first.click(),
                          page.locator(".st-key-final_fitness"))
+            _shot(page, shots, f"{n_rows}_2_explanation")
             page.locator(".st-key-frontier_done").first.wait_for()
+            _idle(page)
+            _shot(page, shots, f"{n_rows}_3_frontier")
             row.update(preview=preview, load=load, pool_budgets=pool_budgets, run=run,
                        total=preview + load + pool_budgets + run, frontier=time.perf_counter() - run_shown)
             steps = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stExpander\"] summary')]"
@@ -156,6 +167,8 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
                     _idle(page)
                     continue
                 page.wait_for_timeout(int(rng.uniform(300, 4000)))
+                if not latencies:
+                    _shot(page, shots, f"{n_rows}_4_running")
                 stop = page.locator(".st-key-stop_run button:not([disabled])")
                 if not stop.count():
                     ended_first += 1
@@ -169,6 +182,8 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str) -> dict:
                 seen = page.evaluate("() => window.__seen")
                 latencies.append((seen["status"] / 1000, seen["plot"] / 1000))
                 kept += int(main.get_by_text("status: stopped").count() > 0)
+                if len(latencies) == 1:
+                    _shot(page, shots, f"{n_rows}_5_stopped")
             statuses, plots = [a for a, _ in latencies], [b for _, b in latencies]
             row.update(stops=len(latencies), stop_status_median=_median(statuses), stop_status_worst=_max(statuses),
                        stop_chart_median=_median(plots), stop_chart_worst=_max(plots),
@@ -216,11 +231,12 @@ def main() -> int:
     ap.add_argument("--stops", type=int, default=10, help="runs stopped at a random moment, per size")
     ap.add_argument("--seed", type=int, default=0, help="seeds the moments Stop is pressed")
     ap.add_argument("--out", default="docs/benchmarks/dashboard_timing", help="output path without extension")
+    ap.add_argument("--shots", default=None, help="folder for full-page screenshots of each step (none without)")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            row = measure(n, args.stops, args.seed, tmp)
+            row = measure(n, args.stops, args.seed, tmp, shots=args.shots)
             rows.append(row)
             print({k: (round(v, 2) if isinstance(v, float) else v) for k, v in row.items()}, flush=True)
     from explainer.bench.writers import provenance

@@ -130,6 +130,18 @@ def comparison_dots(frame: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def _clickable_layout(fig: go.Figure, title: str, xaxis_title: str, yaxis_title: str, revision: str) -> None:
+    """The layout of a chart whose points the analyst clicks (a frontier): title, axes, legend below, selection
+    events, and ``revision`` keeping the zoom across redraws."""
+    fig.update_layout(
+        title=title, xaxis_title=xaxis_title, yaxis_title=yaxis_title, height=340,
+        margin=dict(l=10, r=20, t=40, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
+        clickmode="event+select",
+        uirevision=revision,
+    )
+
+
 def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None, error_budget: int | None = None,
                     best_tree: tuple | None = None, result: tuple[int, float] | None = None,
                     x_max: int | None = None) -> go.Figure:
@@ -175,16 +187,8 @@ def frontier_figure(points, n_rows: int, *, complexity_budget: int | None = None
     if complexity_budget is not None:
         fig.add_vline(x=complexity_budget, line=dict(color=PALETTE[3], dash="dash", width=1.5),
                       annotation_text=f"Bc = {complexity_budget}", annotation_position="bottom right")
-    fig.update_layout(
-        title="Trade-off frontier: the best coverage at each complexity budget",
-        xaxis_title="complexity budget Bc (conditions)",
-        yaxis_title="coverage f* (% of rows)",
-        height=340,
-        margin=dict(l=10, r=20, t=40, b=10),
-        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
-        clickmode="event+select",
-        uirevision="frontier",
-    )
+    _clickable_layout(fig, "Trade-off frontier: the best coverage at each complexity budget",
+                      "complexity budget Bc (conditions)", "coverage f* (% of rows)", "frontier")
     top = max([x_max or 0, *x, complexity_budget or 0, best_tree[0] if best_tree else 0])
     fig.update_xaxes(range=[0, top + 1])
     return fig
@@ -258,16 +262,8 @@ def accuracy_frontier_figure(points, *, n_se: float | None = None, best_candidat
                       annotation_text="best ± 1 standard error", annotation_position="top left")
         if n_se:
             fig.add_hline(y=top - n_se * se, line=dict(color=PALETTE[3], dash="dot", width=1))
-    fig.update_layout(
-        title="Held-out accuracy of the candidate explanations",
-        xaxis_title="conditions (mean over the folds)",
-        yaxis_title="held-out accuracy (%)",
-        height=340,
-        margin=dict(l=10, r=20, t=40, b=10),
-        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
-        clickmode="event+select",
-        uirevision="accuracy",
-    )
+    _clickable_layout(fig, "Held-out accuracy of the candidate explanations", "conditions (mean over the folds)",
+                      "held-out accuracy (%)", "accuracy")
     fig.update_xaxes(rangemode="tozero")
     return fig
 
