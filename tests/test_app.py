@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -739,3 +740,15 @@ def test_rules_table_and_rule_detail_say_which_rows_come_through_a_missing_value
     assert caption == md_escape("2 of 8 rows get another class than theirs (25.0 %, what accuracy counts wrong): "
                                 "2 a wrong rule (only rules of another class fire). 'wrong rules' are the rule "
                                 "numbers above that fire with another class. Click a row to explain it below.")
+
+
+def test_only_a_run_of_the_frontiers_own_problem_is_marked_or_lifts_it():
+    from explainer.app.budgets import comparable
+    from explainer.selection.settings import RunSettings
+
+    run = RunSettings(complexity_budget=5, error_budget=3)
+    assert comparable(run, 1.0)
+    # the fallback form leaves a class to the ELSE line: its coverage is not a point of the every-rule frontier
+    assert not comparable(replace(run, form="fallback"), 1.0)
+    assert not comparable(replace(run, class_weight="balanced"), 1.0)  # weighted rows
+    assert not comparable(run, 0.5)  # another eps

@@ -285,7 +285,7 @@ def frontier_range(pool: RulePool, bc: int, bc_max: int) -> tuple[int, int]:
     return 1, max(2, min(bc_max, max(base, bc + max(2, bc // 5))))
 
 
-def _comparable(settings: RunSettings, eps: float) -> bool:
+def comparable(settings: RunSettings, eps: float) -> bool:
     """Is a run with ``settings`` a selection of the frontier's problem: every rule, unweighted rows, this eps?"""
     return settings.eps == float(eps) and settings.form == "all" and settings.class_weight is None
 
@@ -298,7 +298,7 @@ def known_runs(state: Session, be: int, eps: float) -> list[SelectionResult]:
         runs.append((state.run_settings, state.explanation.result))
     out: list[SelectionResult] = []
     for settings, result in runs:
-        if _comparable(settings, eps) and result.errors <= be and all(r is not result for r in out):
+        if comparable(settings, eps) and result.errors <= be and all(r is not result for r in out):
             out.append(result)
     return out
 

@@ -98,9 +98,10 @@ def frontier_card(state: Session, pool: RulePool, *, bc: int, be: int, bc_max: i
         "bc": bc,
         "be": be,
         "best_tree": (best.complexity, tree.coverage, best.errors) if best is not None and tree is not None else None,
+        # only a run of the frontier's own problem is a point beside it (a run of the fallback form covers the
+        # rows of the classes it explains, far below a frontier of every rule)
         "result": (last.result.complexity, last.result.coverage)
-        if last is not None and now is not None and now.error_budget == be and now.eps == eps_now
-        and now.class_weight is None  # the frontier counts rows, unweighted
+        if last is not None and now is not None and now.error_budget == be and budgets.comparable(now, eps_now)
         else None,
     }
     coverage, accuracy = st.tabs(["Coverage frontier", "Held-out accuracy"])
