@@ -47,6 +47,12 @@ from explainer.pipeline import (
 )
 from explainer.pipeline.alternatives import check_method, explain_alternatives
 from explainer.report import evaluate_rules
+from explainer.report.probabilities import (
+    PROBA_SMOOTHING,
+    VoteProbabilities,
+    fit_probabilities,
+    vote_probabilities,
+)
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.model import RuleSet
 from explainer.rules.pinned import check_rule_texts
@@ -60,11 +66,6 @@ def _encoded_columns(forbidden, specs, frame) -> list[str]:
     column: no rule can name it anyway)."""
     columns = {s.column for s in specs} if specs is not None else {str(c) for c in frame.columns}
     return [c for c in forbidden if c in columns]
-
-
-#: m of the m-estimate that smooths a rule's class distribution towards the training class
-#: frequencies: a rule covering n rows, k of them right, gives its class (k + m p) / (n + m)
-PROBA_SMOOTHING = 2.0
 
 
 class RuleSetExplainer(ClassifierMixin, BaseEstimator):
@@ -130,10 +131,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         (``None`` for one class: nothing is selected).
     default_class_, fallback_proba_, rule_proba_, class_prior_ : the fallback class and the
         probabilities (below).
+    proba_smoothing_ : the m of the probabilities' m-estimate: chosen by held-out Brier score with the
+        default explanation, else 2.
     forbidden_columns_ : the forbidden columns, checked (a tuple; empty when none).
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
-        candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``complexity``,
-        budgets, form, objective; ``chosen`` marks the default); empty when a budget was given.
+        candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``brier`` and its
+        ``brier_se``, the ``smoothing`` that scored it, ``complexity``, budgets, form, objective; ``chosen``
+        marks the default); empty when a budget was given.
     alternatives_ : with ``n_alternatives`` > 0, the other rule sets nearly as good, one dict each as the
         command line's JSON report gives them (``rules`` as text, ``objective``, ``coverage``, ``accuracy``,
         ``complexity``, ``errors``, ``added``, ``dropped``, ``differs_from_best``, ``method``); else empty.
@@ -145,8 +149,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     ``default_class`` when one is given.  ``predict_proba`` says how far to trust
     it, and its largest probability is always the class ``predict`` gives: each
     rule carries its class distribution on the training rows it covers (their
-    weight, when weighted), smoothed towards the class shares (``rule_proba_``; a
-    rule right on 18 of 20 rows gives its class about 0.9), and a row the vote
+    weight, when weighted), smoothed towards the class shares (``rule_proba_``, an
+    m-estimate: with m = 2 a rule right on 18 of 20 rows gives its class about 0.9;
+    the default policy chooses m on held-out rows), and a row the vote
     decides gets the mean over the rules that fire on it.  A row left to the
     fallback gets ``fallback_proba_``: the smoothed class distribution of the
     training rows no rule covers, or all weight on ``default_class`` when one is
@@ -312,10 +317,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.report_ = evaluate_rules(self.rules_, frame, y, eps=self.eps, sample_weight=weights)
             self.report_.fallback = self.default_class_
             self.report_.target = getattr(y_named, "name", None)
-            self.class_prior_ = self.fallback_proba_ = np.ones(1)
-            self.rule_proba_ = np.zeros((0, 1))
             self._rule_codes = np.zeros(0, dtype=np.int64)
             self.accuracy_frontier_ = []
+            self._fit_probabilities(np.zeros((len(codes), 0)), codes, weights)
             self.alternatives_ = []
             return self
         settings = default_pool_settings(
@@ -402,49 +406,32 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         key = label_key(label)
         return next(i for i, c in enumerate(self.classes_) if label_key(c) == key)
 
-    def _class_weights(self, codes, rows, weights) -> np.ndarray:
-        w = None if weights is None else weights[rows]
-        return np.bincount(codes[rows], weights=w, minlength=len(self.classes_)).astype(float)
-
     def _fit_probabilities(self, cov, codes, weights) -> None:
         """Each selected rule's class distribution on the training rows it covers (their weight, when weighted),
-        smoothed towards the training class shares (an m-estimate with m = :data:`PROBA_SMOOTHING`), so a
-        rule's probability is its precision, not 1; and the same for the rows no rule covers."""
-        all_rows = np.ones(len(codes), dtype=bool)
-        total = self._class_weights(codes, all_rows, weights)
-        self.class_prior_ = total / total.sum() if total.sum() > 0 else np.full(len(total), 1.0 / len(total))
-        self.rule_proba_ = np.zeros((cov.shape[1], len(self.classes_)))
-        for i in range(cov.shape[1]):
-            self.rule_proba_[i] = self._smoothed(self._class_weights(codes, cov[:, i], weights))
-        if self.default_class is not None:
-            self.fallback_proba_ = np.eye(len(self.classes_))[self._code_of(self.default_class_)]
-        else:
-            self.fallback_proba_ = self._smoothed(self._class_weights(codes, ~cov.any(axis=1), weights))
-
-    def _smoothed(self, counts: np.ndarray) -> np.ndarray:
-        return (counts + PROBA_SMOOTHING * self.class_prior_) / (counts.sum() + PROBA_SMOOTHING)
+        and that of the rows no rule covers, smoothed towards the training class shares
+        (:mod:`explainer.report.probabilities`; m chosen on held-out rows with the default, else
+        :data:`~explainer.report.probabilities.PROBA_SMOOTHING`)."""
+        chosen = next((p for p in self.accuracy_frontier_ if p.get("chosen")), {})
+        self.proba_smoothing_ = float(chosen.get("smoothing", PROBA_SMOOTHING))
+        fallback = self._code_of(self.default_class_)
+        fitted = fit_probabilities(cov, codes, self._rule_codes, len(self.classes_), weights,
+                                   m=self.proba_smoothing_, fallback=fallback)
+        if self.default_class is not None:  # the user's class takes every row the rules leave
+            fitted = replace(fitted, fallback_proba=np.eye(len(self.classes_))[fallback])
+        self._probabilities = fitted
+        self.class_prior_, self.rule_proba_, self.fallback_proba_ = fitted.prior, fitted.rule_proba, fitted.fallback_proba
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(class code of each row, its class probabilities): the one decision ``predict`` and
-        ``predict_proba`` both give.  The code is the vote of the rules that fire (the class most of them
-        give), else (none fires, or classes tie) the fallback ``default_class_``; the probabilities are the
-        mean of the firing rules' ``rule_proba_`` where the vote decides, ``fallback_proba_`` where it does
-        not, and the decided class always holds the largest (see :func:`_agree`)."""
+        ``predict_proba`` both give (:func:`~explainer.report.probabilities.vote_probabilities`): the vote of
+        the rules that fire, else (none fires, or classes tie) the fallback ``default_class_``."""
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
-        n, k = len(frame), len(self.classes_)
-        fallback = self._code_of(self.default_class_)
+        fitted: VoteProbabilities = self._probabilities
         if len(self.rules_) == 0:
-            return np.full(n, fallback, dtype=np.int64), np.tile(self.fallback_proba_, (n, 1))
-        cov = self.rules_.coverage_matrix(frame).astype(float)
-        counts = cov @ np.eye(k)[self._rule_codes]
-        top = counts.max(axis=1)
-        decided = (top > 0) & ((counts == top[:, None]).sum(axis=1) == 1)
-        code = np.where(decided, counts.argmax(axis=1), fallback)
-        fired = cov.sum(axis=1, keepdims=True)
-        mixed = (cov @ self.rule_proba_) / np.maximum(fired, 1.0)
-        proba = np.where(decided[:, None], mixed, self.fallback_proba_[None, :])
-        return code, _agree(proba, code)
+            n = len(frame)
+            return np.full(n, fitted.fallback, dtype=np.int64), np.tile(fitted.fallback_proba, (n, 1))
+        return vote_probabilities(fitted, self.rules_.coverage_matrix(frame).astype(float))
 
     def predict(self, X):
         """The class of each row: the vote of the rules that fire on it, else ``default_class_``."""
@@ -492,21 +479,3 @@ def _check_labels(y) -> None:
         if n >= ID_MIN_ROWS and k / n >= ID_RATIO:
             raise ValueError(f"Unknown label type: continuous (y holds {k} distinct numbers in {n} rows, about "
                              "one per row: a regression target, not classes)")
-
-
-def _agree(proba: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """``proba`` with the decided class of each row holding its largest probability.  Where the rules'
-    distributions favour another class than their vote (or, on rows left to the fallback, the smoothing
-    does), the two classes exchange their probabilities; should several classes still share the largest,
-    the row's probabilities are averaged with certainty in the decided class."""
-    out = proba.copy()
-    rows = np.flatnonzero(out.argmax(axis=1) != code)
-    if rows.size:
-        top = out[rows].argmax(axis=1)
-        mine = out[rows, code[rows]].copy()
-        out[rows, code[rows]] = out[rows, top]
-        out[rows, top] = mine
-        left = rows[out[rows].argmax(axis=1) != code[rows]]
-        out[left] = 0.5 * out[left]
-        out[left, code[left]] += 0.5
-    return out

@@ -18,7 +18,9 @@ from explainer.pipeline.validation import (
     accuracy_frontier,
     complexity_grid,
     validation_splits,
+    within_one_se,
 )
+from explainer.report.probabilities import SMOOTHING_GRID
 from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool
 
@@ -52,6 +54,16 @@ def test_the_one_se_rule_takes_the_smallest_within_the_allowance():
     assert one_se_rule([0.9, 0.92, 0.92], [0.05, 0.05, 0.05], [2, 2, 2], 1.0) == 1
     with pytest.raises(ValueError, match="no candidates"):
         one_se_rule([], [], [], 1.0)
+    # ``also``: among those within the allowance, only these when any is; else the allowance alone
+    assert one_se_rule(means, ses, sizes, 1.0, also=[3, 4]) == 3
+    assert one_se_rule(means, ses, sizes, 1.0, also=[0, 1]) == 2
+
+
+def test_within_one_se_of_the_best():
+    assert within_one_se([0.8, 0.9, 0.95], [0.1, 0.1, 0.04], 1.0).tolist() == [2]
+    assert within_one_se([0.8, 0.9, 0.95], [0.1, 0.1, 0.04], 2.0).tolist() == [1, 2]
+    # a Brier score is better lower: its negation is the mean
+    assert within_one_se([-0.30, -0.21, -0.20], [0.01, 0.02, 0.02], 0.5).tolist() == [1, 2]
 
 
 def test_folds_are_stratified_seeded_and_cover_every_row_once():
@@ -83,9 +95,13 @@ def test_the_choice_is_the_one_se_rule_of_its_frontier_and_is_deterministic(rare
     chosen = [p for p in points if p.chosen]
     assert len(chosen) == 1 and chosen[0].n_rules >= 1
     eligible = [p for p in points if p.n_rules >= 1]
+    n_se = SIZES["balanced"]
+    best_brier = min(eligible, key=lambda p: p.brier)
+    good_brier = [j for j, p in enumerate(eligible) if p.brier <= best_brier.brier + n_se * best_brier.brier_se]
     i = one_se_rule([p.accuracy for p in eligible], [p.accuracy_se for p in eligible],
-                    [p.complexity for p in eligible], SIZES["balanced"])
+                    [p.complexity for p in eligible], n_se, also=good_brier)
     assert eligible[i] == chosen[0]
+    assert all(p.smoothing in SMOOTHING_GRID and 0 <= p.brier <= 2 for p in points)
     p = chosen[0]
     assert (d.complexity_budget, d.error_budget, d.form, d.objective) == (p.complexity_budget, p.error_budget,
                                                                           p.form, p.objective)
@@ -180,3 +196,12 @@ def test_folds_grow_their_own_rules_so_noise_validates_as_noise():
     leaky = accuracy_frontier(dataclasses.replace(pool, training_table=None))
     assert max(p.accuracy for p in leaky) > max(p.accuracy for p in points) + 0.1  # what the fold pools avoid
     assert pickle.loads(pickle.dumps(pool)).training_table is None  # a worker never receives the table
+
+
+def test_the_fitted_probabilities_use_the_smoothing_the_validation_chose(rare):
+    X, y, _ = rare
+    est = RuleSetExplainer(max_depth=4, random_state=0).fit(X, y)
+    chosen = next(p for p in est.accuracy_frontier_ if p["chosen"])
+    assert est.proba_smoothing_ == chosen["smoothing"]
+    given = RuleSetExplainer(max_depth=4, complexity_budget=3, error_budget=5, random_state=0).fit(X, y)
+    assert given.proba_smoothing_ == 2.0 and given.accuracy_frontier_ == []

@@ -21,6 +21,8 @@ from explainer.pipeline.reading import (
     policy_rows,
     reference_errors,
 )
+from explainer.report.probabilities import vote_counts
+from explainer.report.probabilities import voted as vote
 from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
@@ -208,15 +210,10 @@ def _training_right(problem: SelectionProblem, selection: np.ndarray, every_clas
     or classes tie, the fallback class, the most frequent by weight of the rows they leave uncovered
     (:func:`~explainer.data.labels.fallback_code`, as the explanation's); with ``every_class``, no class."""
     idx = np.flatnonzero(selection)
-    counts = np.zeros((problem.n_rows, problem.n_classes))
-    if idx.size:
-        onehot = np.eye(problem.n_classes)[problem.rule_class[idx]]
-        counts = np.asarray(problem.coverage_sparse[:, idx] @ onehot)
+    counts = vote_counts(problem.coverage_sparse[:, idx], problem.rule_class[idx], problem.n_classes)
     fallback = -1 if every_class else fallback_code(problem.y, counts.any(axis=1), problem.n_classes,
                                                     problem.row_weight)
-    top = counts.max(axis=1)
-    winners = (counts == top[:, None]).sum(axis=1)
-    voted = np.where((top > 0) & (winners == 1), counts.argmax(axis=1), fallback)
+    voted, _ = vote(counts, fallback)
     if problem.row_weight is not None:
         return float(problem.row_weight[voted == problem.y].sum())
     return int(np.count_nonzero(voted == problem.y))

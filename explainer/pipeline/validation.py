@@ -36,6 +36,13 @@ from explainer.pipeline.reading import (
     reference_errors,
     widen_selection,
 )
+from explainer.report.probabilities import (
+    SMOOTHING_GRID,
+    brier_by_smoothing,
+    count_classes,
+    vote_counts,
+    voted,
+)
 from explainer.rules.pool import RulePool, build_pool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
@@ -71,8 +78,10 @@ class AccuracyPoint:
 
     ``complexity``: the mean number of conditions of its explanations over the folds; ``accuracy`` and
     ``balanced_accuracy``: their means on the held-out rows (accuracy counts weight when the rows are
-    weighted); ``accuracy_se``: the standard error of the mean accuracy; ``error_budget``: the grid point's
-    Be on all training rows; ``chosen``: the default explanation.
+    weighted); ``accuracy_se``: the standard error of the mean accuracy; ``brier``, ``brier_se``: the mean
+    held-out Brier score of its probabilities and its standard error, at ``smoothing``, the m of
+    :data:`~explainer.report.probabilities.SMOOTHING_GRID` that scored best; ``error_budget``: the grid
+    point's Be on all training rows; ``chosen``: the default explanation.
     """
 
     complexity: float
@@ -85,25 +94,37 @@ class AccuracyPoint:
     form: str
     objective: str
     n_rules: float
+    brier: float = 0.0
+    brier_se: float = 0.0
+    smoothing: float = 2.0
     chosen: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-def one_se_rule(means, ses, sizes, n_se: float) -> int:
+def one_se_rule(means, ses, sizes, n_se: float, also=None) -> int:
     """Index of the smallest candidate (by ``sizes``) whose mean is within ``n_se`` standard errors of the best.
 
     The allowance is ``n_se`` times the standard error of the best mean, as in CART's 1-SE rule; among
-    candidates of the same size, the higher mean, then the earlier index.
+    candidates of the same size, the higher mean, then the earlier index.  ``also``: indices the candidate
+    must be among as well, when any of them is within the allowance.
     """
-    means, ses, sizes = (np.asarray(v, dtype=float) for v in (means, ses, sizes))
+    means, sizes = np.asarray(means, dtype=float), np.asarray(sizes, dtype=float)
     if means.size == 0:
         raise ValueError("no candidates to choose from")
-    best = int(np.argmax(means))  # the first of equal bests
-    floor = means[best] - float(n_se) * ses[best] - 1e-12
-    within = np.flatnonzero(means >= floor)
+    within = within_one_se(means, ses, n_se)
+    if also is not None:
+        both = np.intersect1d(within, np.asarray(also, dtype=np.int64))
+        within = both if both.size else within
     return int(min(within, key=lambda i: (sizes[i], -means[i], i)))
+
+
+def within_one_se(means, ses, n_se: float) -> np.ndarray:
+    """Indices of the candidates whose mean is at least the best mean less ``n_se`` times its standard error."""
+    means, ses = np.asarray(means, dtype=float), np.asarray(ses, dtype=float)
+    best = int(np.argmax(means))  # the first of equal bests
+    return np.flatnonzero(means >= means[best] - float(n_se) * ses[best] - 1e-12)
 
 
 def validation_splits(y: np.ndarray, random_state: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -163,6 +184,7 @@ class _Candidate:
     balanced: list
     conditions: list
     n_rules: list
+    brier: list  # per fold: (mean, standard error within the fold) at each m of SMOOTHING_GRID
 
 
 class _Fold:
@@ -198,30 +220,31 @@ class _Fold:
         read = len(self.train) if self.w_train is None else float(self.w_train.sum())
         return as_budget(errors * read / (total or 1), sample_weight)
 
-    def score(self, selection: np.ndarray) -> tuple[float, float]:
-        """(accuracy, balanced accuracy) on the held-out rows of the rules' vote, the fallback class (of the
-        training rows the rules leave, as the explanation's) where none fires or classes tie (with
-        ``every_class``, no class: such a row is not right)."""
+    def score(self, selection: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """(accuracy, balanced accuracy, Brier) on the held-out rows of the rules' vote, the fallback class (of
+        the training rows the rules leave, as the explanation's) where none fires or classes tie (with
+        ``every_class``, no class: such a row is not right).  Brier: (mean, its standard error within the
+        held-out rows) of the probabilities fitted on the training rows, for each m of
+        :data:`~explainer.report.probabilities.SMOOTHING_GRID`."""
         idx = np.flatnonzero(selection)
         key = idx.tobytes()
         if key not in self._scores:
             self._scores[key] = self._score(idx)
         return self._scores[key]
 
-    def _score(self, idx: np.ndarray) -> tuple[float, float]:
-        onehot = np.eye(self.n_classes)[self.pool.rule_class[idx]]
-        train_counts = np.asarray(self.cov_train[:, idx] @ onehot) if idx.size else np.zeros((len(self.train), 1))
+    def _score(self, idx: np.ndarray) -> tuple[float, float, np.ndarray]:
+        rule_codes = self.pool.rule_class[idx]
+        cov_train, cov_held = self.cov_train[:, idx], self.cov_held[:, idx]
+        train_counts = vote_counts(cov_train, rule_codes, self.n_classes)
+        fallback = fallback_code(self.y_train, train_counts.any(axis=1), self.n_classes, self.w_train)
         # with every class to be explained by rules of its own, a row no rule decides is not right
-        fallback = -1 if self.every_class else fallback_code(self.y_train, train_counts.any(axis=1), self.n_classes,
-                                                             self.w_train)
-        counts = np.asarray(self.cov_held[:, idx] @ onehot) if idx.size else np.zeros((len(self.held), 1))
-        top = counts.max(axis=1)
-        single = (counts == top[:, None]).sum(axis=1) == 1
-        voted = np.where((top > 0) & single, counts.argmax(axis=1), fallback)
-        right = voted == self.y_held
+        code, _ = voted(vote_counts(cov_held, rule_codes, self.n_classes), -1 if self.every_class else fallback)
+        right = code == self.y_held
         accuracy = float(np.average(right, weights=self.w_held)) if right.size else 0.0
         recalls = [right[self.y_held == k].mean() for k in np.unique(self.y_held)]
-        return accuracy, float(np.mean(recalls)) if recalls else 0.0
+        weights = count_classes(cov_train, self.y_train, rule_codes, self.n_classes, self.w_train, fallback)
+        briers = brier_by_smoothing(weights, cov_held, self.y_held, self.w_held)
+        return accuracy, float(np.mean(recalls)) if recalls else 0.0, briers
 
 
 def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[RulePool, sp.csr_matrix]:
@@ -283,7 +306,7 @@ def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None,
         for objective, share in ERROR_GRID:
             if objective == "accuracy" and pool.coverage.nnz > ACCURACY_MAX_NNZ:
                 continue
-            row = [_Candidate(form, objective, share, bc, [], [], [], []) for bc in grid]
+            row = [_Candidate(form, objective, share, bc, [], [], [], [], []) for bc in grid]
             for fold in folds:
                 # the form's rules in the fold's own pool: none when all its rules are of the class left out
                 rules = None if form == "all" else np.flatnonzero(fold.pool.rule_class != left_out_class(fold.pool))
@@ -294,9 +317,10 @@ def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None,
                     if problem is not None:
                         selection = _improve(problem.with_budgets(cand.complexity_budget, be), selection)
                     full = selection if rules is None else widen_selection(selection, rules, fold.pool.n_rules)
-                    accuracy, balanced = fold.score(full)
+                    accuracy, balanced, brier = fold.score(full)
                     cand.accuracy.append(accuracy)
                     cand.balanced.append(balanced)
+                    cand.brier.append(brier)
                     cand.conditions.append(int(fold.lengths[full].sum()))
                     cand.n_rules.append(int(full.sum()))
             candidates.extend(row)
@@ -319,28 +343,38 @@ def _folds(pool: RulePool, weights, eps: float, every_class: bool, random_state:
 
 def _point(c: _Candidate, e_star, sample_weight, n_folds: int, folds) -> AccuracyPoint:
     acc = np.asarray(c.accuracy)
+    brier = np.asarray(c.brier)  # (folds, m, [mean, se within the fold])
+    best_m = int(np.argmin(brier[:, :, 0].mean(axis=0)))
     if n_folds > 1:
         se = float(acc.std(ddof=1) / np.sqrt(n_folds))
-    else:  # one held-out split: the binomial standard error of its accuracy
+        brier_se = float(brier[:, best_m, 0].std(ddof=1) / np.sqrt(n_folds))
+    else:  # one held-out split: the standard errors over its rows
         n_held = len(folds[0].held)
         se = float(np.sqrt(max(acc[0] * (1 - acc[0]), 0.0) / max(n_held, 1)))
+        brier_se = float(brier[0, best_m, 1])
     return AccuracyPoint(
         complexity=float(np.mean(c.conditions)), accuracy=float(acc.mean()), accuracy_se=se,
         balanced_accuracy=float(np.mean(c.balanced)), complexity_budget=int(c.complexity_budget),
         error_budget=as_budget(c.share * e_star, sample_weight), error_share=float(c.share), form=c.form,
-        objective=c.objective, n_rules=float(np.mean(c.n_rules)),
+        objective=c.objective, n_rules=float(np.mean(c.n_rules)), brier=float(brier[:, best_m, 0].mean()),
+        brier_se=brier_se, smoothing=float(SMOOTHING_GRID[best_m]),
     )
 
 
 def choose(points: list[AccuracyPoint], size: str = DEFAULT_SIZE) -> list[AccuracyPoint]:
-    """``points`` with the default marked (``chosen``): the 1-SE rule (:func:`one_se_rule`) at the knob's
-    standard errors (:data:`SIZES`), among the candidates with at least one rule on every fold."""
+    """``points`` with the default marked (``chosen``), among the candidates with at least one rule on every
+    fold: the smallest whose held-out accuracy and Brier score are both within the knob's standard errors
+    (:data:`SIZES`) of the best (the 1-SE rule, :func:`one_se_rule`, on each); when no candidate is within
+    both, on accuracy alone.  The Brier score asks for probabilities worth reading: an explanation whose
+    accuracy a smaller one matches may still tell likely rows from unlikely ones better."""
     n_se = size_standard_errors(size)
     eligible = eligible_points(points)
     if not eligible:
         return list(points)
-    pick = eligible[one_se_rule([points[i].accuracy for i in eligible], [points[i].accuracy_se for i in eligible],
-                                [points[i].complexity for i in eligible], n_se)]
+    chosen = [points[i] for i in eligible]
+    good_brier = within_one_se([-p.brier for p in chosen], [p.brier_se for p in chosen], n_se)
+    pick = eligible[one_se_rule([p.accuracy for p in chosen], [p.accuracy_se for p in chosen],
+                                [p.complexity for p in chosen], n_se, also=good_brier)]
     return [replace(p, chosen=(i == pick)) for i, p in enumerate(points)]
 
 
@@ -401,4 +435,5 @@ def solve_chosen(pool: RulePool, point: AccuracyPoint, *, eps: float = 1.0, samp
 
 
 __all__ = ["ACCURACY_MAX_NNZ", "DEFAULT_SIZE", "ERROR_GRID", "FOLDS", "SIZES", "AccuracyPoint", "accuracy_frontier", "choose",
-           "complexity_grid", "eligible_points", "frontier_table", "one_se_rule", "solve_chosen", "validate_candidates", "validation_splits"]
+           "complexity_grid", "eligible_points", "frontier_table", "one_se_rule", "solve_chosen", "validate_candidates",
+           "validation_splits", "within_one_se"]

@@ -7,6 +7,8 @@
 - :mod:`explainer.report.diagnosis`: why a row is wrong (:meth:`RuleSetReport.wrong_rows`), and the rows
   each rule takes through a missing value (:attr:`RuleMetrics.missing_rows`);
 - :mod:`explainer.report.figures`: the min/avg/max fitness figure of a run;
+- :mod:`explainer.report.probabilities`: the class probabilities of a rule set's vote (``predict_proba``,
+  and the held-out Brier score the default policy weighs);
 - :mod:`explainer.report.groups`: accuracy and coverage in each group of one column
   (:func:`accuracy_by_group`).
 

@@ -1,0 +1,183 @@
+"""Class probabilities of a rule set's vote: what ``predict_proba`` gives, and what the validation scores.
+
+Each rule carries the class distribution of the training rows it covers (their weight, when weighted),
+smoothed towards the training class shares by an m-estimate: ``(counts + m * prior) / (n + m)``.  A row
+the vote decides gets the mean over the rules that fire on it; a row no rule decides (none fires, or
+classes tie) gets the smoothed distribution of the training rows no rule covers.  Where the distributions
+favour another class than the vote, the two exchange their probabilities (:func:`agree`), so the largest
+probability is always the class the vote gives.
+
+The rules were chosen on those same training rows, so their distributions are optimistic; how far to
+shrink them (``m``) is chosen on held-out rows by the default policy (:data:`SMOOTHING_GRID`), and is
+:data:`PROBA_SMOOTHING` when no validation ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explainer.data.labels import fallback_code
+
+#: the m-estimate's m when it is not chosen on held-out rows (budgets given): a rule right on 18 of 20
+#: rows gives its class about 0.9
+PROBA_SMOOTHING = 2.0
+#: the values of m the validation tries (grid points, each scored by held-out Brier score); from barely
+#: shrunk to a distribution worth about 32 rows of the class shares
+SMOOTHING_GRID = (0.5, 2.0, 8.0, 32.0)
+
+
+@dataclass(frozen=True)
+class VoteProbabilities:
+    """The fitted probabilities of a rule set: ``rule_proba`` (one row per rule), ``fallback_proba`` (rows no
+    rule decides), the class ``prior`` they are smoothed towards; ``rule_codes`` and ``fallback`` give the
+    vote."""
+
+    rule_codes: np.ndarray
+    rule_proba: np.ndarray
+    fallback: int
+    fallback_proba: np.ndarray
+    prior: np.ndarray
+
+
+def class_counts(codes: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
+    """The weight of each class among ``codes`` (rows, when unweighted)."""
+    return np.bincount(codes, weights=weights, minlength=n_classes).astype(float)
+
+
+def smoothed(counts: np.ndarray, prior: np.ndarray, m: float) -> np.ndarray:
+    """The m-estimate of class shares: ``counts`` shrunk towards ``prior`` (each row of a 2-D ``counts``)."""
+    counts = np.asarray(counts, dtype=float)
+    return (counts + m * prior) / (counts.sum(axis=-1, keepdims=True) + m)
+
+
+def vote_counts(cov, rule_codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """(rows, classes): how many of the rules firing on each row give each class; ``cov`` (rows, rules), dense
+    or sparse."""
+    onehot = np.eye(n_classes)[np.asarray(rule_codes, dtype=np.int64)]
+    if onehot.shape[0] == 0:
+        return np.zeros((cov.shape[0], n_classes))
+    return np.asarray(cov @ onehot, dtype=float)
+
+
+def voted(counts: np.ndarray, fallback: int) -> tuple[np.ndarray, np.ndarray]:
+    """(class code of each row, whether the vote decided it): the class most firing rules give, else (none
+    fires, or classes tie) ``fallback``."""
+    top = counts.max(axis=1) if counts.shape[1] else np.zeros(counts.shape[0])
+    decided = (top > 0) & ((counts == top[:, None]).sum(axis=1) == 1)
+    return np.where(decided, counts.argmax(axis=1), fallback), decided
+
+
+@dataclass(frozen=True)
+class ClassWeights:
+    """What the probabilities are made of, before smoothing: the class weights of the training rows each rule
+    covers (``per_rule``) and of the rows no rule covers (``left``), the class ``prior``, the vote's
+    ``rule_codes`` and ``fallback``."""
+
+    rule_codes: np.ndarray
+    per_rule: np.ndarray
+    fallback: int
+    left: np.ndarray
+    prior: np.ndarray
+
+    def smoothed(self, m: float) -> VoteProbabilities:
+        return VoteProbabilities(self.rule_codes, smoothed(self.per_rule, self.prior, m), self.fallback,
+                                 smoothed(self.left, self.prior, m), self.prior)
+
+
+def count_classes(cov, codes: np.ndarray, rule_codes: np.ndarray, n_classes: int, weights=None,
+                  fallback: int | None = None) -> ClassWeights:
+    """The class weights of the rules ``cov`` (rows, rules) on training rows of classes ``codes``; ``fallback``:
+    the class of rows no rule decides (default: the most frequent, by weight, of the rows no rule covers)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    total = class_counts(codes, n_classes, weights)
+    prior = total / total.sum() if total.sum() > 0 else np.full(n_classes, 1.0 / n_classes)
+    onehot = np.eye(n_classes)[codes]
+    if weights is not None:
+        onehot = onehot * np.asarray(weights, dtype=float)[:, None]
+    per_rule = np.asarray(cov.T @ onehot, dtype=float).reshape(-1, n_classes)
+    covered = np.asarray(cov.sum(axis=1)).ravel() > 0
+    if fallback is None:
+        fallback = fallback_code(codes, covered, n_classes, weights)
+    left = class_counts(codes[~covered], n_classes, None if weights is None else np.asarray(weights)[~covered])
+    return ClassWeights(np.asarray(rule_codes, dtype=np.int64), per_rule, int(fallback), left, prior)
+
+
+def fit_probabilities(cov, codes: np.ndarray, rule_codes: np.ndarray, n_classes: int, weights=None,
+                      m: float = PROBA_SMOOTHING, fallback: int | None = None) -> VoteProbabilities:
+    """The probabilities of the rules ``cov`` (rows, rules) on training rows of classes ``codes``, smoothed by
+    ``m`` (:func:`count_classes`)."""
+    return count_classes(cov, codes, rule_codes, n_classes, weights, fallback).smoothed(m)
+
+
+def vote_probabilities(fitted: VoteProbabilities, cov) -> tuple[np.ndarray, np.ndarray]:
+    """(class code of each row, its class probabilities) for the rows of ``cov`` (rows, rules)."""
+    return _Vote(cov, fitted.rule_codes, fitted.prior.size, fitted.fallback).probabilities(fitted)
+
+
+def brier_by_smoothing(weights: ClassWeights, cov, codes: np.ndarray, row_weights=None,
+                       grid=SMOOTHING_GRID) -> np.ndarray:
+    """(len(grid), 2): :func:`brier_terms` on the rows of ``cov`` (classes ``codes``) of the probabilities
+    smoothed by each m of ``grid``; the vote is counted once."""
+    vote = _Vote(cov, weights.rule_codes, weights.prior.size, weights.fallback)
+    return np.array([brier_terms(vote.probabilities(weights.smoothed(m))[1], codes, row_weights) for m in grid])
+
+
+class _Vote:
+    """The vote on some rows, counted once: their class codes, which the vote decided, and how many rules fire."""
+
+    def __init__(self, cov, rule_codes, n_classes: int, fallback: int):
+        self.cov, self.n_classes = cov, n_classes
+        self.code, self.decided = voted(vote_counts(cov, rule_codes, n_classes), fallback)
+        self.fired = np.asarray(cov.sum(axis=1), dtype=float).reshape(-1, 1)
+
+    def probabilities(self, fitted: VoteProbabilities) -> tuple[np.ndarray, np.ndarray]:
+        k = self.n_classes
+        mixed = np.asarray(self.cov @ fitted.rule_proba, dtype=float).reshape(-1, k) / np.maximum(self.fired, 1.0)
+        proba = np.where(self.decided[:, None], mixed, fitted.fallback_proba[None, :])
+        return self.code, agree(proba, self.code)
+
+
+def brier_score(proba: np.ndarray, codes: np.ndarray, weights=None) -> float:
+    """The multi-class Brier score: the mean over rows (by weight) of the squared distance between the
+    probabilities and the row's class as a one-hot vector (0 is perfect, 2 the worst)."""
+    if not len(codes):
+        return 0.0
+    target = np.eye(proba.shape[1])[np.asarray(codes, dtype=np.int64)]
+    return float(np.average(((proba - target) ** 2).sum(axis=1), weights=weights))
+
+
+def brier_terms(proba: np.ndarray, codes: np.ndarray, weights=None) -> tuple[float, float]:
+    """(:func:`brier_score`, its standard error over the rows: their weighted spread over the root of their
+    number)."""
+    if not len(codes):
+        return 0.0, 0.0
+    target = np.eye(proba.shape[1])[np.asarray(codes, dtype=np.int64)]
+    terms = ((proba - target) ** 2).sum(axis=1)
+    mean = float(np.average(terms, weights=weights))
+    spread = float(np.sqrt(np.average((terms - mean) ** 2, weights=weights)))
+    return mean, spread / np.sqrt(len(terms))
+
+
+def agree(proba: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """``proba`` with the decided class of each row holding its largest probability.  Where the rules'
+    distributions favour another class than their vote (or, on rows left to the fallback, the smoothing
+    does), the two classes exchange their probabilities; should several classes still share the largest,
+    the row's probabilities are averaged with certainty in the decided class."""
+    out = proba.copy()
+    rows = np.flatnonzero(out.argmax(axis=1) != code)
+    if rows.size:
+        top = out[rows].argmax(axis=1)
+        mine = out[rows, code[rows]].copy()
+        out[rows, code[rows]] = out[rows, top]
+        out[rows, top] = mine
+        left = rows[out[rows].argmax(axis=1) != code[rows]]
+        out[left] = 0.5 * out[left]
+        out[left, code[left]] += 0.5
+    return out
+
+
+__all__ = ["PROBA_SMOOTHING", "SMOOTHING_GRID", "ClassWeights", "VoteProbabilities", "agree", "brier_by_smoothing",
+           "brier_score", "brier_terms", "class_counts", "count_classes", "fit_probabilities", "smoothed",
+           "vote_counts", "vote_probabilities", "voted"]

@@ -1,0 +1,88 @@
+"""The probabilities of a rule set's vote, against hand counts."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from explainer.report.probabilities import (
+    agree,
+    brier_score,
+    brier_terms,
+    fit_probabilities,
+    vote_probabilities,
+)
+
+# six training rows of classes 0, 0, 0, 1, 1, 2; rule 0 (class 0) covers rows 0-3, rule 1 (class 1) rows 3-4
+CODES = np.array([0, 0, 0, 1, 1, 2])
+COV = np.array([[1, 0], [1, 0], [1, 0], [1, 1], [0, 1], [0, 0]], dtype=float)
+RULE_CODES = np.array([0, 1])
+
+
+def test_rule_and_fallback_distributions_are_m_estimates_of_their_rows():
+    fitted = fit_probabilities(COV, CODES, RULE_CODES, 3, m=2.0)
+    prior = np.array([3, 2, 1]) / 6
+    assert np.allclose(fitted.prior, prior)
+    # rule 0: classes (3, 1, 0) of 4 rows -> ((3, 1, 0) + 2 prior) / 6
+    assert np.allclose(fitted.rule_proba[0], (np.array([3, 1, 0]) + 2 * prior) / 6)
+    assert np.allclose(fitted.rule_proba[1], (np.array([0, 2, 0]) + 2 * prior) / 4)
+    # the one uncovered row is of class 2: the fallback class, its distribution (0, 0, 1) smoothed
+    assert fitted.fallback == 2
+    assert np.allclose(fitted.fallback_proba, (np.array([0, 0, 1]) + 2 * prior) / 3)
+
+
+def test_weights_count_in_every_distribution():
+    weights = np.array([1, 1, 1, 1, 1, 10.0])
+    fitted = fit_probabilities(COV, CODES, RULE_CODES, 3, weights, m=0.0)
+    assert np.allclose(fitted.prior, np.array([3, 2, 10]) / 15)
+    assert np.allclose(fitted.rule_proba[0], [0.75, 0.25, 0])
+
+
+def test_the_vote_decides_and_ties_go_to_the_fallback():
+    fitted = fit_probabilities(COV, CODES, RULE_CODES, 3, m=2.0)
+    new = np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=float)
+    code, proba = vote_probabilities(fitted, new)
+    assert code.tolist() == [0, 1, 2, 2]  # rule 0; rule 1; a tie; none fires
+    assert np.allclose(proba[0], fitted.rule_proba[0]) and np.allclose(proba[1], fitted.rule_proba[1])
+    assert np.allclose(proba[2], fitted.fallback_proba) and np.allclose(proba[3], fitted.fallback_proba)
+    assert np.allclose(proba.sum(axis=1), 1)
+    # sparse coverage gives the same
+    code_s, proba_s = vote_probabilities(fitted, sp.csr_matrix(new))
+    assert np.array_equal(code, code_s) and np.allclose(proba, proba_s)
+
+
+def test_two_rules_of_one_class_give_the_mean_of_their_distributions():
+    cov = np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=float)
+    fitted = fit_probabilities(cov, np.array([0, 0, 1, 1]), np.array([0, 0]), 2, m=1.0)
+    code, proba = vote_probabilities(fitted, np.array([[1.0, 1.0]]))
+    assert code.tolist() == [0]
+    assert np.allclose(proba[0], fitted.rule_proba.mean(axis=0))
+
+
+def test_agree_gives_the_decided_class_the_largest_probability():
+    out = agree(np.array([[0.6, 0.4], [0.5, 0.5], [0.2, 0.8]]), np.array([1, 1, 1]))
+    assert out.argmax(axis=1).tolist() == [1, 1, 1]
+    assert np.allclose(out[0], [0.4, 0.6]) and np.allclose(out[2], [0.2, 0.8])
+    assert np.allclose(out.sum(axis=1), 1)
+
+
+def test_the_brier_score_and_its_standard_error_by_hand():
+    proba = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])
+    codes = np.array([0, 0, 0])
+    terms = np.array([0.0, 0.5, 2.0])
+    assert brier_score(proba, codes) == pytest.approx(terms.mean())
+    mean, se = brier_terms(proba, codes)
+    assert mean == pytest.approx(terms.mean())
+    assert se == pytest.approx(terms.std() / np.sqrt(3))
+    assert brier_score(proba, codes, weights=[0, 0, 1]) == pytest.approx(2.0)
+
+
+def test_brier_by_smoothing_is_the_brier_score_of_each_smoothing():
+    from explainer.report.probabilities import brier_by_smoothing, count_classes
+
+    held = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0]], dtype=float)
+    held_codes = np.array([0, 1, 1, 2, 1])
+    weights = count_classes(COV, CODES, RULE_CODES, 3)
+    got = brier_by_smoothing(weights, held, held_codes, grid=(0.5, 4.0))
+    for row, m in zip(got, (0.5, 4.0), strict=True):
+        _, proba = vote_probabilities(fit_probabilities(COV, CODES, RULE_CODES, 3, m=m), held)
+        assert row[0] == pytest.approx(brier_score(proba, held_codes))
