@@ -291,8 +291,9 @@ def _add_pin_args(p: argparse.ArgumentParser) -> None:
 
 def _add_size_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", choices=list(SIZES), default=None,
-                   help="size of the default explanation: the smallest whose held-out accuracy is within 1 "
-                        "(compact), 0.5 (balanced, default) or 0 (accurate) standard errors of the best")
+                   help="size of the default explanation: the smallest whose held-out accuracy and Brier score "
+                        "are within 1 (compact), 0.5 (balanced, default) or 0 (accurate) standard errors of the "
+                        "best")
 
 
 def _check_params(algorithm: str, params: dict) -> None:

@@ -78,8 +78,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     complexity_budget, error_budget : Bc and Be, integers >= 0 (Be any number >= 0 when the rows are
         weighted: a weight); ``None`` takes the default budgets (:func:`explainer.pipeline.default_budgets`).
     size : the default explanation's size when both budgets are ``None``: ``"compact"``, ``"balanced"`` (default)
-        or ``"accurate"``, the smallest candidate whose held-out accuracy is within 1, 0.5 or 0 standard
-        errors of the best (:mod:`explainer.pipeline.validation`); unused when a budget is given.
+        or ``"accurate"``, the smallest candidate whose held-out accuracy and Brier score are within 1, 0.5
+        or 0 standard errors of the best (:mod:`explainer.pipeline.validation`); unused when a budget is given.
     eps : conflict penalty, a number >= 0.
     algorithm : registry name (``qga``, ``rfhc``, ``exact``, ...; see ``explainer.selection.ALGORITHMS``).
     algorithm_params : dict of the algorithm's parameters (e.g. ``{"n_generations": 50}``).

@@ -60,9 +60,10 @@ def _key(state: Session) -> tuple:
 
 #: the knob in words: which explanation the policy takes (what the Explain page and its steps say)
 SIZE_WORDS = {
-    "compact": "the smallest whose held-out accuracy is within one standard error of the best",
-    "balanced": "the smallest whose held-out accuracy is within half a standard error of the best",
-    "accurate": "the smallest with the best held-out accuracy",
+    "compact": "the smallest whose held-out accuracy and Brier score are within one standard error of the best",
+    "balanced": "the smallest whose held-out accuracy and Brier score are within half a standard error of the best",
+    "accurate": "the smallest with the best held-out accuracy and Brier score (on accuracy alone when no candidate "
+                "has both)",
 }
 
 

@@ -202,9 +202,10 @@ def size_control(state: Session) -> str:
     chosen = st.segmented_control(
         "Explanation size", list(SIZES), default=state.size, required=True, key=Session.size.key,
         help="Which explanation the default budgets give, among candidates scored on rows they did not see: "
-             "**compact**, the smallest whose held-out accuracy is within one standard error of the best; "
-             "**balanced**, within half a standard error; **accurate**, the smallest with the best held-out "
-             "accuracy. The budgets move to the new defaults unless you have set them yourself.")
+             "**compact**, the smallest whose held-out accuracy and Brier score (how well its probabilities "
+             "read) are within one standard error of the best; **balanced**, within half a standard error; "
+             "**accurate**, the smallest with the best of both (on accuracy alone when no candidate has "
+             "both). The budgets move to the new defaults unless you have set them yourself.")
     return chosen or DEFAULT_SIZE
 
 
