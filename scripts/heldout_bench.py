@@ -153,19 +153,25 @@ def evaluate(key, model_names, ripper_budget=False):
     for fold, (tr, te) in enumerate(folds.split(X, y)):
         ripper = None
         for name in model_names:
-            model = PEERS[name]()
-            try:
-                row = score(model, X, y, tr, te)
-            except Exception as exc:  # a peer that fails on a table is recorded, not fatal
-                print(f"  {key} fold {fold} {name}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                continue
+            row = _score_or_report(PEERS[name](), X, y, tr, te, key, fold)
             if row is not None:
                 rows.append({"table": key, "rows": len(y), "fold": fold, **row})
                 ripper = row if name == "ripper" else ripper
         if ripper_budget and ripper is not None:
-            row = score(ExplainerBc(ripper["conditions"]), X, y, tr, te)
-            rows.append({"table": key, "rows": len(y), "fold": fold, **row})
+            row = _score_or_report(ExplainerBc(ripper["conditions"]), X, y, tr, te, key, fold)
+            if row is not None:
+                rows.append({"table": key, "rows": len(y), "fold": fold, **row})
     return rows
+
+
+def _score_or_report(model, X, y, tr, te, key, fold):
+    """:func:`score`, or None when the model fails on the table: the failure is printed (and the table's
+    missing cells say so in the report), not fatal to the run."""
+    try:
+        return score(model, X, y, tr, te)
+    except Exception as exc:
+        print(f"  {key} fold {fold} {model.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
 
 
 def share(ok):
