@@ -283,16 +283,18 @@ class _Extractor:
         the rule text reads.
         """
         t = tree.tree_
+        # each of the tree's arrays read once: every read of ``tree_.value`` and the like builds a new array
         left, right = t.children_left, t.children_right
+        feature, threshold = t.feature, t.threshold
+        leaf_class = class_codes[t.value[:, 0, :].argmax(axis=1)]
         stack: list[tuple[int, np.ndarray, tuple[Condition, ...]]] = [(0, np.arange(self.X.shape[0]), ())]
         while stack:
             node, rows, conds = stack.pop()
             if left[node] == -1:
-                label = class_codes[int(np.argmax(t.value[node][0]))]
-                yield conds, int(label), rows
+                yield conds, int(leaf_class[node]), rows
                 continue
-            f = int(t.feature[node]) if self.feature_map is None else int(self.feature_map[t.feature[node]])
-            thr = self._short_threshold(f, float(t.threshold[node]))
+            f = int(feature[node]) if self.feature_map is None else int(self.feature_map[feature[node]])
+            thr = self._short_threshold(f, float(threshold[node]))
             col = self.X[rows, f]
             with np.errstate(invalid="ignore"):
                 go_left = col <= thr
