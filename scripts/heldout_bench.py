@@ -270,7 +270,8 @@ def previous(out, keys, model_names, command):
     old = pd.read_csv(out.with_suffix(".csv"))
     redo = old["table"].isin(keys) & old["model"].isin(model_names)
     text = out.with_suffix(".md").read_text()
-    before = text.split("Command: `", 1)[1].split("`", 1)[0] if "Command: `" in text else "an earlier run"
+    # every command the file records (``A`, then `B``), not only the first
+    before = text.split("Command: `", 1)[1].split("\n", 1)[0].rstrip().rstrip("`") if "Command: `" in text else "an earlier run"
     return old[~redo].to_dict("records"), f"{before}`, then `{command}"
 
 
