@@ -13,7 +13,6 @@ allocator hold: memory in use there is live, not fragments.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import io
 import pathlib
@@ -29,15 +28,16 @@ sys.path.insert(0, str(ROOT / "tests"))  # the AppTest helpers of the app's test
 from test_app import button, new_app  # noqa: E402
 
 from explainer.app import jobs, sources, steps  # noqa: E402
-from explainer.app.caching import COMPUTED, UPLOADS, approx_bytes, return_freed_memory  # noqa: E402
+from explainer.app.caching import (  # noqa: E402
+    COMPUTED,
+    UPLOADS,
+    approx_bytes,
+    c_allocator_mb,
+    return_freed_memory,
+)
 from explainer.bench.census import census_like  # noqa: E402
 
 MB = 2**20
-
-
-class MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
 
 
 def rss_mb() -> float:
@@ -46,14 +46,11 @@ def rss_mb() -> float:
 
 def c_allocator() -> str:
     """What glibc's allocator holds: large blocks (each a live array or table column) and its heaps."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallinfo2.restype = MallInfo2
-    except (OSError, AttributeError):
+    info = c_allocator_mb()
+    if info is None:
         return "C allocator: not glibc, not read"
-    info = libc.mallinfo2()
-    return (f"C allocator: {info.hblkhd / MB:.0f} MB in large blocks (live), {info.uordblks / MB:.0f} MB in use and "
-            f"{info.fordblks / MB:.0f} MB free in its heaps; Python's small objects: "
+    return (f"C allocator: {info['large_blocks']:.0f} MB in large blocks (live), {info['heap_in_use']:.0f} MB in use "
+            f"and {info['heap_free']:.0f} MB free in its heaps; Python's small objects: "
             f"{sys.getallocatedblocks():,} blocks")
 
 

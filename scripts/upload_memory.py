@@ -1,6 +1,6 @@
 """The dashboard server's memory as large tables are uploaded one after the other.
 
-    python scripts/upload_memory.py [--uploads 6] [--mb 41.5] [--sessions] [--after-close 150]
+    python scripts/upload_memory.py [--uploads 6] [--mb 41.5] [--sessions] [--after-close 240]
 
 Starts ``streamlit run app.py`` on a free local port, then in headless
 Chromium uploads ``--uploads`` different CSV files of about ``--mb`` MB each
@@ -9,14 +9,19 @@ the Data page and loads each one, as an analyst would (in one session, or
 each from a new one with ``--sessions``).  After each load it prints the
 resident memory of the server process (its worker processes apart); then it
 closes the browser, waits ``--after-close`` seconds (Streamlit keeps a closed
-session for 120 s) and prints it again, against the budget: the server's memory
-at the start plus the caches' byte budgets.  Needs playwright and Debian's
+session for 120 s; the server releases it within a minute after) and prints it
+again, against the budget: the server's memory at the start plus the caches'
+byte budgets.  Beside each figure, the server's own account of what it holds
+(its caches, Streamlit's uploaded files, pandas tables alive, sessions), which
+it writes every 30 s to the file ``EXPLAINER_MEMORY_LOG`` names.  Needs playwright and Debian's
 chromium (``/usr/bin/chromium``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import pathlib
 import sys
 import tempfile
@@ -34,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the helper that starts the dashboard 
 from dashboard_server import start_dashboard, stop_dashboard  # noqa: E402
 
 from explainer.app.caching import COMPUTED, MB, UPLOADS  # noqa: E402
+from explainer.app.closed_sessions import MEMORY_LOG_ENV  # noqa: E402
 
 #: the caches' byte budgets, as the server reads them from the same environment
 CACHES = UPLOADS.max_bytes + COMPUTED.max_bytes
@@ -72,13 +78,22 @@ def server_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
+def held(log: pathlib.Path) -> str:
+    """The server's own account of what it holds, from its last housekeeping round (``EXPLAINER_MEMORY_LOG``)."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    if not lines:
+        return "no housekeeping round yet"
+    last = json.loads(lines[-1])
+    return ", ".join(f"{k} {v:.0f}" if isinstance(v, float) else f"{k} {v}" for k, v in last.items() if k != "time")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=6)
     parser.add_argument("--mb", type=float, default=41.5)
     parser.add_argument("--sessions", action="store_true",
                         help="each upload from a new session (Streamlit keeps a closed one for 2 minutes)")
-    parser.add_argument("--after-close", type=float, default=150.0,
+    parser.add_argument("--after-close", type=float, default=240.0,
                         help="seconds to wait after the browser closes before the last measure")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright  # only this script needs a browser driver
@@ -90,6 +105,8 @@ def main(argv=None) -> int:
             path = pathlib.Path(tmp) / f"census_{i}.csv"
             census_like(n_rows, seed=i).to_csv(path, index=False)
             files.append(path)
+        log = pathlib.Path(tmp) / "held.jsonl"
+        os.environ[MEMORY_LOG_ENV] = str(log)  # the server writes what it holds there every 30 s
         proc, url = start_dashboard(stdout=None)
         try:
             with sync_playwright() as pw:
@@ -124,6 +141,7 @@ def main(argv=None) -> int:
                     size = path.stat().st_size / 1e6
                     print(f"after upload {i + 1} ({size:.1f} MB, {n_rows:,} rows, loaded in "
                           f"{time.perf_counter() - t0:.1f} s): server {server_mb(proc.pid):.0f} MB")
+                    print(f"  server's account: {held(log)}")
                 browser.close()
             time.sleep(args.after_close)
             budget = start_mb + CACHES / MB
@@ -131,6 +149,7 @@ def main(argv=None) -> int:
             print(f"{args.after_close:.0f} s after the browser closed: server {after:.0f} MB; budget {budget:.0f} MB "
                   f"(at start {start_mb:.0f} + caches {CACHES / MB:.0f}): "
                   f"{'within' if after <= budget else 'OVER'}")
+            print(f"  server's account: {held(log)}")
         finally:
             stop_dashboard(proc)
     return 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import ctypes
 import ctypes.util
+import logging
 import os
 import sys
 import threading
@@ -27,6 +28,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 MB = 1 << 20
+_LOG = logging.getLogger(__name__)
 
 
 def _budget(name: str, default_mb: int) -> int:
@@ -146,7 +148,7 @@ def approx_bytes(value, _depth: int = 0) -> int:
     return sys.getsizeof(value)
 
 
-#: seconds between two returns of freed memory to the system (:func:`start_returning_freed_memory`)
+#: seconds between two rounds of the server's housekeeping (:func:`start_housekeeping`)
 RETURN_EVERY_S = 30.0
 
 
@@ -156,6 +158,44 @@ def _malloc_trim():
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
+
+
+#: glibc's ``mallopt`` parameter for the size from which a block is mapped on its own
+_M_MMAP_THRESHOLD = -3
+#: blocks of at least this many bytes are mapped on their own, so that freeing one gives its memory back to
+#: the system whole.  glibc's default threshold moves up (to 32 MB) each time such a block is freed, after
+#: which a large table's columns and arrays come from the heaps and leave them fragmented: six 41.5 MB
+#: uploads left 831 MB free in the heaps that ``malloc_trim`` could not return, the server 2,247 MB against the
+#: caches' 977 MB (``scripts/upload_memory.py``)
+MMAP_THRESHOLD = 1 << 20
+
+
+def map_large_blocks_apart(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Fix glibc's threshold for blocks mapped on their own at ``threshold`` bytes; False where it cannot (not
+    glibc).  Applies to the calling process and the processes it forks afterwards."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(threshold)))
+    except (OSError, AttributeError):
+        return False
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                     "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def c_allocator_mb() -> dict | None:
+    """What glibc's allocator holds, in MB (None on another C library): ``large_blocks`` (each mapped on its
+    own: a live array or column), ``heap_in_use`` (live smaller blocks) and ``heap_free`` (freed, kept in its
+    heaps: what :func:`return_freed_memory` can hand back only where whole pages are free)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallinfo2.restype = _MallInfo2
+    except (OSError, AttributeError):
+        return None
+    info = libc.mallinfo2()
+    return {"large_blocks": info.hblkhd / MB, "heap_in_use": info.uordblks / MB, "heap_free": info.fordblks / MB}
 
 
 def return_freed_memory() -> bool:
@@ -169,17 +209,23 @@ def return_freed_memory() -> bool:
     return True
 
 
-def start_returning_freed_memory(every_s: float = RETURN_EVERY_S) -> threading.Thread | None:
-    """A daemon thread that calls :func:`return_freed_memory` every ``every_s`` seconds (None where it cannot)."""
-    if _malloc_trim() is None:
-        return None
+def start_housekeeping(*tasks: Callable[[], object], every_s: float = RETURN_EVERY_S,
+                       stop: threading.Event | None = None) -> threading.Thread:
+    """A daemon thread that, every ``every_s`` seconds until ``stop`` is set (the server's: never), runs
+    ``tasks`` (each guarded: one that fails is logged and the others still run) and then
+    :func:`return_freed_memory`, so that what the tasks freed goes back to the system at once."""
+    stop = stop or threading.Event()
 
     def loop():
-        while True:
-            time.sleep(every_s)
+        while not stop.wait(every_s):
+            for task in tasks:
+                try:
+                    task()
+                except Exception:  # housekeeping must never end the server's thread
+                    _LOG.exception("housekeeping task %s failed", getattr(task, "__name__", task))
             return_freed_memory()
 
-    thread = threading.Thread(target=loop, name="explainer-return-memory", daemon=True)
+    thread = threading.Thread(target=loop, name="explainer-housekeeping", daemon=True)
     thread.start()
     return thread
 

@@ -20,7 +20,8 @@ import streamlit as st
 
 from explainer.app import jobs, kept_runs, steps
 from explainer.app.alternatives import K_MAX
-from explainer.app.caching import start_returning_freed_memory
+from explainer.app.caching import map_large_blocks_apart, start_housekeeping
+from explainer.app.closed_sessions import log_held_memory, release_closed_sessions, remember_session
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -394,7 +395,8 @@ def warm_up_server() -> threading.Thread:
     def work():
         available()
         jobs.start_fork_server()
-        start_returning_freed_memory()
+        map_large_blocks_apart()  # this process only: the workers come from the fork server, a new interpreter
+        start_housekeeping(release_closed_sessions, log_held_memory)
         fitness_figure([{"generation": 0, "min": 0, "mean": 0, "max": 0}], 1)  # plotly's lazily loaded classes
         # The libraries' objects, some 200,000, live as long as the server: frozen, a full collection no
         # longer walks them (0.12-0.29 s each, several a second while a run is watched, measured at 32,561
@@ -416,6 +418,7 @@ def setup(page: str) -> Session:
     )
     state = Session()
     warm_up_server()
+    remember_session()
     restore_from_url(state)
     persist_widgets(state)
     load_default_sample(state)

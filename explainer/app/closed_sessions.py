@@ -1,0 +1,175 @@
+"""What a closed page leaves in the server, released once the page can no longer come back to it.
+
+Streamlit keeps a closed page's session for a reconnection (``server.disconnectedSessionTTL``, 120 s by
+default) in a cache that, when that time is up, drops the session without shutting it down: its uploaded
+files stay in the server's uploaded-file store for as long as the server lives, its download buttons'
+files stay referenced, and its state (the data set, the explanation) stays until that cache is next
+written to, which may be never.  Six 41.5 MB uploads from pages opened and closed in turn left the server
+about 900 MB above the caches' budgets 150 s after the last page closed (``scripts/upload_memory.py``).
+
+Every page run remembers its session (:func:`remember_session`).  A periodic check
+(:func:`release_closed_sessions`) releases what a remembered session holds once it has been inactive for
+longer than it could reconnect: its uploaded files and media files, as Streamlit's own shutdown of a
+session removes them, and the values of its state.  A page reloaded or reopened later starts a new
+session, which finds its work again through the server's caches (the link carries the settings).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+from streamlit import config, runtime
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from explainer.app.caching import COMPUTED, MB, UPLOADS, c_allocator_mb
+
+#: seconds added to Streamlit's reconnection window before a session counts as gone: the check runs
+#: periodically, so a session is released between this margin and the margin plus the check's period late
+MARGIN_S = 30.0
+
+
+@dataclass
+class _Seen:
+    state: object  # the session's state (Streamlit's SafeSessionState): its values are dropped on release
+    uploads: object  # the server's uploaded-file store, which keys the session's files by its id
+    inactive_since: float | None = None
+
+
+_SEEN: dict[str, _Seen] = {}
+_LOCK = threading.Lock()
+_RELEASED = [0]  # sessions released since the server started
+
+
+def remember_session() -> None:
+    """Remember the session of the page now running (nothing outside a Streamlit server)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not runtime.exists():
+        return
+    with _LOCK:
+        seen = _SEEN.get(ctx.session_id)
+        if seen is None:
+            _SEEN[ctx.session_id] = _Seen(ctx.session_state, ctx.uploaded_file_mgr)
+        else:
+            seen.state, seen.inactive_since = ctx.session_state, None
+
+
+def reconnect_window_s() -> float:
+    """How long Streamlit lets a closed page's session be reconnected to, in seconds."""
+    return float(config.get_option("server.disconnectedSessionTTL") or 0)
+
+
+def release_closed_sessions(now: float | None = None, is_active=None, media=None, tables=None) -> list[str]:
+    """Release what the remembered sessions that can no longer reconnect hold; their ids.
+
+    A session not active at a check is marked; at a later check, once marked longer than the reconnection
+    window plus :data:`MARGIN_S`, its uploaded files and media files are removed and its state's values
+    dropped.  ``is_active``, ``media`` (the server's media file store) and ``tables`` (its store of the tables
+    ``st.dataframe`` serves in pieces, where the Streamlit version has one) default to the running server's.
+    """
+    now = time.monotonic() if now is None else now
+    if is_active is None or media is None:
+        if not runtime.exists():
+            return []
+        server = runtime.get_instance()
+        is_active = is_active or server.is_active_session
+        media = media or server.media_file_mgr
+        tables = tables or getattr(server, "dataframe_source_mgr", None)
+    window = reconnect_window_s() + MARGIN_S
+    gone = []
+    with _LOCK:
+        for session_id, seen in list(_SEEN.items()):
+            if is_active(session_id):
+                seen.inactive_since = None
+            elif seen.inactive_since is None:
+                seen.inactive_since = now
+            elif now - seen.inactive_since > window:
+                gone.append((session_id, _SEEN.pop(session_id)))
+    for session_id, seen in gone:
+        _release(session_id, seen, media, tables)
+    _RELEASED[0] += len(gone)
+    return [session_id for session_id, _ in gone]
+
+
+def _release(session_id: str, seen: _Seen, media, tables=None) -> None:
+    """What Streamlit's shutdown of a session removes (its uploaded files, its media files, the tables its
+    ``st.dataframe`` elements serve in pieces), and the values of its state."""
+    seen.uploads.remove_session_files(session_id)
+    media.clear_session_refs(session_id)
+    media.remove_orphaned_files()
+    if tables is not None:
+        tables.clear_all_for_session(session_id)
+    state = seen.state
+    for key in list(state.filtered_state):
+        try:
+            del state[key]
+        except (KeyError, AttributeError, ValueError):  # a widget's value Streamlit will not let go of
+            pass
+
+
+def held_memory() -> dict:
+    """What the server holds, in MB where a size: the caches' estimates, the files Streamlit keeps for uploads,
+    the pandas tables alive (their columns' memory, shared columns counted once per table), and the sessions
+    remembered and active.  A diagnostic: it walks the garbage collector's objects (a fraction of a second)."""
+    out: dict = {"uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB}
+    if runtime.exists():
+        server = runtime.get_instance()
+        files = getattr(server.uploaded_file_mgr, "file_storage", {})  # the in-memory store's files by session
+        out["streamlit_upload_files_mb"] = sum(len(f.data) for by_id in list(files.values())
+                                               for f in list(by_id.values())) / MB
+        with _LOCK:
+            ids = list(_SEEN)
+        out["sessions_remembered"], out["sessions_released"] = len(ids), _RELEASED[0]
+        out["sessions_active"] = sum(bool(server.is_active_session(i)) for i in ids)
+    frames = [o for o in gc.get_objects() if isinstance(o, pd.DataFrame)]
+    sizes = [int(f.memory_usage(index=True, deep=False).sum()) for f in frames]
+    out["dataframes"] = len(frames)
+    out["dataframes_mb"] = sum(sizes) / MB
+    allocator = c_allocator_mb()
+    if allocator is not None:
+        out.update({f"malloc_{k}_mb": v for k, v in allocator.items()})
+    big = [i for i, size in enumerate(sizes) if size >= 20 * MB]
+    out["large_dataframes_held_by"] = [_holders(frames[i], frames) for i in big]
+    return out
+
+
+def _holders(obj, ours: list) -> str:
+    """What refers to ``obj`` (``ours``, the caller's list, apart), as type names (an attribute dictionary
+    named by its owner's type)."""
+    names = []
+    for ref in gc.get_referrers(obj):
+        if ref is ours:
+            continue
+        if isinstance(ref, dict):
+            owners = [type(o).__name__ for o in gc.get_referrers(ref) if getattr(o, "__dict__", None) is ref]
+            names.append(f"{owners[0]}.__dict__" if owners else "dict")
+        elif not isinstance(ref, list) or len(ref) < 100_000:  # not gc's own list of every object
+            names.append(type(ref).__name__)
+    return ",".join(sorted(set(names)))
+
+
+#: where :func:`log_held_memory` appends a line (JSON) at each round of the server's housekeeping; unset, nothing
+MEMORY_LOG_ENV = "EXPLAINER_MEMORY_LOG"
+
+
+def log_held_memory() -> None:
+    """Append :func:`held_memory` (and the time) as one JSON line to the file :data:`MEMORY_LOG_ENV` names."""
+    path = os.environ.get(MEMORY_LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"time": time.time(), **held_memory()}) + "\n")
+
+
+def remembered() -> list[str]:
+    """The ids of the sessions remembered and not released yet."""
+    with _LOCK:
+        return list(_SEEN)
+
+
+__all__ = ["MARGIN_S", "MEMORY_LOG_ENV", "held_memory", "log_held_memory", "reconnect_window_s", "release_closed_sessions",
+           "remember_session", "remembered"]
