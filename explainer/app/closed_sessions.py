@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import pandas as pd
 from streamlit import config, runtime
@@ -34,10 +35,25 @@ from explainer.app.caching import COMPUTED, MB, UPLOADS, c_allocator_mb
 MARGIN_S = 30.0
 
 
+class _State(Protocol):
+    """A session's state, as Streamlit's ``SafeSessionState`` offers it."""
+
+    @property
+    def filtered_state(self) -> dict[str, Any]: ...
+
+    def __delitem__(self, key: str) -> None: ...
+
+
+class _Uploads(Protocol):
+    """The server's uploaded-file store, which keys a session's files by its id."""
+
+    def remove_session_files(self, session_id: str) -> None: ...
+
+
 @dataclass
 class _Seen:
-    state: object  # the session's state (Streamlit's SafeSessionState): its values are dropped on release
-    uploads: object  # the server's uploaded-file store, which keys the session's files by its id
+    state: _State  # its values are dropped on release
+    uploads: _Uploads
     inactive_since: float | None = None
 
 
