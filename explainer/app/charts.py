@@ -209,13 +209,15 @@ def accuracy_front(points) -> list:
 
 
 def _candidate_data(points) -> list[list]:
-    """What a dot of the accuracy frontier carries: (Bc, Be, form, objective, default?, balanced %, se %, rules)."""
+    """What a dot of the accuracy frontier carries: (Bc, Be, form, objective, default?, balanced %, se %, rules,
+    Brier score)."""
     return [[p.complexity_budget, p.error_budget, p.form, p.objective, int(p.chosen), 100 * p.balanced_accuracy,
-             100 * p.accuracy_se, p.n_rules] for p in points]
+             100 * p.accuracy_se, p.n_rules, p.brier] for p in points]
 
 
 ACCURACY_HOVER = ("%{x:.1f} conditions, %{customdata[7]:.1f} rules: %{y:.2f}% (accuracy ± %{customdata[6]:.2f}, "
-                  "balanced %{customdata[5]:.2f}%)<br>Bc = %{customdata[0]}, Be = %{customdata[1]}, "
+                  "balanced %{customdata[5]:.2f}%, Brier score %{customdata[8]:.3f})<br>Bc = %{customdata[0]}, "
+                  "Be = %{customdata[1]}, "
                   "form %{customdata[2]}, objective %{customdata[3]}")
 
 

@@ -402,15 +402,15 @@ def accuracy_frontier(pool: RulePool, size: str = DEFAULT_SIZE, *, eps: float = 
 
 
 def frontier_table(points: list[AccuracyPoint]) -> str:
-    """The validation curve as text, one line per candidate, fewest conditions first; ``*`` marks the default."""
-    lines = [f"{'':1s} {'conditions':>10s} {'accuracy %':>10s} {'+- se':>6s} {'balanced %':>10s} {'Bc':>4s} "
-             f"{'Be':>8s} {'form':>8s} {'objective':>9s}"]
+    """The validation curve as text, one line per candidate, fewest conditions first; ``*`` marks the default.
+    Beside accuracy, the Brier score the choice also weighs (lower is better)."""
+    lines = [f"{'':1s} {'conditions':>10s} {'accuracy %':>10s} {'+- se':>6s} {'balanced %':>10s} {'Brier':>6s} "
+             f"{'+- se':>6s} {'Bc':>4s} {'Be':>8s} {'form':>8s} {'objective':>9s}"]
     for p in sorted(points, key=lambda p: (p.complexity, -p.accuracy)):
         lines.append(f"{'*' if p.chosen else ' ':1s} {p.complexity:10.1f} {100 * p.accuracy:10.2f} "
-                     f"{100 * p.accuracy_se:6.2f} {100 * p.balanced_accuracy:10.2f} {p.complexity_budget:4d} "
-                     f"{p.error_budget:8g} {p.form:>8s} {p.objective:>9s}")
+                     f"{100 * p.accuracy_se:6.2f} {100 * p.balanced_accuracy:10.2f} {p.brier:6.3f} {p.brier_se:6.3f} "
+                     f"{p.complexity_budget:4d} {p.error_budget:8g} {p.form:>8s} {p.objective:>9s}")
     return "\n".join(lines) + "\n"
-
 
 
 def solve_chosen(pool: RulePool, point: AccuracyPoint, *, eps: float = 1.0, sample_weight=None) -> np.ndarray:
