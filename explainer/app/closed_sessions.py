@@ -59,7 +59,7 @@ class _Seen:
 
 _SEEN: dict[str, _Seen] = {}
 _LOCK = threading.Lock()
-_RELEASED = [0]  # sessions released since the server started
+_released = 0  # sessions released since the server started
 
 
 def remember_session() -> None:
@@ -88,6 +88,7 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
     dropped.  ``is_active``, ``media`` (the server's media file store) and ``tables`` (its store of the tables
     ``st.dataframe`` serves in pieces, where the Streamlit version has one) default to the running server's.
     """
+    global _released
     now = time.monotonic() if now is None else now
     if is_active is None or media is None:
         if not runtime.exists():
@@ -108,7 +109,7 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
                 gone.append((session_id, _SEEN.pop(session_id)))
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
-    _RELEASED[0] += len(gone)
+    _released += len(gone)
     return [session_id for session_id, _ in gone]
 
 
@@ -140,7 +141,7 @@ def held_memory() -> dict:
                                                for f in list(by_id.values())) / MB
         with _LOCK:
             ids = list(_SEEN)
-        out["sessions_remembered"], out["sessions_released"] = len(ids), _RELEASED[0]
+        out["sessions_remembered"], out["sessions_released"] = len(ids), _released
         out["sessions_active"] = sum(bool(server.is_active_session(i)) for i in ids)
     frames = [o for o in gc.get_objects() if isinstance(o, pd.DataFrame)]
     sizes = [int(f.memory_usage(index=True, deep=False).sum()) for f in frames]

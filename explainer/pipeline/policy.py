@@ -21,8 +21,7 @@ from explainer.pipeline.reading import (
     policy_rows,
     reference_errors,
 )
-from explainer.report.probabilities import vote_counts
-from explainer.report.probabilities import voted as vote
+from explainer.report.probabilities import vote_counts, voted
 from explainer.rules.pool import RulePool
 from explainer.selection.callbacks import Callback
 from explainer.selection.frontier import coverable_rows, frontier, local_search
@@ -213,10 +212,10 @@ def _training_right(problem: SelectionProblem, selection: np.ndarray, every_clas
     counts = vote_counts(problem.coverage_sparse[:, idx], problem.rule_class[idx], problem.n_classes)
     fallback = -1 if every_class else fallback_code(problem.y, counts.any(axis=1), problem.n_classes,
                                                     problem.row_weight)
-    voted, _ = vote(counts, fallback)
+    code, _ = voted(counts, fallback)
     if problem.row_weight is not None:
-        return float(problem.row_weight[voted == problem.y].sum())
-    return int(np.count_nonzero(voted == problem.y))
+        return float(problem.row_weight[code == problem.y].sum())
+    return int(np.count_nonzero(code == problem.y))
 
 
 @dataclass

@@ -37,6 +37,7 @@ from explainer.pipeline.reading import (
     widen_selection,
 )
 from explainer.report.probabilities import (
+    PROBA_SMOOTHING,
     SMOOTHING_GRID,
     brier_by_smoothing,
     count_classes,
@@ -96,7 +97,7 @@ class AccuracyPoint:
     n_rules: float
     brier: float = 0.0
     brier_se: float = 0.0
-    smoothing: float = 2.0
+    smoothing: float = PROBA_SMOOTHING
     chosen: bool = False
 
     def to_dict(self) -> dict:

@@ -142,10 +142,7 @@ class _Vote:
 def brier_score(proba: np.ndarray, codes: np.ndarray, weights=None) -> float:
     """The multi-class Brier score: the mean over rows (by weight) of the squared distance between the
     probabilities and the row's class as a one-hot vector (0 is perfect, 2 the worst)."""
-    if not len(codes):
-        return 0.0
-    target = np.eye(proba.shape[1])[np.asarray(codes, dtype=np.int64)]
-    return float(np.average(((proba - target) ** 2).sum(axis=1), weights=weights))
+    return brier_terms(proba, codes, weights)[0]
 
 
 def brier_terms(proba: np.ndarray, codes: np.ndarray, weights=None) -> tuple[float, float]:
