@@ -44,6 +44,7 @@ from explainer.report.probabilities import (
     vote_counts,
     voted,
 )
+from explainer.rules.model import coverage_columns
 from explainer.rules.pool import RulePool, build_pool
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
@@ -260,8 +261,7 @@ def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[Rul
     grown = build_pool(frame.iloc[train], [labels[i] for i in train], **pool.build_settings())
     held_rows = frame.iloc[held][grown.feature_names].to_numpy(dtype=float)
     index = {name: i for i, name in enumerate(grown.feature_names)}
-    held_cov = sp.csr_matrix(np.column_stack([r.covers(held_rows, index) for r in grown.rules])
-                             if grown.n_rules else np.zeros((len(held), 0)), dtype=np.float32)
+    held_cov = sp.csr_matrix(coverage_columns(grown.rules, held_rows, index), dtype=np.float32)
     stacked = sp.vstack([grown.coverage.tocsr().astype(np.float32), held_cov]).tocsr()
     order = np.concatenate([train, held])
     rows = np.empty(pool.n_rows, dtype=np.int64)

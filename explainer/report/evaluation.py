@@ -22,7 +22,7 @@ from explainer.data.labels import (
 from explainer.report.coverage import RuleCoverage, vote_labels
 from explainer.report.diagnosis import missing_use
 from explainer.report.metrics import RuleMetrics, RuleSetReport
-from explainer.rules.model import RuleSet, ValueSet
+from explainer.rules.model import RuleSet, ValueSet, coverage_columns
 
 
 def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
@@ -160,7 +160,7 @@ def _masks(rule_set: RuleSet, X: pd.DataFrame):
     for j, name in enumerate(names):
         columns[:, j] = X[name].to_numpy(dtype=np.float64)
     index = {name: j for j, name in enumerate(names)}
-    return (rule.covers(columns, index) for rule in rule_set)
+    return iter(coverage_columns(rule_set.rules, columns, index).T)
 
 
 def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None,

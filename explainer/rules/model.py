@@ -172,6 +172,10 @@ class ValueSet:
         return self.text
 
     def key(self) -> tuple:
+        return self._key
+
+    @cached_property
+    def _key(self) -> tuple:  # a pool asks it of every rule many times while it removes duplicates
         return (self.column, self.op, tuple(sorted(str(v) for v in self.values)))
 
     def to_dict(self) -> dict:
@@ -331,6 +335,10 @@ class Rule:
 
     def key(self) -> tuple:
         """Identity of the rule up to the order of its conditions."""
+        return self._key
+
+    @cached_property
+    def _key(self) -> tuple:  # a pool asks it of every rule many times while it removes duplicates
         conds = tuple(sorted(c.key() if isinstance(c, ValueSet) else (c.feature, c.op, c.threshold)
                              for c in self.conditions))
         return conds, str(self.label)
@@ -343,6 +351,33 @@ class Rule:
             "length": self.length,
             "phrases": self.n_phrases,
         }
+
+
+#: the condition masks :func:`coverage_columns` keeps at most (bytes): a census-sized table's pool shares
+#: thousands of conditions, whose masks would not all fit
+MASK_CACHE_BYTES = 64 * 2**20
+
+
+def coverage_columns(rules: Sequence[Rule], X, feature_index: dict[str, int] | None = None) -> np.ndarray:
+    """N x len(rules) boolean matrix: row j is covered by rule i (each as :meth:`Rule.covers` on ``X``).
+
+    The rules of a pool share most of their conditions (every path of a tree begins with its root's), so
+    each distinct condition is evaluated once while the cache of its rows stays within
+    :data:`MASK_CACHE_BYTES`."""
+    n = len(X)
+    out = np.ones((n, len(rules)), dtype=bool, order="F")  # a column per rule, contiguous
+    masks: dict = {}
+    keep = max(1, MASK_CACHE_BYTES // max(n, 1))
+    for j, rule in enumerate(rules):
+        column = out[:, j]
+        for cond in rule.conditions:
+            mask = masks.get(cond)
+            if mask is None:
+                mask = cond.mask(X, feature_index)
+                if len(masks) < keep:
+                    masks[cond] = mask
+            column &= mask
+    return out
 
 
 def _jsonable(value):
@@ -397,7 +432,5 @@ class RuleSet(Sequence):
 
     def coverage_matrix(self, X) -> np.ndarray:
         """N x len(self) boolean matrix: row j is covered by rule i."""
-        if not self.rules:
-            return np.zeros((len(X), 0), dtype=bool)
-        return np.column_stack([r.covers(X) for r in self.rules])
+        return coverage_columns(self.rules, X)
 

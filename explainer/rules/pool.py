@@ -34,6 +34,7 @@ from explainer.rules.model import (
     Condition,
     Rule,
     RuleSet,
+    coverage_columns,
     drop_implied,
     merge_conditions,
     rule_complexity,
@@ -649,7 +650,7 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs
     index = {n: i for i, n in enumerate(names)}
     out = list(rules_for_data(rules, specs, classes))  # labels bound to the classes
     rule_class = encode_labels(label_array([r.label for r in out]), classes)[0]
-    rows = [np.flatnonzero(r.covers(Xv, index)) for r in out]
+    rows = [np.flatnonzero(column) for column in coverage_columns(out, Xv, index).T]
     return RulePool(
         rules=out,
         feature_names=names,

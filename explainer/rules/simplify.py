@@ -94,8 +94,15 @@ class Simplifier:
         self.domains = column_domains(np.asarray(X, dtype=float), specs)
         self._points = {c: d.points() for c, d in self.domains.items()}
         self._done: dict[tuple, list] = {}  # the paths of a grid share most of their column groups
+        self._rules: dict[Rule, Rule] = {}  # and many trees of a grid end in the same paths
 
     def __call__(self, rule: Rule) -> Rule:
+        out = self._rules.get(rule)
+        if out is None:
+            out = self._rules[rule] = self._simplified(rule)
+        return out
+
+    def _simplified(self, rule: Rule) -> Rule:
         groups: dict[str, list] = {}
         for c in rule.conditions:
             column = c.spec.column if c.spec is not None else getattr(c, "column", c.feature)
