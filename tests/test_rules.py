@@ -9,6 +9,8 @@ from explainer.rules import (
     Rule,
     RuleSet,
     RuleSyntaxError,
+    ValueSet,
+    coverage_columns,
     format_number,
     merge_conditions,
     parse_rule,
@@ -95,3 +97,23 @@ def test_short_thresholds_never_move_a_row():
 def test_parsed_rule_set_binds_labels():
     rs = RuleSet(parse_rules("IF a <= 1 THEN CLASS=2\n", labels=[1, 2]))
     assert len(rs) == 1 and rs[0].label == 2 and rs.complexity == 1
+
+
+@pytest.mark.parametrize("cache_bytes", [None, 1])
+def test_coverage_columns_is_each_rules_own_coverage(monkeypatch, cache_bytes):
+    import explainer.rules.model as model
+
+    if cache_bytes is not None:  # a cache of one mask: every other condition is evaluated afresh
+        monkeypatch.setattr(model, "MASK_CACHE_BYTES", cache_bytes)
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.integers(0, 5, 200).astype(float), "b": rng.normal(size=200)})
+    X.loc[rng.choice(200, 20, replace=False), "b"] = np.nan
+    shared = Condition("a", "<=", 2)
+    rules = [Rule((shared, Condition("b", ">", t)), "yes") for t in (-1.0, 0.0, 1.0)]
+    rules += [Rule((Condition("b", "<=", 0.5), shared), "no"), Rule((ValueSet("a", (1.0, 4.0), numeric="a"),), "no")]
+    got = coverage_columns(rules, X)
+    assert got.shape == (200, len(rules)) and got.dtype == bool
+    for j, rule in enumerate(rules):
+        assert np.array_equal(got[:, j], rule.covers(X))
+    assert coverage_columns([], X).shape == (200, 0)
+    assert np.array_equal(RuleSet(rules).coverage_matrix(X), got)
