@@ -10,8 +10,12 @@ has finished drawing):
 * *preview*: from the file given to the uploader until the Data page shows its Load data form;
 * *load*: Load data pressed until the class distribution is shown;
 * *pool + budgets*: the Explain link clicked until Run is on the page (pool and default budgets chosen);
+* *first rules*: Run pressed until the run's best selection so far (its rules and accuracy, under the live
+  chart) is first on the page, read from the page's own clock;
 * *run*: Run pressed until the result's fitness chart is shown;
-* *upload to explanation*: the sum (what the analyst waits, from the file to the first explanation);
+* *upload to first rules*: preview + load + pool and budgets + first rules (from the file to the first rules
+  the analyst can read);
+* *upload to explanation*: preview + load + pool and budgets + run (from the file to the finished run);
 * *frontier*: from Run appearing until the frontier beside the budgets is complete (the first run
   computes meanwhile, as it would for the analyst);
 * *Stop*: ``--stops`` runs at Bc = max(48, 3 x the default), each stopped at a random moment (0.3-4 s in):
@@ -65,6 +69,34 @@ WATCH_STOP = """() => {
   });
   obs.observe(document.body, {subtree: true, childList: true, characterData: true});
 }"""
+
+
+#: Set just before Run is clicked: records (in window.__first, ms after the click, from the page's own clock) when
+#: the run's best selection so far is first on the page.
+WATCH_FIRST = """() => {
+  const t0 = performance.now();
+  window.__first = undefined;
+  const obs = new MutationObserver(() => {
+    if (document.body.innerText.includes('Best selection so far')) {
+      window.__first = performance.now() - t0;
+      obs.disconnect();
+    }
+  });
+  obs.observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def _run_with_shot(page, shots, n_rows: int) -> None:
+    """Run pressed; with ``shots``, the page once the run's best selection so far is on it (if before its end)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.locator(".st-key-run button").first.click()
+    if shots:
+        try:
+            page.get_by_text("Best selection so far").first.wait_for(timeout=60_000)
+            _shot(page, shots, f"{n_rows}_2a_best_so_far")
+        except PlaywrightTimeout:
+            pass
 
 
 def _idle(page) -> None:
@@ -138,13 +170,16 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str, shots: str | None 
                                   page.locator(".st-key-run button:not([disabled])"))
             run_shown = time.perf_counter()
             _shot(page, shots, f"{n_rows}_1_ready_to_run")
-            run = _timed(page, lambda: page.locator(".st-key-run button").first.click(),
-                         page.locator(".st-key-final_fitness"))
+            page.evaluate(WATCH_FIRST)
+            run = _timed(page, lambda: _run_with_shot(page, shots, n_rows), page.locator(".st-key-final_fitness"))
+            first_ms = page.evaluate("() => window.__first")
+            first = run if first_ms is None else first_ms / 1000  # a run over before its rules were drawn
             _shot(page, shots, f"{n_rows}_2_explanation")
             page.locator(".st-key-frontier_done").first.wait_for()
             _idle(page)
             _shot(page, shots, f"{n_rows}_3_frontier")
-            row.update(preview=preview, load=load, pool_budgets=pool_budgets, run=run,
+            row.update(preview=preview, load=load, pool_budgets=pool_budgets, run=run, first=first,
+                       first_total=preview + load + pool_budgets + first,
                        total=preview + load + pool_budgets + run, frontier=time.perf_counter() - run_shown)
             steps = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stExpander\"] summary')]"
                                   ".map(e => e.innerText.trim().replace(/^check\\s*/, ''))")
@@ -209,13 +244,15 @@ def markdown(rows: list[dict], info: dict) -> str:
             "then runs stopped at random moments (a run that ended before its Stop is not counted).  The browser "
             "runs on the same machine as the server; *load before* is the 1-minute load average before the size "
             "started.\n\n")
-    table = ["| rows | preview | load | pool + budgets | run | upload to explanation | frontier | "
+    table = ["| rows | preview | load | pool + budgets | first rules | run | upload to first rules | "
+             "upload to explanation | frontier | "
              "Stop: status median / worst | Stop: chart median / worst | charts within 1 s | kept a selection | "
              "server peak RSS | tracebacks | load before |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         table.append(f"| {r['rows']:,} | {_s(r['preview'])} | {_s(r['load'])} | {_s(r['pool_budgets'])} | "
-                     f"{_s(r['run'])} | {_s(r['total'])} | {_s(r['frontier'])} | "
+                     f"{_s(r['first'])} | {_s(r['run'])} | {_s(r['first_total'])} | {_s(r['total'])} | "
+                     f"{_s(r['frontier'])} | "
                      f"{_s(r['stop_status_median'], 2)} / {_s(r['stop_status_worst'], 2)} | "
                      f"{_s(r['stop_chart_median'], 2)} / {_s(r['stop_chart_worst'], 2)} | "
                      f"{r['stops_within_1s']} of {r['stops']} | {r['stops_kept']} of {r['stops']} | "

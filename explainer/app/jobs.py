@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from explainer.app import lifeline, worker
 from explainer.app.text import label
 from explainer.app.worker import (
+    BestSoFar,
     Ended,
     Explained,
     Failed,
@@ -409,6 +410,7 @@ class RunJob(Job):
                              X_test=X_test, y_test=y_test, target=dataset.target)
         super().__init__(request, len(self.runs), alive=alive, line=line)
         self._records: list[list] = [[] for _ in self.runs]
+        self._best: list[tuple[int, ...] | None] = [None] * len(self.runs)
         self.explanations: list[Explanation | None] = [None] * len(self.runs)
 
     # what every run shares, read from the settings (never kept twice)
@@ -442,6 +444,8 @@ class RunJob(Job):
         match message:
             case Records(task=i, records=records):
                 self._records[i].extend(records)
+            case BestSoFar(task=i, rules=rules):
+                self._best[i] = rules
             case Explained(task=i, explanation=explanation):
                 explanation.pool = self.pool
                 self.explanations[i] = explanation
@@ -451,6 +455,12 @@ class RunJob(Job):
 
     def title(self, i):
         return label(self.tasks[i].algorithm)
+
+    def best_so_far(self, i: int | None = None) -> tuple[int, ...] | None:
+        """Pool indices of the rules of the running task's (or task ``i``'s) best selection so far, None
+        before the first."""
+        with self._lock:
+            return self._best[self.current if i is None else i]
 
     def records(self, i: int | None = None) -> list:
         with self._lock:

@@ -50,13 +50,22 @@ def _stop(job: Job) -> None:
 
 
 @st.fragment
-def watch(job: _Watched, figure: Callable[[_Watched], object | None], *, chart_key: str) -> None:
-    """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends."""
+def watch(job: _Watched, figure: Callable[[_Watched], object | None], *, chart_key: str,
+          best: Callable[[tuple[int, ...]], None] | None = None) -> None:
+    """The progress line and a live chart (in a container keyed ``chart_key``) until ``job`` ends; with
+    ``best``, below them, ``best(rules)`` draws a run's best selection so far each time a better one comes."""
     progress = st.empty()
     chart = st.container(key=chart_key).empty()
-    drawn, drawn_at, draws = None, 0.0, 0
+    best_box = st.empty() if best is not None else None
+    drawn, drawn_at, draws, shown = None, 0.0, 0, None
     while True:
         progress.progress(job.progress(), text=job.status_text())
+        if best is not None and best_box is not None and isinstance(job, RunJob):
+            rules = job.best_so_far()
+            if rules is not None and rules != shown:
+                shown = rules
+                with best_box.container():
+                    best(rules)
         fresh = job.version != drawn
         if fresh and (drawn is None or time.perf_counter() - drawn_at >= CHART_REFRESH_S):
             drawn, drawn_at = job.version, time.perf_counter()

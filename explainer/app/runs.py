@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from explainer.app import charts, live, pools
 from explainer.app import state as app_state
 from explainer.app.budgets import page_choice, page_size, pins_in_pool, run_settings
 from explainer.app.command_line import command_argv, command_text
+from explainer.app.jobs import RunJob
 from explainer.app.session import Session
 from explainer.app.text import label
+from explainer.pipeline import row_weights
+from explainer.report import selection_scores
 from explainer.rules.pool import RulePool
+from explainer.rules.render import render_label
 from explainer.selection.settings import RunSettings
 
 
@@ -56,8 +61,24 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
         # the watch, which holds this run until the job ends: Stop waits for nothing the worker does
         live.stop_button(job, key=Session.stop_run.key)
         live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
-                   chart_key=Session.live_fitness.key)
+                   chart_key=Session.live_fitness.key, best=lambda rules: best_so_far(pool, job, rules))
     return running
+
+
+def best_so_far(pool: RulePool, job: RunJob, rules: tuple[int, ...]) -> None:
+    """The run's best selection so far (pool indices ``rules``), under its chart: what Stop would keep, with
+    its accuracy counted as the result's report will count it (:func:`~explainer.report.selection_scores`)."""
+    idx = np.asarray(rules, dtype=np.int64)
+    if idx.size and idx.max() >= pool.n_rules:  # a pinned rule the pool lacked: shown with the result
+        return
+    masks = pool.coverage[:, idx].T.toarray().astype(bool)
+    weights = row_weights(pool.y, pool.classes, job.class_weight)
+    accuracy, balanced, fallback = selection_scores(masks, pool.rule_class[idx], pool.y, len(pool.classes), weights)
+    st.caption(f"Best selection so far: {idx.size} rules, {int(pool.lengths[idx].sum())} conditions, accuracy "
+               f"{100 * accuracy:.2f} % (balanced {100 * balanced:.2f} %) on the table's rows. The run goes on; "
+               "Stop keeps this.")
+    text = "".join(pool.rules[i].text + "\n" for i in idx) + f"ELSE CLASS={render_label(pool.classes[fallback])}"
+    st.code(text, language=None, wrap_lines=True)
 
 
 def command_box(state: Session) -> None:

@@ -9,6 +9,7 @@ nothing else).  Replies are frozen dataclasses put on the queue, in order:
 
 * :class:`TaskStarted` when task ``i`` begins;
 * :class:`Records`: batches of generation records;
+* :class:`BestSoFar`: each better selection the run finds (what Stop would keep);
 * :class:`Explained` (the explanation, its ``pool`` and ``problem`` detached: the page holds the
   pool and reads no problem) or :class:`Failed` (a message for the page);
 * :class:`Ended` last, always.
@@ -91,6 +92,15 @@ class Records:
 
 
 @dataclass(frozen=True)
+class BestSoFar:
+    """Task ``task``'s best selection so far: the pool indices of its rules, and its objective value."""
+
+    task: int
+    rules: tuple[int, ...]
+    value: float
+
+
+@dataclass(frozen=True)
 class Explained:
     """Task ``task`` ended with an explanation (its pool and problem detached)."""
 
@@ -125,7 +135,7 @@ class Ended:
     """The worker's last reply: nothing follows."""
 
 
-Reply = TaskStarted | Records | Explained | Failed | PointFound | FrontierFound | Ended
+Reply = TaskStarted | Records | BestSoFar | Explained | Failed | PointFound | FrontierFound | Ended
 
 
 class QueueReporter(Callback):
@@ -150,6 +160,10 @@ class QueueReporter(Callback):
         if len(self.buffer) == 1 and self.last_flush == 0.0 or now - self.last_flush >= FLUSH_S:
             self.flush(now)
         return self.stop_event.is_set()
+
+    def on_best(self, selection, value):
+        # its own message, at once: the page shows the rules Stop would keep while the run goes on
+        self.queue.put(BestSoFar(self.task, tuple(int(i) for i in np.flatnonzero(selection)), float(value)))
 
     def flush(self, now: float | None = None) -> None:
         if self.buffer:

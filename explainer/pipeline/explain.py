@@ -19,6 +19,7 @@ from explainer.pipeline.reading import as_budget, left_out_class, widen_selectio
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.rules.pinned import canonical_texts, resolve_rules
 from explainer.rules.pool import RulePool
+from explainer.selection.callbacks import CallbackList
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.result import SelectionResult
 from explainer.selection.settings import RunSettings
@@ -145,6 +146,8 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
                                          objective=settings.objective, fallback=fallback, pinned=pinned,
                                          banned=banned)
     solved = problem if rules is None else problem.restrict(rules)
+    if rules is not None and callback is not None:
+        callback = _PoolSelections(callback, rules, pool.n_rules)
     result = solve_run(solved, settings, callback=callback)
     if rules is not None:  # the selection over the pool's rules, as every reader expects it
         selection = widen_selection(result.selection, rules, pool.n_rules)
@@ -182,6 +185,18 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
         },
     )
     return Explanation(pool=pool, problem=problem, result=result, report=report)
+
+
+class _PoolSelections(CallbackList):
+    """A run's callback, told its best selections over the pool's rules rather than the form's (what a reader of
+    the pool indexes)."""
+
+    def __init__(self, callback, rules: np.ndarray, n_rules: int):
+        super().__init__([callback])
+        self.rules, self.n_rules = rules, n_rules
+
+    def on_best(self, selection, value):
+        super().on_best(widen_selection(selection, self.rules, self.n_rules), value)
 
 
 CLASS_WEIGHTS = (None, "balanced")

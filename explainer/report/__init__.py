@@ -21,6 +21,7 @@ from explainer.report.evaluation import (
     explain_row,
     firing_rules,
     holdout_report,
+    selection_scores,
     vote,
 )
 from explainer.report.groups import GroupAccuracy, accuracy_by_group
@@ -46,5 +47,6 @@ __all__ = [
     "frame_to_safe_csv",
     "holdout_report",
     "neutralise_cell",
+    "selection_scores",
     "vote",
 ]

@@ -45,6 +45,10 @@ class Callback:
         """One point of a trade-off frontier (:class:`explainer.selection.frontier.FrontierPoint`)."""
         return None
 
+    def on_best(self, selection, value: float) -> None:  # noqa: B027 - optional hook
+        """A better feasible selection than any before in the run (boolean, one entry per rule of the problem
+        the run solves), and its objective value: what Stop would keep now."""
+
     def on_end(self, result) -> None:  # noqa: B027 - optional hook
         pass
 
@@ -68,6 +72,10 @@ class CallbackList(Callback):
         for c in self.callbacks:
             stop = bool(c.on_point(point)) or stop
         return stop
+
+    def on_best(self, selection, value):
+        for c in self.callbacks:
+            c.on_best(selection, value)
 
     def on_end(self, result):
         for c in self.callbacks:

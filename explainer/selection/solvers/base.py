@@ -105,10 +105,12 @@ class Monitor:
         return self.stop_requested
 
     def offer(self, selection: np.ndarray, coverage: float) -> None:
-        """Keep ``selection`` if it is feasible and strictly better than the best so far."""
+        """Keep ``selection`` if it is feasible and strictly better than the best so far (and tell the callback,
+        ``on_best``)."""
         if coverage > self.best_coverage and self.problem.is_feasible(selection):
             self.best_coverage = float(coverage)
             self.best_selection = np.asarray(selection, dtype=bool).copy()
+            self.callback.on_best(self.best_selection, self.best_coverage)
 
     def generation(self, fitness, population=None, *, diversity: int | None = None, initial: bool = False) -> bool:
         """Report one generation; returns True when the run should stop.
