@@ -411,6 +411,8 @@ class RunJob(Job):
         super().__init__(request, len(self.runs), alive=alive, line=line)
         self._records: list[list] = [[] for _ in self.runs]
         self._best: list[tuple[int, ...] | None] = [None] * len(self.runs)
+        #: the page's figures of the latest best selection it drew (rules -> accuracy, balanced, fallback)
+        self.scored: dict[tuple[int, ...], tuple] = {}
         self.explanations: list[Explanation | None] = [None] * len(self.runs)
 
     # what every run shares, read from the settings (never kept twice)
