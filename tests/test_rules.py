@@ -102,6 +102,7 @@ def test_parsed_rule_set_binds_labels():
 @pytest.mark.parametrize("cache_bytes", [None, 1])
 def test_coverage_columns_is_each_rules_own_coverage(monkeypatch, cache_bytes):
     import explainer.rules.model as model
+    from explainer.rules.model import rule_masks
 
     if cache_bytes is not None:  # a cache of one mask: every other condition is evaluated afresh
         monkeypatch.setattr(model, "MASK_CACHE_BYTES", cache_bytes)
@@ -117,3 +118,6 @@ def test_coverage_columns_is_each_rules_own_coverage(monkeypatch, cache_bytes):
         assert np.array_equal(got[:, j], rule.covers(X))
     assert coverage_columns([], X).shape == (200, 0)
     assert np.array_equal(RuleSet(rules).coverage_matrix(X), got)
+    # one rule at a time, for a rule file of any size
+    masks = rule_masks(iter(rules), X)
+    assert all(np.array_equal(m, got[:, j]) for j, m in enumerate(masks))

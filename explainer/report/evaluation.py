@@ -23,7 +23,7 @@ from explainer.data.labels import (
 from explainer.report.coverage import RuleCoverage, vote_labels
 from explainer.report.diagnosis import missing_use
 from explainer.report.metrics import RuleMetrics, RuleSetReport, _balanced_accuracy_of_codes
-from explainer.rules.model import RuleSet, ValueSet, coverage_columns
+from explainer.rules.model import RuleSet, ValueSet, rule_masks
 
 
 def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
@@ -145,11 +145,11 @@ def evaluate_rules(
 
 
 def selection_scores(masks, rule_class, y_codes, n_classes: int, sample_weight=None) -> tuple[float, float, int]:
-    """(accuracy, balanced accuracy, the fallback's class code) of rules given by the rows they fire on (``masks``, one boolean array per
-    rule; class codes ``rule_class``) on rows of class codes ``y_codes``, counted as :func:`evaluate_rules`'
-    report counts them: the vote of the rules that fire, else (none fires, or classes tie) the most frequent
-    class, by ``sample_weight``, of the rows no rule covers.  A selection's figures without its report (a
-    run's best selection so far, on the rows of its pool)."""
+    """(accuracy, balanced accuracy, the fallback's class code) of rules given by the rows they fire on
+    (``masks``, one boolean array per rule; class codes ``rule_class``) on rows of class codes ``y_codes``,
+    counted as :func:`evaluate_rules`' report counts them: the vote of the rules that fire, else (none fires,
+    or classes tie) the most frequent class, by ``sample_weight``, of the rows no rule covers.  A selection's
+    figures without its report (a run's best selection so far, on the rows of its pool)."""
     y = np.asarray(y_codes, dtype=np.int64).ravel()
     firing = RuleCoverage(masks, rule_class, y, n_classes)
     fallback = fallback_code(y, firing.covered_mask, n_classes, sample_weight)
@@ -176,7 +176,7 @@ def _masks(rule_set: RuleSet, X: pd.DataFrame):
     for j, name in enumerate(names):
         columns[:, j] = X[name].to_numpy(dtype=np.float64)
     index = {name: j for j, name in enumerate(names)}
-    return iter(coverage_columns(rule_set.rules, columns, index).T)
+    return rule_masks(rule_set.rules, columns, index)
 
 
 def holdout_report(rules, X_test: pd.DataFrame, y_test, *, eps: float = 1.0, fallback=None,

@@ -358,25 +358,33 @@ class Rule:
 MASK_CACHE_BYTES = 64 * 2**20
 
 
-def coverage_columns(rules: Sequence[Rule], X, feature_index: dict[str, int] | None = None) -> np.ndarray:
-    """N x len(rules) boolean matrix: row j is covered by rule i (each as :meth:`Rule.covers` on ``X``).
+def rule_masks(rules: Iterable[Rule], X, feature_index: dict[str, int] | None = None) -> Iterator[np.ndarray]:
+    """The rows of ``X`` each rule covers (as :meth:`Rule.covers`), one rule at a time, so that memory stays
+    linear in the rows however many rules a file holds.
 
     The rules of a pool share most of their conditions (every path of a tree begins with its root's), so
     each distinct condition is evaluated once while the cache of its rows stays within
     :data:`MASK_CACHE_BYTES`."""
     n = len(X)
-    out = np.ones((n, len(rules)), dtype=bool, order="F")  # a column per rule, contiguous
     masks: dict = {}
     keep = max(1, MASK_CACHE_BYTES // max(n, 1))
-    for j, rule in enumerate(rules):
-        column = out[:, j]
+    for rule in rules:
+        covered = np.ones(n, dtype=bool)
         for cond in rule.conditions:
             mask = masks.get(cond)
             if mask is None:
                 mask = cond.mask(X, feature_index)
                 if len(masks) < keep:
                     masks[cond] = mask
-            column &= mask
+            covered &= mask
+        yield covered
+
+
+def coverage_columns(rules: Sequence[Rule], X, feature_index: dict[str, int] | None = None) -> np.ndarray:
+    """N x len(rules) boolean matrix: row j is covered by rule i (:func:`rule_masks`)."""
+    out = np.ones((len(X), len(rules)), dtype=bool, order="F")  # a column per rule, contiguous
+    for j, covered in enumerate(rule_masks(rules, X, feature_index)):
+        out[:, j] = covered
     return out
 
 

@@ -34,10 +34,10 @@ from explainer.rules.model import (
     Condition,
     Rule,
     RuleSet,
-    coverage_columns,
     drop_implied,
     merge_conditions,
     rule_complexity,
+    rule_masks,
 )
 from explainer.rules.numbers import shorten_threshold
 from explainer.rules.simplify import Simplifier
@@ -650,7 +650,7 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs
     index = {n: i for i, n in enumerate(names)}
     out = list(rules_for_data(rules, specs, classes))  # labels bound to the classes
     rule_class = encode_labels(label_array([r.label for r in out]), classes)[0]
-    rows = [np.flatnonzero(column) for column in coverage_columns(out, Xv, index).T]
+    rows = [np.flatnonzero(covered) for covered in rule_masks(out, Xv, index)]
     return RulePool(
         rules=out,
         feature_names=names,
