@@ -194,3 +194,24 @@ def test_every_reply_crosses_a_process_queue_intact(iris):
     assert got[5].explanation.report.rules.to_text() == exp.report.rules.to_text()
     with pytest.raises(AttributeError):
         got[0].task = 2  # frozen
+
+
+def test_a_run_that_cannot_run_says_so_on_the_page_and_where_in_the_log(iris, monkeypatch, capsys):
+    ds, pool = iris
+    job = RunJob(pool, ds, RunSettings(4, 5, algorithm="greedy"))  # not started: run here
+
+    def broken(*args, **kwargs):
+        raise ValueError("an impossible request")
+
+    monkeypatch.setattr(worker, "explain_pool", broken)
+    replies = queue_module.Queue()
+    worker.run_selection(job._request, replies, threading.Event())
+    failed = []
+    while not replies.empty():
+        message = replies.get()
+        if isinstance(message, worker.Failed):
+            failed.append(message)
+    assert len(failed) == 1 and "could not run: an impossible request" in failed[0].message
+    assert "Traceback" not in failed[0].message
+    log = capsys.readouterr().err
+    assert "an impossible request" in log and "test_run_settings.py" in log and "in broken" in log

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -253,6 +254,15 @@ def run_frontier(request: FrontierRequest, queue, stop_event) -> None:
         queue.put(FrontierFound(result))
 
 
+def _raised_at(exc: BaseException) -> str:
+    """``file:line in function`` of the frame that raised ``exc``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "no traceback"
+    last = frames[-1]
+    return f"{last.filename}:{last.lineno} in {last.name}"
+
+
 def run_selection(request: RunRequest, queue, stop_event) -> None:
     """Every run of ``request`` in turn, until stopped."""
     for i, settings in enumerate(request.runs):
@@ -266,6 +276,9 @@ def run_selection(request: RunRequest, queue, stop_event) -> None:
                                        fingerprint=request.fingerprint, target=request.target,
                                        X_test=request.X_test, y_test=y_test)
         except ValueError as exc:  # what the settings ask cannot be done (pins over a budget): the user's to fix
+            # the page says it plainly; the server's log says where it was raised, in case it is a bug
+            print(f"explainer worker: {label(settings.algorithm)} could not run: {exc} ({_raised_at(exc)})",
+                  file=sys.stderr, flush=True)
             reporter.flush()
             queue.put(Failed(i, f"{label(settings.algorithm)} could not run: {exc}"))
             continue
