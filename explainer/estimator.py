@@ -419,7 +419,23 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         if self.default_class is not None:  # the user's class takes every row the rules leave
             fitted = replace(fitted, fallback_proba=np.eye(len(self.classes_))[fallback])
         self._probabilities = fitted
-        self.class_prior_, self.rule_proba_, self.fallback_proba_ = fitted.prior, fitted.rule_proba, fitted.fallback_proba
+
+    # read from the fitted probabilities, never kept beside them
+    @property
+    def class_prior_(self) -> np.ndarray:
+        return self._fitted_probabilities().prior
+
+    @property
+    def rule_proba_(self) -> np.ndarray:
+        return self._fitted_probabilities().rule_proba
+
+    @property
+    def fallback_proba_(self) -> np.ndarray:
+        return self._fitted_probabilities().fallback_proba
+
+    def _fitted_probabilities(self) -> VoteProbabilities:
+        check_is_fitted(self, "default_class_")
+        return self._probabilities
 
     def _decide(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(class code of each row, its class probabilities): the one decision ``predict`` and
@@ -427,7 +443,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         the rules that fire, else (none fires, or classes tie) the fallback ``default_class_``."""
         check_is_fitted(self, "default_class_")
         frame = self._frame(X)
-        fitted: VoteProbabilities = self._probabilities
+        fitted = self._fitted_probabilities()
         if len(self.rules_) == 0:
             n = len(frame)
             return np.full(n, fitted.fallback, dtype=np.int64), np.tile(fitted.fallback_proba, (n, 1))

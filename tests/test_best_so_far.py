@@ -68,9 +68,8 @@ def test_selection_scores_are_the_reports(loans, class_weight):
     weights = row_weights(pool.y, pool.classes, class_weight)
     for size in (0, 1, 3, 8):
         idx = np.sort(rng.choice(pool.n_rules, size, replace=False))
-        masks = pool.coverage[:, idx].T.toarray().astype(bool)
-        accuracy, balanced, fallback = selection_scores(masks, pool.rule_class[idx], pool.y, len(pool.classes),
-                                                        weights)
+        accuracy, balanced, fallback = selection_scores(pool.coverage[:, idx], pool.rule_class[idx], pool.y,
+                                                        len(pool.classes), weights)
         report = evaluate_rules(pool.rule_set(np.isin(np.arange(pool.n_rules), idx)), ds.X, ds.y,
                                 sample_weight=weights)
         assert accuracy == pytest.approx(report.accuracy)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import ctypes
 import ctypes.util
+import functools
 import logging
 import os
 import sys
@@ -152,12 +153,18 @@ def approx_bytes(value, _depth: int = 0) -> int:
 RETURN_EVERY_S = 30.0
 
 
+@functools.cache
+def _libc():
+    """The C library (its functions read as attributes), or None where it cannot be loaded."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+
+
 def _malloc_trim():
     """glibc's ``malloc_trim``, or None on another C library."""
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
+    return getattr(_libc(), "malloc_trim", None)
 
 
 #: glibc's ``mallopt`` parameter for the size from which a block is mapped on its own
@@ -173,11 +180,8 @@ MMAP_THRESHOLD = 1 << 20
 def map_large_blocks_apart(threshold: int = MMAP_THRESHOLD) -> bool:
     """Fix glibc's threshold for blocks mapped on their own at ``threshold`` bytes; False where it cannot (not
     glibc).  Applies to the calling process and the processes it forks afterwards."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return bool(libc.mallopt(_M_MMAP_THRESHOLD, int(threshold)))
-    except (OSError, AttributeError):
-        return False
+    mallopt = getattr(_libc(), "mallopt", None)
+    return mallopt is not None and bool(mallopt(_M_MMAP_THRESHOLD, int(threshold)))
 
 
 class _MallInfo2(ctypes.Structure):
@@ -189,12 +193,11 @@ def c_allocator_mb() -> dict | None:
     """What glibc's allocator holds, in MB (None on another C library): ``large_blocks`` (each mapped on its
     own: a live array or column), ``heap_in_use`` (live smaller blocks) and ``heap_free`` (freed, kept in its
     heaps: what :func:`return_freed_memory` can hand back only where whole pages are free)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallinfo2.restype = _MallInfo2
-    except (OSError, AttributeError):
+    mallinfo2 = getattr(_libc(), "mallinfo2", None)
+    if mallinfo2 is None:
         return None
-    info = libc.mallinfo2()
+    mallinfo2.restype = _MallInfo2
+    info = mallinfo2()
     return {"large_blocks": info.hblkhd / MB, "heap_in_use": info.uordblks / MB, "heap_free": info.fordblks / MB}
 
 

@@ -72,9 +72,9 @@ def best_so_far(pool: RulePool, job: RunJob, rules: tuple[int, ...]) -> None:
     if idx.size and idx.max() >= pool.n_rules:  # a pinned rule the pool lacked: shown with the result
         return
     if rules not in job.scored:  # counted once: the page after a Stop draws the same selection again
-        masks = pool.coverage[:, idx].T.toarray().astype(bool)
         weights = row_weights(pool.y, pool.classes, job.class_weight)
-        job.scored = {rules: selection_scores(masks, pool.rule_class[idx], pool.y, len(pool.classes), weights)}
+        job.scored = {rules: selection_scores(pool.coverage[:, idx], pool.rule_class[idx], pool.y, len(pool.classes),
+                                              weights)}
     accuracy, balanced, fallback = job.scored[rules]
     st.caption(f"Best selection so far: {idx.size} rules, {int(pool.lengths[idx].sum())} conditions, accuracy "
                f"{100 * accuracy:.2f} % (balanced {100 * balanced:.2f} %) on the table's rows. The run goes on; "

@@ -94,11 +94,10 @@ class Records:
 
 @dataclass(frozen=True)
 class BestSoFar:
-    """Task ``task``'s best selection so far: the pool indices of its rules, and its objective value."""
+    """Task ``task``'s best selection so far: the pool indices of its rules."""
 
     task: int
     rules: tuple[int, ...]
-    value: float
 
 
 @dataclass(frozen=True)
@@ -164,7 +163,7 @@ class QueueReporter(Callback):
 
     def on_best(self, selection, value):
         # its own message, at once: the page shows the rules Stop would keep while the run goes on
-        self.queue.put(BestSoFar(self.task, tuple(int(i) for i in np.flatnonzero(selection)), float(value)))
+        self.queue.put(BestSoFar(self.task, tuple(int(i) for i in np.flatnonzero(selection))))
 
     def flush(self, now: float | None = None) -> None:
         if self.buffer:

@@ -36,6 +36,7 @@ from explainer.pipeline.reading import (
     reference_errors,
     widen_selection,
 )
+from explainer.report.metrics import balanced_accuracy_of_codes
 from explainer.report.probabilities import (
     PROBA_SMOOTHING,
     SMOOTHING_GRID,
@@ -243,10 +244,9 @@ class _Fold:
         code, _ = voted(vote_counts(cov_held, rule_codes, self.n_classes), -1 if self.every_class else fallback)
         right = code == self.y_held
         accuracy = float(np.average(right, weights=self.w_held)) if right.size else 0.0
-        recalls = [right[self.y_held == k].mean() for k in np.unique(self.y_held)]
         weights = count_classes(cov_train, self.y_train, rule_codes, self.n_classes, self.w_train, fallback)
         briers = brier_by_smoothing(weights, cov_held, self.y_held, self.w_held)
-        return accuracy, float(np.mean(recalls)) if recalls else 0.0, briers
+        return accuracy, balanced_accuracy_of_codes(self.y_held, code), briers
 
 
 def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[RulePool, sp.csr_matrix]:

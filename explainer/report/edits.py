@@ -20,7 +20,7 @@ import pandas as pd
 from explainer.data.labels import label_key, sorted_labels
 from explainer.report.coverage import vote_codes
 from explainer.report.evaluation import _reads
-from explainer.report.metrics import RuleSetReport, _balanced_accuracy_of_codes
+from explainer.report.metrics import RuleSetReport, balanced_accuracy_of_codes
 from explainer.rules.model import Rule
 
 
@@ -113,6 +113,6 @@ class RuleEdits:
             support=int(np.count_nonzero(rows)),
             correct=int(np.count_nonzero(rows & (self._y == new_class))),
             accuracy=float(np.mean(given == self._y)) if n else 0.0,
-            balanced_accuracy=_balanced_accuracy_of_codes(self._y, given),
+            balanced_accuracy=balanced_accuracy_of_codes(self._y, given),
             changed=int(np.count_nonzero(given != self._before)),
         )

@@ -22,7 +22,8 @@ from explainer.data.labels import (
 )
 from explainer.report.coverage import RuleCoverage, vote_labels
 from explainer.report.diagnosis import missing_use
-from explainer.report.metrics import RuleMetrics, RuleSetReport, _balanced_accuracy_of_codes
+from explainer.report.metrics import RuleMetrics, RuleSetReport, balanced_accuracy_of_codes
+from explainer.report.probabilities import vote_counts, voted
 from explainer.rules.model import RuleSet, ValueSet, rule_masks
 
 
@@ -144,19 +145,18 @@ def evaluate_rules(
     return report
 
 
-def selection_scores(masks, rule_class, y_codes, n_classes: int, sample_weight=None) -> tuple[float, float, int]:
-    """(accuracy, balanced accuracy, the fallback's class code) of rules given by the rows they fire on
-    (``masks``, one boolean array per rule; class codes ``rule_class``) on rows of class codes ``y_codes``,
-    counted as :func:`evaluate_rules`' report counts them: the vote of the rules that fire, else (none fires,
-    or classes tie) the most frequent class, by ``sample_weight``, of the rows no rule covers.  A selection's
-    figures without its report (a run's best selection so far, on the rows of its pool)."""
+def selection_scores(coverage, rule_class, y_codes, n_classes: int, sample_weight=None) -> tuple[float, float, int]:
+    """(accuracy, balanced accuracy, the fallback's class code) of rules given by their ``coverage`` (rows,
+    rules; dense or sparse; class codes ``rule_class``) on rows of class codes ``y_codes``, counted as
+    :func:`evaluate_rules`' report counts them: the vote of the rules that fire, else (none fires, or classes
+    tie) the most frequent class, by ``sample_weight``, of the rows no rule covers.  A selection's figures
+    without its report (a run's best selection so far, on the rows of its pool)."""
     y = np.asarray(y_codes, dtype=np.int64).ravel()
-    firing = RuleCoverage(masks, rule_class, y, n_classes)
-    fallback = fallback_code(y, firing.covered_mask, n_classes, sample_weight)
-    votes, _ = firing.votes()
-    predicted = np.where(votes >= 0, votes, fallback)
+    counts = vote_counts(coverage, rule_class, n_classes)
+    fallback = fallback_code(y, counts.any(axis=1), n_classes, sample_weight)
+    predicted, _ = voted(counts, fallback)
     accuracy = float(np.mean(predicted == y)) if y.size else 0.0
-    return accuracy, _balanced_accuracy_of_codes(y, predicted), fallback
+    return accuracy, balanced_accuracy_of_codes(y, predicted), fallback
 
 
 def _reads(cond) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from explainer.report.metrics import RuleSetReport, _balanced_accuracy_of_codes
+from explainer.report.metrics import RuleSetReport, balanced_accuracy_of_codes
 from explainer.rules.numbers import format_number
 
 #: at most this many ranges for a numeric column of many values
@@ -89,7 +89,7 @@ def accuracy_by_group(report, values, column: str | None = None, *, max_groups: 
             "group": group, "rows": n, "covered": int((covered & m).sum()),
             "coverage": float((covered & m).sum()) / n, "right": int((right & m).sum()),
             "accuracy": float((right & m).sum()) / n,
-            "balanced_accuracy": _balanced_accuracy_of_codes(y[m], predicted[m]),
+            "balanced_accuracy": balanced_accuracy_of_codes(y[m], predicted[m]),
         })
     return GroupAccuracy(name, pd.DataFrame(rows, columns=list(COLUMNS)), ranges is not None, ranges)
 

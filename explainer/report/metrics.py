@@ -184,7 +184,7 @@ class RuleSetReport:
         else the fallback, as :attr:`accuracy` counts them): macro recall, scikit-learn's
         ``balanced_accuracy_score`` of :attr:`predicted`."""
         y, _, predicted = self._label_codes()
-        return _balanced_accuracy_of_codes(y, predicted)
+        return balanced_accuracy_of_codes(y, predicted)
 
     def _total_weight(self) -> float:
         """The rows' summed weight (each row weighs 1 when unweighted)."""
@@ -458,10 +458,11 @@ def balanced_accuracy(y_true, y_pred) -> float:
         return 0.0
     p = label_array(y_pred)
     classes = sorted_labels(label_array(list(sorted_labels(t)) + list(sorted_labels(p))))
-    return _balanced_accuracy_of_codes(encode_labels(t, classes)[0], encode_labels(p, classes)[0])
+    return balanced_accuracy_of_codes(encode_labels(t, classes)[0], encode_labels(p, classes)[0])
 
 
-def _balanced_accuracy_of_codes(t: np.ndarray, p: np.ndarray) -> float:
+def balanced_accuracy_of_codes(t: np.ndarray, p: np.ndarray) -> float:
+    """Mean over the class codes present in ``t`` of the share of their rows whose code in ``p`` is theirs."""
     if not t.size:
         return 0.0
     right = t == p
