@@ -274,3 +274,80 @@ def test_freed_memory_goes_back_to_the_system():
     after = rss_mb()
     assert held - base > 150 and len(kept) == 500
     assert held - after > 0.5 * (held - base), (base, held, after)
+
+
+class FakeProcess:
+    """A process whose resident memory is a base plus what the stores' entries hold (their sizes)."""
+
+    def __init__(self, base: int, *stores: BoundedStore):
+        self.base, self.stores = base, stores
+
+    def __call__(self) -> int:
+        return self.base + sum(store.total_bytes for store in self.stores)
+
+
+@pytest.fixture
+def guard(monkeypatch):
+    monkeypatch.setattr(caching, "GUARD", caching.MemoryGuard())
+    return caching.GUARD
+
+
+def test_the_guard_drops_the_oldest_entries_until_the_process_is_within_its_limit(guard, monkeypatch):
+    clock = Clock()
+    data, uploads = BoundedStore(1000, 10_000, clock=clock), BoundedStore(1000, 10_000, clock=clock)
+    monkeypatch.setattr(caching, "return_freed_memory", lambda: True)
+    for i, key in enumerate("abcd"):
+        data.put(key, key, size=100)
+        clock.now = 10.0 * (i + 1)
+    uploads.put("file", "bytes", size=100)
+    clock.now = 1000.0
+    process = FakeProcess(250, data, uploads)  # 750 in all
+    guard.limit_bytes = 520
+    dropped = caching.keep_within_limit(process, data)
+    # the data cache gives up its oldest first, and no more than needed (a, b, c: then 450 <= 520)
+    assert dropped == 3 and [k for k, _ in data.items()] == ["d"] and len(uploads) == 1
+    assert process() <= guard.limit_bytes and guard.dropped == 3
+    guard.limit_bytes = 300  # the data cache gives its last; the user's uploads stay, the process over
+    assert caching.keep_within_limit(process, data) == 1 and len(data) == 0 and len(uploads) == 1
+    assert caching.keep_within_limit(process, data) == 0  # nothing left to give
+
+
+def test_the_guard_keeps_entries_just_used_and_does_nothing_without_a_limit(guard, monkeypatch):
+    clock = Clock()
+    data = BoundedStore(1000, 10_000, clock=clock)
+    monkeypatch.setattr(caching, "return_freed_memory", lambda: True)
+    data.put("old", 1, size=100)
+    clock.now = 500.0
+    data.put("fresh", 2, size=100)  # what a page is working with
+    clock.now = 500.0 + guard.grace_s / 2
+    process = FakeProcess(500, data)
+    assert caching.keep_within_limit(process, data) == 0 and len(data) == 2  # no guard set
+    guard.limit_bytes = 100
+    assert caching.keep_within_limit(process, data) == 1
+    assert [k for k, _ in data.items()] == ["fresh"]  # within its grace, though the process is still over
+
+
+_GUARD_PROBE = """
+import numpy as np
+from explainer.app import caching
+from explainer.app.caching import COMPUTED, MB, UPLOADS, guard_memory, map_large_blocks_apart, resident_bytes
+map_large_blocks_apart()
+UPLOADS.max_bytes, COMPUTED.max_bytes = 50 * MB, 150 * MB  # a limit of the base plus 200 MB
+caching.GUARD.grace_s = 0.0
+guard_memory()
+held = np.ones(100 * MB // 8)  # what a session holds, outside the caches
+for i in range(3):
+    COMPUTED.put(i, np.ones(60 * MB // 8))  # two fit the cache's own budget, the third drops the first
+print(len(COMPUTED), int(resident_bytes() <= caching.GUARD.limit_bytes), caching.GUARD.dropped)
+"""
+
+
+@pytest.mark.skipif(caching.c_allocator_mb() is None, reason="needs glibc")
+def test_a_real_process_over_its_limit_is_brought_back_by_the_caches_giving_way():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _GUARD_PROBE], capture_output=True, text=True, timeout=300, check=True)
+    kept, within, dropped = map(int, out.stdout.split())
+    # the session's 100 MB leaves the caches room for one of their 60 MB entries, not the two their budget holds
+    assert (kept, within, dropped) == (1, 1, 2), out.stdout

@@ -17,12 +17,14 @@ import collections
 import ctypes
 import ctypes.util
 import functools
+import gc
 import logging
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -70,7 +72,9 @@ class BoundedStore:
             return value
 
     def put(self, key: Hashable, value, size: int | None = None):
-        """Keep ``value`` (of ``size`` bytes, estimated when not given) if it fits; returns it either way."""
+        """Keep ``value`` (of ``size`` bytes, estimated when not given) if it fits; returns it either way.
+        Where the server's memory guard is on, the process is then brought back within its limit
+        (:func:`keep_within_limit`)."""
         size = approx_bytes(value) if size is None else int(size)
         with self._lock:
             self._drop(key)
@@ -80,7 +84,19 @@ class BoundedStore:
                 while self._bytes > self.max_bytes:
                     self._drop(next(iter(self._entries)))
             self._expire()
+        if GUARD.limit_bytes is not None:
+            keep_within_limit()
         return value
+
+    def drop_oldest(self, idle_s: float = 0.0) -> bool:
+        """Forget the least recently used entry unused for at least ``idle_s`` seconds; False when none is."""
+        with self._lock:
+            now = self._clock()
+            for key, (_, _, used) in self._entries.items():
+                if now - used >= idle_s:
+                    self._drop(key)
+                    return True
+        return False
 
     def get_or_make(self, key: Hashable, make: Callable[[], object]):
         """The value kept for ``key``, or ``make()`` kept for next time (two sessions asking at once may both make
@@ -210,6 +226,79 @@ def return_freed_memory() -> bool:
         return False
     trim(0)
     return True
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory (None where ``/proc`` cannot tell it)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def arrow_through_system_allocator() -> bool:
+    """Make Arrow (through which Streamlit sends every table to the page) allocate with the C library's
+    allocator rather than its own (mimalloc here), which keeps freed memory outside glibc's account, out of
+    :func:`return_freed_memory`'s reach; False where pyarrow cannot be loaded."""
+    try:
+        import pyarrow
+    except ImportError:
+        return False
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    return True
+
+
+@dataclass
+class MemoryGuard:
+    """The server's limit on its own resident memory, or None (no guard: the CLI, the tests' processes)."""
+
+    limit_bytes: int | None = None
+    #: an entry used this recently is never dropped by the guard: what a page is working with.  With a few
+    #: seconds, the first of six 41.5 MB uploads took 119 s to load: what the page had just prepared was
+    #: dropped before it was read, and prepared again
+    grace_s: float = 120.0
+    dropped: int = 0  # entries the guard has dropped since it was set
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+#: the dashboard server's (see :func:`guard_memory`)
+GUARD = MemoryGuard()
+
+
+def guard_memory(base_bytes: int | None = None) -> int | None:
+    """Hold the server's resident memory within ``base_bytes`` (its own at the call when None: the interpreter
+    and its libraries) plus the caches' budgets; the limit in bytes, or None where the resident memory
+    cannot be read.  The caches' budgets bound their own estimates; what those miss (the sessions' data sets,
+    the allocator's free memory, objects the estimates undercount) is made room for by the caches, which
+    give up their least recently used entries while the process is over the limit."""
+    base = resident_bytes() if base_bytes is None else int(base_bytes)
+    if base is None:
+        return None
+    GUARD.limit_bytes = base + UPLOADS.max_bytes + COMPUTED.max_bytes
+    return GUARD.limit_bytes
+
+
+def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: BoundedStore | None = None) -> int:
+    """While this process's resident memory is over :data:`GUARD`'s limit, drop the data cache's least recently
+    used entries (anything computed can be computed again) and return what they freed to the system; how many
+    entries were dropped.  The uploads stay: they are the user's files, within their own budget.  An entry a
+    session still holds frees nothing, so the cache may empty while the sessions' own data keeps the process
+    over: the excess is then the sessions', which the cache no longer adds to."""
+    limit = GUARD.limit_bytes
+    if limit is None or not GUARD.lock.acquire(blocking=False):  # one guard at a time; the other finds it done
+        return 0
+    store = COMPUTED if store is None else store
+    dropped = 0
+    try:
+        while (now := rss()) is not None and now > limit and store.drop_oldest(GUARD.grace_s):
+            dropped += 1
+            gc.collect()  # a pool's rules and trees refer to each other: freed by a collection, not by counts
+            return_freed_memory()
+        GUARD.dropped += dropped
+    finally:
+        GUARD.lock.release()
+    return dropped
 
 
 def start_housekeeping(*tasks: Callable[[], object], every_s: float = RETURN_EVERY_S,

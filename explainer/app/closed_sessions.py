@@ -28,7 +28,7 @@ import pandas as pd
 from streamlit import config, runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from explainer.app.caching import COMPUTED, MB, UPLOADS, c_allocator_mb
+from explainer.app.caching import COMPUTED, GUARD, MB, UPLOADS, c_allocator_mb, resident_bytes
 
 #: seconds added to Streamlit's reconnection window before a session counts as gone: the check runs
 #: periodically, so a session is released between this margin and the margin plus the check's period late
@@ -133,7 +133,16 @@ def held_memory() -> dict:
     """What the server holds, in MB where a size: the caches' estimates, the files Streamlit keeps for uploads,
     the pandas tables alive (their columns' memory, shared columns counted once per table), and the sessions
     remembered and active.  A diagnostic: it walks the garbage collector's objects (a fraction of a second)."""
-    out: dict = {"uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB}
+    rss = resident_bytes()
+    out: dict = {"resident_mb": None if rss is None else rss / MB,
+                 "limit_mb": None if GUARD.limit_bytes is None else GUARD.limit_bytes / MB,
+                 "guard_dropped": GUARD.dropped,
+                 "uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB}
+    try:
+        import pyarrow
+        out["arrow_mb"] = pyarrow.total_allocated_bytes() / MB  # the pool in use (the system's, on the server)
+    except ImportError:
+        pass
     if runtime.exists():
         server = runtime.get_instance()
         files = getattr(server.uploaded_file_mgr, "file_storage", {})  # the in-memory store's files by session

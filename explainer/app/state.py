@@ -20,7 +20,13 @@ import streamlit as st
 
 from explainer.app import jobs, kept_runs, steps
 from explainer.app.alternatives import K_MAX
-from explainer.app.caching import map_large_blocks_apart, start_housekeeping
+from explainer.app.caching import (
+    arrow_through_system_allocator,
+    guard_memory,
+    keep_within_limit,
+    map_large_blocks_apart,
+    start_housekeeping,
+)
 from explainer.app.closed_sessions import log_held_memory, release_closed_sessions, remember_session
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
@@ -396,12 +402,14 @@ def warm_up_server() -> threading.Thread:
         available()
         jobs.start_fork_server()
         map_large_blocks_apart()  # this process only: the workers come from the fork server, a new interpreter
-        start_housekeeping(release_closed_sessions, log_held_memory)
+        arrow_through_system_allocator()
         fitness_figure([{"generation": 0, "min": 0, "mean": 0, "max": 0}], 1)  # plotly's lazily loaded classes
         # The libraries' objects, some 200,000, live as long as the server: frozen, a full collection no
         # longer walks them (0.12-0.29 s each, several a second while a run is watched, measured at 32,561
         # rows: a Stop's page then waited for them).  Objects freed later are freed as before.
         gc.freeze()
+        guard_memory()  # the interpreter and its libraries, all loaded now, plus the caches' budgets
+        start_housekeeping(release_closed_sessions, keep_within_limit, log_held_memory)
 
     thread = threading.Thread(target=work, name="explainer-warm-up", daemon=True)
     thread.start()
