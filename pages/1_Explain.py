@@ -34,7 +34,8 @@ if state.algorithm not in choices:
 # the defaults become values (the URL holds values only)
 state.eps, state.seed, state.size = state.eps, state.seed, state.size
 
-with st.container(border=True):
+budget_box = st.container(border=True)
+with budget_box:
     st.subheader("2 · Budgets and algorithm")
     defaults = budgets.page_defaults(state, pool)
     if defaults is None:  # being chosen: no budgets, frontier or Run until they are (the page is drawn again)
@@ -42,6 +43,21 @@ with st.container(border=True):
     budgets.init_budgets(state, pool, defaults)
     bc_max, be_max = budgets.budget_limits(pool, n_rows)
     sync_url(state)
+run_box = st.container(border=True)
+# the result's one place, below the run: a run starting empties it at once, where the old result would
+# otherwise stay greyed below the live chart until the run ends
+results = st.empty()
+
+# ------------------------------------------------------------------ results, drawn first
+# A run that has just ended (Stop's click, the watch's last turn) is what changed: its result is drawn
+# before the budgets, the frontier and the forms above it are drawn again, so it shows as soon as it is in
+collect_finished(state)
+running = runs.is_running(state)
+if not running:
+    with results.container():
+        cards.results_card(state, pool, n_rows, running)
+
+with budget_box:
     b1, b2 = st.columns([2, 3], gap="large")
     with b1:
         bc, be = forms.budget_form(state, pool, defaults, bc_max=bc_max, be_max=be_max, n_rows=n_rows)
@@ -50,17 +66,8 @@ with st.container(border=True):
     algorithm, eps, seed, class_weight = forms.algorithm_form(state, choices)
 
 # ------------------------------------------------------------------ 3. run
-run_box = st.container(border=True)
-# the result's one place, drawn before the run is watched: a run starting empties it at once, where the
-# old result would otherwise stay greyed below the live chart until the run ends
-results = st.empty()
 with run_box:
     st.subheader("3 · Run")
-    running = runs.run_panel(state, pool, algorithm=algorithm, seed=seed, bc=bc, be=be, eps=eps,
+    runs.run_panel(state, pool, algorithm=algorithm, seed=seed, bc=bc, be=be, eps=eps,
                              class_weight=class_weight, n_rows=n_rows)
     runs.command_box(state)
-
-# ------------------------------------------------------------------ results
-collect_finished(state)
-with results.container():
-    cards.results_card(state, pool, n_rows, running)

@@ -40,11 +40,17 @@ def run_button(state: Session, column, *, running: bool) -> None:
                   key=Session.run.key, on_click=start_run, args=(state, state.pool_key, run_settings(state)))
 
 
+def is_running(state: Session) -> bool:
+    """Whether the Explain page's run is going on."""
+    job = state.job
+    return job is not None and not job.done
+
+
 def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: int, be: int, eps: float,
               class_weight: str, n_rows: int) -> bool:
     """Run and the line beside it, then the run going on (if any), watched; returns whether one is."""
     job = state.job
-    running = job is not None and not job.done
+    running = is_running(state)
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
     run_button(state, r1, running=running)
     if running:  # said in the same place, so the line the page showed before a run never stays greyed
