@@ -441,9 +441,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         """(class code of each row, its class probabilities): the one decision ``predict`` and
         ``predict_proba`` both give (:func:`~explainer.report.probabilities.vote_probabilities`): the vote of
         the rules that fire, else (none fires, or classes tie) the fallback ``default_class_``."""
-        check_is_fitted(self, "default_class_")
+        fitted = self._fitted_probabilities()  # first: "not fitted" before the table is read
         frame = self._frame(X)
-        fitted = self._fitted_probabilities()
         if len(self.rules_) == 0:
             n = len(frame)
             return np.full(n, fitted.fallback, dtype=np.int64), np.tile(fitted.fallback_proba, (n, 1))
