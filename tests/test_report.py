@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from explainer.report import (
     TIE,
@@ -191,9 +192,14 @@ def _random_rules(rng, n_rules: int, classes: list[str]):
     return parse_rules("\n".join(text))
 
 
-def test_per_rule_conflicts_and_totals_against_brute_force():
-    # random rule sets on random tables: every per-rule count and every list against pairwise loops
+@pytest.mark.parametrize("direct_rules", [64, 0], ids=["rows unpacked", "byte tables"])
+def test_per_rule_conflicts_and_totals_against_brute_force(direct_rules, monkeypatch):
+    # random rule sets on random tables: every per-rule count and every list against pairwise loops, with the
+    # products over a rule's rows read both ways
+    from explainer.report import coverage
     from explainer.selection.problem import SelectionProblem
+
+    monkeypatch.setattr(coverage, "DIRECT_RULES", direct_rules)
 
     rng = np.random.default_rng(7)
     for trial in range(25):

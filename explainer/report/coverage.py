@@ -20,6 +20,10 @@ TIE = "(tie)"
 
 #: rules unpacked at a time when a product over all rules is formed (bounds the memory of one block)
 BLOCK_ENTRIES = 1 << 21
+#: up to this many rules, a product over their rows unpacks each rule's rows (8 x bytes each) rather than
+#: building the byte look-up table (256 x 8 x bytes per column of weights): a report of the few rules of a
+#: selection on 130,000 rows spent 0.08 of its 0.23 s on those tables
+DIRECT_RULES = 64
 
 
 class RuleCoverage:
@@ -146,12 +150,18 @@ class RuleCoverage:
     def _products(self, idx: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """(len(idx), W): for each rule of ``idx``, the sum of ``weights`` (N, W) over the rows it covers.
 
-        Read from the packed bits without unpacking them: per byte position p and each
+        A few rules (:data:`DIRECT_RULES`) unpack their rows.  More are read from the packed bits without
+        unpacking them: per byte position p and each
         of its 256 values, the sum of the weights of the 8 rows that byte stands for,
         then one look-up per (rule, byte).  Exact integers; memory bounded by
         :data:`BLOCK_ENTRIES` per block of rules.
         """
         weights = np.asarray(weights, dtype=np.int64)
+        if len(idx) <= DIRECT_RULES:
+            out = np.zeros((len(idx), weights.shape[1]), dtype=np.int64)
+            for j, i in enumerate(idx):
+                out[j] = weights[np.unpackbits(self.bits[i], count=self.n_rows).view(bool)].sum(axis=0)
+            return out
         n_bytes = self.bits.shape[1]
         padded = np.zeros((n_bytes * 8, weights.shape[1]), dtype=np.int64)
         padded[: self.n_rows] = weights

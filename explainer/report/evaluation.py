@@ -14,9 +14,9 @@ from explainer.data.features import FeatureSpec
 from explainer.data.labels import (
     distinct,
     encode_labels,
-    fallback_class,
     fallback_code,
     label_array,
+    label_key,
     match_label,
     sorted_labels,
 )
@@ -30,16 +30,16 @@ from explainer.rules.model import RuleSet, ValueSet, rule_masks
 def vote(coverage_matrix: np.ndarray, labels: list) -> np.ndarray:
     """Majority vote of the rules that fire on each row (object array; UNCOVERED / TIE)."""
     cov = np.asarray(coverage_matrix, dtype=bool)
-    codes, first = _class_codes(labels, [])
+    codes, first = _class_codes(labels, [])  # no rows: the rules' own classes
     firing = RuleCoverage(cov.T, codes, np.zeros(cov.shape[0], dtype=np.int64), len(first))
     return vote_labels(firing.votes()[0], first)
 
 
-def _class_codes(labels: list, y) -> tuple[np.ndarray, list]:
-    """(class code of each rule, the classes): the classes are the labels of ``y`` and of the rules, in class
-    order (:func:`~explainer.data.labels.sorted_labels`); a rule's label that only names a class of ``y`` by
-    its text (a rule read back from a file) is that class (:func:`~explainer.data.labels.match_label`)."""
-    y_classes = sorted_labels(y)
+def _class_codes(labels: list, y_classes: list) -> tuple[np.ndarray, list]:
+    """(class code of each rule, the classes): the classes are ``y_classes`` (the labels of the rows, in class
+    order) and those of the rules, in class order (:func:`~explainer.data.labels.sorted_labels`); a rule's label
+    that only names a class of the rows by its text (a rule read back from a file) is that class
+    (:func:`~explainer.data.labels.match_label`)."""
     rule_codes, seen = distinct(label_array(labels))
     own = []
     for lab in seen:  # each distinct label once: a rule file can hold tens of thousands of rules
@@ -47,9 +47,19 @@ def _class_codes(labels: list, y) -> tuple[np.ndarray, list]:
             own.append(match_label(lab, y_classes))
         except ValueError:
             own.append(lab)
-    classes = sorted_labels(label_array(y_classes + own))
+    classes = sorted_labels(label_array(list(y_classes) + own))
     codes, _ = encode_labels(label_array(own), classes)
     return (codes[rule_codes] if rule_codes.size else rule_codes).astype(np.int64), classes
+
+
+def _row_and_rule_codes(y: np.ndarray, labels: list) -> tuple[np.ndarray, np.ndarray, list]:
+    """(class code of each row, of each rule, the classes), the rows' labels read once (each reading took
+    0.02 s of a report at 130,000 rows)."""
+    row_codes, seen = distinct(y)
+    rule_class, classes = _class_codes(labels, sorted_labels(label_array(seen)))
+    index = {label_key(c): i for i, c in enumerate(classes)}
+    lookup = np.array([index[label_key(v)] for v in seen], dtype=np.int64)
+    return (lookup[row_codes] if len(row_codes) else row_codes), rule_class, classes
 
 
 def evaluate_rules(
@@ -82,8 +92,7 @@ def evaluate_rules(
     """
     rule_set = rules if isinstance(rules, RuleSet) else RuleSet(list(rules))
     y = label_array(y)
-    rule_class, class_labels = _class_codes([r.label for r in rule_set], y)
-    y_codes, _ = encode_labels(y, class_labels)
+    y_codes, rule_class, class_labels = _row_and_rule_codes(y, [r.label for r in rule_set])
     firing = RuleCoverage(_masks(rule_set, X), rule_class, y_codes, len(class_labels))
     conflicts = firing.conflicts()
     lengths = np.array([r.length for r in rule_set], dtype=np.int64)  # the one count: rule_complexity
@@ -136,7 +145,10 @@ def evaluate_rules(
             raise ValueError(f"sample_weight needs one weight per row ({len(y)})")
         report.weighted = firing.weighted_totals(report.sample_weight)
     if fallback is None:
-        report.fallback = fallback_class(y, firing.covered_mask, report.sample_weight, class_labels)
+        # fallback_class's choice, from the codes read above (its own reading of the labels took 0.02 s at
+        # 130,000 rows)
+        report.fallback = class_labels[fallback_code(y_codes, firing.covered_mask, len(class_labels),
+                                                     report.sample_weight)] if y_codes.size else None
     if X_test is not None and y_test is not None:
         report.holdout = holdout_report(rule_set, X_test, y_test, eps=eps, fallback=report.fallback,
                                         feature_specs=feature_specs)
