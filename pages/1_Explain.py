@@ -68,6 +68,6 @@ with budget_box:
 # ------------------------------------------------------------------ 3. run
 with run_box:
     st.subheader("3 · Run")
-    runs.run_panel(state, pool, algorithm=algorithm, seed=seed, bc=bc, be=be, eps=eps,
-                             class_weight=class_weight, n_rows=n_rows)
+    runs.run_panel(state, pool, algorithm=algorithm, seed=seed, bc=bc, be=be, eps=eps, class_weight=class_weight,
+                   n_rows=n_rows)
     runs.command_box(state)
