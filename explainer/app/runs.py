@@ -47,8 +47,8 @@ def is_running(state: Session) -> bool:
 
 
 def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: int, be: int, eps: float,
-              class_weight: str, n_rows: int) -> bool:
-    """Run and the line beside it, then the run going on (if any), watched; returns whether one is."""
+              class_weight: str, n_rows: int) -> None:
+    """Run and the line beside it, then the run going on (if any), watched."""
     job = state.job
     running = is_running(state)
     r1, r2 = st.columns([1, 5], vertical_alignment="center")
@@ -68,7 +68,6 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
         live.stop_button(job, key=Session.stop_run.key)
         live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
                    chart_key=Session.live_fitness.key, best=lambda rules: best_so_far(pool, job, rules))
-    return running
 
 
 def best_so_far(pool: RulePool, job: RunJob, rules: tuple[int, ...]) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "distinct",
     "sorted_labels",
     "encode_labels",
+    "encode_distinct",
     "labels_of",
     "match_label",
     "class_counts",
@@ -132,13 +133,18 @@ def encode_labels(values, classes=None) -> tuple[np.ndarray, list]:
     """
     values = label_array(values)
     classes = sorted_labels(values) if classes is None else list(classes)
+    return encode_distinct(*distinct(values), classes), classes
+
+
+def encode_distinct(codes: np.ndarray, seen: list, classes) -> np.ndarray:
+    """The class code of each label from its :func:`distinct` reading (``codes`` into the distinct labels
+    ``seen``): each label's index in ``classes``.  A label that is not one of ``classes`` raises ValueError."""
     index = {label_key(c): i for i, c in enumerate(classes)}
-    codes, seen = distinct(values)
     unknown = [v for v in seen if label_key(v) not in index]
     if unknown:
-        raise ValueError(f"label {unknown[0]!r} is not one of the classes {classes}")
+        raise ValueError(f"label {unknown[0]!r} is not one of the classes {list(classes)}")
     lookup = np.array([index[label_key(v)] for v in seen], dtype=np.int64)
-    return (lookup[codes] if len(codes) else codes), classes
+    return lookup[codes] if len(codes) else codes
 
 
 def labels_of(col: pd.Series) -> np.ndarray:

@@ -13,10 +13,10 @@ import pandas as pd
 from explainer.data.features import FeatureSpec
 from explainer.data.labels import (
     distinct,
+    encode_distinct,
     encode_labels,
     fallback_code,
     label_array,
-    label_key,
     match_label,
     sorted_labels,
 )
@@ -57,9 +57,7 @@ def _row_and_rule_codes(y: np.ndarray, labels: list) -> tuple[np.ndarray, np.nda
     0.02 s of a report at 130,000 rows)."""
     row_codes, seen = distinct(y)
     rule_class, classes = _class_codes(labels, sorted_labels(label_array(seen)))
-    index = {label_key(c): i for i, c in enumerate(classes)}
-    lookup = np.array([index[label_key(v)] for v in seen], dtype=np.int64)
-    return (lookup[row_codes] if len(row_codes) else row_codes), rule_class, classes
+    return encode_distinct(row_codes, seen, classes), rule_class, classes
 
 
 def evaluate_rules(

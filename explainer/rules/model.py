@@ -382,7 +382,7 @@ def rule_masks(rules: Iterable[Rule], X, feature_index: dict[str, int] | None = 
 
 def coverage_columns(rules: Sequence[Rule], X, feature_index: dict[str, int] | None = None) -> np.ndarray:
     """N x len(rules) boolean matrix: row j is covered by rule i (:func:`rule_masks`)."""
-    out = np.ones((len(X), len(rules)), dtype=bool, order="F")  # a column per rule, contiguous
+    out = np.empty((len(X), len(rules)), dtype=bool, order="F")  # a column per rule, contiguous
     for j, covered in enumerate(rule_masks(rules, X, feature_index)):
         out[:, j] = covered
     return out
