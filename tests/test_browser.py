@@ -133,10 +133,14 @@ def _keyed(page, key: str):
 
 def _field(page, key: str):
     """The one live number field in the container keyed ``key`` (a budget's field is re-created when its
-    value changes, and the old one may linger, marked stale, until the next run completes)."""
+    value changes, and the old one may linger, marked stale, until the next run completes).  Taken in the
+    page at the moment it is the only one: a locator found again afterwards could meet a new field beside
+    the old one (a rerun just started) and refuse to choose."""
     css = f".st-key-{key} input{LIVE}"
-    page.wait_for_function(f"() => document.querySelectorAll('{css}').length === 1", timeout=30_000)
-    return page.locator(css)
+    found = page.wait_for_function(
+        f"() => {{ const f = document.querySelectorAll('{css}'); return f.length === 1 ? f[0] : null; }}",
+        timeout=30_000)
+    return found.as_element()
 
 
 #: the run has started: its Stop button, its first point or its final chart is on the page
