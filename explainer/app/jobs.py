@@ -489,7 +489,7 @@ class RunJob(Job):
         if recs:
             last = recs[-1]
             gen = f"{last.generation}/{last.max_generations}" if last.max_generations else f"{last.generation}"
-            best = f" · best {100 * last.best / self.n_rows:.2f}%" if self.n_rows else ""
+            best = f" · best coverage f* {100 * last.best / self.n_rows:.2f}%" if self.n_rows else ""
             text = f"{prefix}{name}: generation {gen}{best} · {self.elapsed:.1f} s"
         else:
             text = f"{prefix}{name}: starting… {self.elapsed:.1f} s"
