@@ -20,7 +20,6 @@ from itertools import product
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-import sklearn
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -41,6 +40,7 @@ from explainer.rules.model import (
 )
 from explainer.rules.numbers import shorten_threshold
 from explainer.rules.simplify import Simplifier
+from explainer.rules.tree_fit import tree_fitter
 
 CRITERIA = ("gini", "entropy")
 SPLITTERS = ("best", "random")
@@ -297,9 +297,8 @@ class _Extractor:
             f = int(feature[node]) if self.feature_map is None else int(self.feature_map[feature[node]])
             thr = self._short_threshold(f, float(threshold[node]))
             col = self.X[rows, f]
-            with np.errstate(invalid="ignore"):
-                go_left = col <= thr
-                go_right = col > thr
+            go_left = col <= thr  # a missing value (NaN) is False both ways, without a warning
+            go_right = col > thr
             left_rows, right_rows = rows[go_left], rows[go_right]
             # a condition every row of the node satisfies is dropped: the path selects the same rows
             right_conds = conds if right_rows.size == rows.size else (*conds, self._condition(f, ">", thr))
@@ -591,7 +590,7 @@ def _fit_sample(codes: np.ndarray, max_rows: int | None, seed: int) -> np.ndarra
 
 def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
     """Fit every tree on (X, codes): in threads on large tables, one after another on small ones."""
-    fit = _tree_fitter(X, codes)
+    fit = tree_fitter(X, codes)
     workers = min(len(models), os.cpu_count() or 1)
     if X.shape[0] < PARALLEL_FIT_ROWS or workers < 2:
         for model in models:
@@ -599,27 +598,6 @@ def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
         return
     with ThreadPoolExecutor(max_workers=workers) as ex:
         list(ex.map(fit, models))
-
-
-def _tree_fitter(X: np.ndarray, codes: np.ndarray):
-    """A function fitting one tree on (X, codes).  The grid fits about a hundred trees on one matrix, and on a
-    small table scikit-learn's checks of its input and parameters took half of each fit: the matrix is made
-    the tree learner's float32 once and the checks skipped.  A matrix with missing values goes the checked
-    way (the learner then needs the mask of columns holding them, which only its checks compute), still on the
-    one float32 matrix."""
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if not np.isfinite(X32).all():
-        # the checked way, with the float32 matrix: the learner's checks take it as it is instead of copying it
-        # for every tree (in the dashboard server, where each copy is mapped apart, those copies took the
-        # pool of a 32,561-row table with gaps from 4.6 s to 5.9 s, measured in the page)
-        return lambda model: model.fit(X32, codes)
-
-    def fit(model):
-        # sklearn's configuration is per thread: set it in the thread that fits
-        with sklearn.config_context(skip_parameter_validation=True):
-            model.fit(X32, codes, check_input=False)
-
-    return fit
 
 
 def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
