@@ -91,13 +91,33 @@ def test_internals_that_refuse_send_every_tree_back_to_fit(monkeypatch):
     assert len(calls) == 1  # the first refusal is remembered
 
 
-def test_missing_values_take_the_checked_way():
+def test_missing_values_are_routed_as_fit_routes_them(monkeypatch):
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(120, 3))
+    X = rng.normal(size=(300, 4))
     X[::7, 1] = np.nan
-    codes = (np.nan_to_num(X[:, 1]) > 0).astype(np.int64)
-    for p, seed, model in _grid_trees(X, codes, grid_params(3)):
+    X[::5, 3] = np.nan
+    codes = np.where(np.isnan(X[:, 1]), 2, (np.nan_to_num(X[:, 3]) > 0).astype(np.int64))
+    masks = []
+    compute = DecisionTreeClassifier._compute_missing_values_in_feature_mask
+    monkeypatch.setattr(DecisionTreeClassifier, "_compute_missing_values_in_feature_mask",
+                        lambda self, X, *a: masks.append(compute(self, X, *a)) or masks[-1])
+    trees = _grid_trees(X, codes, grid_params(5, 2))
+    assert len(masks) == 2  # once per splitter kind, not per tree
+    assert any(t.tree_.missing_go_to_left.any() for _, _, t in trees if hasattr(t.tree_, "missing_go_to_left"))
+    monkeypatch.undo()
+    for p, seed, model in trees:
         assert _same_tree(model, _reference(p, seed, X.astype(np.float32), codes))
+        assert np.array_equal(model.tree_.missing_go_to_left, _reference(p, seed, X.astype(np.float32),
+                                                                         codes).tree_.missing_go_to_left)
+
+
+def test_an_infinite_value_is_refused_as_fit_refuses_it():
+    X = np.array([[0.0, 1.0], [np.inf, 2.0], [1.0, 3.0], [2.0, 0.5]])
+    codes = np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError):
+        DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, codes)
+    with pytest.raises(ValueError):
+        tree_fitter(X, codes)(DecisionTreeClassifier(max_depth=2, random_state=0))
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**31 - 2])

@@ -105,48 +105,59 @@ def _direct(model: DecisionTreeClassifier) -> bool:
 
 
 class _LabelledMatrix:
-    """One float32 matrix without missing values and its class codes, encoded once for every tree."""
+    """One float32 matrix and its class codes, encoded once for every tree; with missing values, the mask of
+    the columns holding them, computed once per splitter kind as scikit-learn's checks compute it."""
 
-    def __init__(self, X32: np.ndarray, codes: np.ndarray):
-        self.X = X32
+    def __init__(self, X32: np.ndarray, codes: np.ndarray, finite: bool):
+        self.X, self.finite = X32, finite
         self.classes, encoded = np.unique(np.asarray(codes), return_inverse=True)
         self.y = np.ascontiguousarray(encoded.reshape(-1, 1), dtype=np.float64)
         self.n_classes = np.array([self.classes.size], dtype=np.intp)
+        self.masks: dict[str, object] = {}
         self.broken = False  # set once a direct build failed: the rest go through fit()
 
+    def _missing_mask(self, model: DecisionTreeClassifier):
+        if self.finite:
+            return None
+        if model.splitter not in self.masks:  # whether a splitter takes missing values is its own
+            self.masks[model.splitter] = model._compute_missing_values_in_feature_mask(self.X)
+        return self.masks[model.splitter]
+
     def build(self, model: DecisionTreeClassifier) -> None:
-        """What ``model.fit(X, codes, check_input=False)`` does for the settings :func:`_direct` accepts."""
+        """What ``model.fit`` does, its input checked, for the settings :func:`_direct` accepts."""
         n_features = self.X.shape[1]
         max_features = _max_features(model.max_features, n_features)
+        missing = self._missing_mask(model)
         criterion = CRITERIA_CLF[model.criterion](1, self.n_classes)
         splitter = DENSE_SPLITTERS[model.splitter](criterion, max_features, 1, 0.0,
                                                     _random_state(model.random_state), None)
         tree = Tree(n_features, self.n_classes, 1)
         depth = np.iinfo(np.int32).max if model.max_depth is None else model.max_depth
-        DepthFirstTreeBuilder(splitter, 2, 1, 0.0, depth, 0.0).build(tree, self.X, self.y, None, None)
+        DepthFirstTreeBuilder(splitter, 2, 1, 0.0, depth, 0.0).build(tree, self.X, self.y, None, missing)
         model.n_features_in_, model.n_outputs_, model.max_features_ = n_features, 1, max_features
         model.classes_, model.n_classes_, model.tree_ = self.classes, int(self.classes.size), tree
 
 
 def tree_fitter(X: np.ndarray, codes: np.ndarray) -> Callable[[DecisionTreeClassifier], None]:
-    """A function fitting one tree on (X, codes), the matrix made the tree learner's float32 once.  A matrix
-    with missing values goes the checked way (the learner then needs the mask of columns holding them, which
-    only its checks compute), still on the one float32 matrix."""
+    """A function fitting one tree on (X, codes), the matrix made the tree learner's float32 once."""
     X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if not np.isfinite(X32).all():
-        # the checked way, with the float32 matrix: the learner's checks take it as it is instead of copying it
-        # for every tree (in the dashboard server, where each copy is mapped apart, those copies took the
-        # pool of a 32,561-row table with gaps from 4.6 s to 5.9 s, measured in the page)
-        return lambda model: model.fit(X32, codes)
-    matrix = _LabelledMatrix(X32, codes)
+    finite = bool(np.isfinite(X32).all())
+    matrix = _LabelledMatrix(X32, codes, finite)
 
     def fit(model: DecisionTreeClassifier) -> None:
         if not matrix.broken and _direct(model):
             try:
                 matrix.build(model)
                 return
-            except (TypeError, ValueError, AttributeError):  # another scikit-learn's internals
+            except (TypeError, ValueError, AttributeError):  # another scikit-learn's internals, or a bad matrix
                 matrix.broken = True
+        if not finite:
+            # the checked way (it computes the mask of columns with missing values), with the float32 matrix:
+            # the checks take it as it is instead of copying it for every tree (in the dashboard server, where
+            # each copy is mapped apart, those copies took the pool of a 32,561-row table with gaps from 4.6 s
+            # to 5.9 s, measured in the page)
+            model.fit(X32, codes)
+            return
         # sklearn's configuration is per thread: set it in the thread that fits
         with sklearn.config_context(skip_parameter_validation=True):
             model.fit(X32, codes, check_input=False)
