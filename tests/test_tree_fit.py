@@ -131,3 +131,16 @@ def test_a_splitters_state_draws_what_its_seed_draws(seed):
     state, real = tree_fit._random_state(seed), np.random.RandomState(seed)
     np.testing.assert_array_equal(state.rand(2), real.rand(2))
     assert state.randint(0, 2**31 - 1) == real.randint(0, 2**31 - 1)
+
+
+def test_trees_fitted_in_threads_are_those_fit_grows():
+    from explainer.rules.pool import PARALLEL_FIT_ROWS, _fit_all
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(PARALLEL_FIT_ROWS + 500, 5))
+    codes = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64) + (X[:, 3] > 1.2)
+    params = grid_params(4, 2)
+    models = [DecisionTreeClassifier(**p, random_state=seed % 5) for seed, p in enumerate(params)]
+    _fit_all(models, X, codes)  # in threads on a table this size (two cores or more)
+    for seed, (p, model) in enumerate(zip(params, models, strict=True)):
+        assert _same_tree(model, _reference(p, seed % 5, X, codes))

@@ -59,16 +59,18 @@ class _SeedState:
         return self._real
 
     def randint(self, *args):
-        if self._real is None and self._drawn is None:
-            key = (self._seed, *args)
-            if key not in self._first:
-                if len(self._first) >= self._KEEP:
-                    self._first.clear()
-                self._first[key] = self._state().randint(*args)
-                return self._first[key]
+        if self._real is not None or self._drawn is not None:
+            return self._state().randint(*args)
+        key = (self._seed, *args)
+        value = self._first.get(key)  # one read: trees fitted in threads share the cache
+        if value is None:
+            value = self._state().randint(*args)
+            if len(self._first) >= self._KEEP:
+                self._first.clear()
+            self._first[key] = value
+        else:
             self._drawn = args
-            return self._first[key]
-        return self._state().randint(*args)
+        return value
 
     def __getattr__(self, name: str):
         return getattr(self._state(), name)
