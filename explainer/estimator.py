@@ -9,6 +9,7 @@ parameters) before the table is encoded or a tree is grown, ``random_state`` rea
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -25,7 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from explainer.data.encoder import TableEncoder
+from explainer.data.encoder import MANY_VALUES, TableEncoder
 from explainer.data.labels import (
     class_array,
     encode_labels,
@@ -105,8 +106,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         errors), so the pins come on top of the explanation it chose.  A text that does not read, or names a
         column or class the data lacks, is a ``ValueError``, as are pins that alone exceed a budget given.
     encoder : a :class:`~explainer.data.encoder.TableEncoder` (cloned at fit) for DataFrame input; ``None``
-        = ``TableEncoder(detect_identifiers=False)``: numbers are read as numbers, so a DataFrame
-        and the same values as an array give the same rules (pass
+        = ``TableEncoder(detect_identifiers=False, many_values="exclude")``: numbers are read as numbers, so a
+        DataFrame and the same values as an array give the same rules; a text column of more than 100 distinct
+        values is left out of the rules with a ``UserWarning`` naming it (pass
         ``TableEncoder(ordinal_as_categorical=True)`` for the command line's reading, where small
         integer codes also offer ``= v`` conditions).
     forbidden_columns : columns of X no rule may name (e.g. a sensitive attribute), a list of names
@@ -274,9 +276,16 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         if isinstance(checked, pd.DataFrame):
             self.encoder_ = (
                 clone(self.encoder) if self.encoder is not None
-                else TableEncoder(detect_identifiers=False)
+                else TableEncoder(detect_identifiers=False, many_values="exclude")
             )
-            return self.encoder_.fit_transform(checked)
+            encoded = self.encoder_.fit_transform(checked)
+            for info in self.encoder_.columns_:
+                if info.kind == MANY_VALUES:  # fit goes on without it; the caller hears of it
+                    warnings.warn(f"Column '{info.name}' has {info.n_unique} distinct values, too many for a "
+                                  f"categorical feature (limit {self.encoder_.max_categories}): it is left out "
+                                  "of the rules. Encode it (for example as numbers) to use it.", UserWarning,
+                                  stacklevel=3)
+            return encoded
         self.encoder_ = None
         return pd.DataFrame(checked, columns=self._names(X, checked.shape[1]))
 

@@ -136,10 +136,11 @@ class Ripper:
 
 
 class Encoded:
-    """A peer on the encoded matrix the rule pool uses (the same one-hot and missing features)."""
+    """A peer on the encoded matrix the rule pool uses (the same one-hot and missing features, read by the
+    estimator's default encoder)."""
 
     def fit(self, X, y):
-        self.encoder = TableEncoder(detect_identifiers=False).fit(X)
+        self.encoder = TableEncoder(detect_identifiers=False, many_values="exclude").fit(X)
         self.model = self.make().fit(self.encoder.transform(X).to_numpy(dtype=float), y)
         return self
 

@@ -1,6 +1,7 @@
 """The scikit-learn estimator."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_iris
@@ -9,6 +10,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from explainer.data import TableEncoder
+from explainer.data.tables import DataError
 from explainer.estimator import RuleSetExplainer
 
 # Expected to fail, and why (every other scikit-learn check runs and passes; check_classifiers_train,
@@ -235,3 +238,31 @@ def test_a_one_class_fit_sets_every_fitted_attribute():
     assert len(one.rules_) == 0 and one.pool_ is None and one.result_ is None
     assert (one.report_.n_rows, one.report_.covered, one.report_.n_rules) == (10, 0, 0)
     assert one.predict(X[:4]).tolist() == ["setosa"] * 4
+
+
+def test_a_text_column_of_too_many_values_is_left_out_with_a_warning():
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.normal(size=n)
+    X = pd.DataFrame({"x": x, "when": [f"{h}:{m:02d}" for h, m in zip(rng.integers(7, 18, n), rng.integers(0, 60, n),
+                                                                       strict=True)],
+                      "colour": rng.choice(["red", "blue"], n)})
+    assert X["when"].nunique() > 100
+    y = np.where(x > 0.3, "yes", "no")
+    with pytest.warns(UserWarning, match=r"Column 'when' has \d+ distinct values, too many for a categorical feature "
+                                         r"\(limit 100\): it is left out of the rules"):
+        model = RuleSetExplainer(random_state=0).fit(X, y)
+    assert "when" not in model.rules_.to_text()
+    assert {c.name: c.kind for c in model.encoder_.columns_}["when"] == "too many values"
+    assert model.score(X, y) == 1.0
+    new = X.iloc[:5].assign(when=["23:59"] * 5)  # values never seen: the column is not read
+    np.testing.assert_array_equal(model.predict(new), model.predict(X.iloc[:5]))
+
+
+def test_an_encoder_given_keeps_its_own_refusal():
+    X = pd.DataFrame({"x": np.arange(300.0), "code": [f"c{i}" for i in range(300)]})
+    y = np.where(X["x"] > 150, "a", "b")
+    with pytest.raises(DataError, match="Column 'code' has 300 distinct values, too many for a categorical"):
+        RuleSetExplainer(random_state=0, encoder=TableEncoder(detect_identifiers=False)).fit(X, y)
+    with pytest.raises(DataError, match="many_values must be 'refuse' or 'exclude'"):
+        TableEncoder(many_values="drop").fit(X)

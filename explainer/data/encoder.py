@@ -32,16 +32,19 @@ __all__ = [
     "TableEncoder",
     "KINDS",
     "MAX_CATEGORIES",
+    "MANY_VALUES",
     "resolve_column",
 ]
 
 #: A categorical column with more distinct values than this is refused.
 MAX_CATEGORIES = 100
+#: the kind of a categorical column left out for holding more than ``max_categories`` values
+MANY_VALUES = "too many values"
 #: ``ordinal_as_categorical=True`` means integer columns with at most this many distinct values.
 ORDINAL_MAX_VALUES = 10
 
 #: The values of ColumnInfo.kind.
-KINDS = ("numeric", "categorical", "identifier", "target", "constant", "all missing")
+KINDS = ("numeric", "categorical", "identifier", "target", "constant", "all missing", MANY_VALUES)
 
 
 @dataclass
@@ -231,7 +234,11 @@ class TableEncoder(BaseEstimator):
     ordinal_as_categorical : False, True (integer columns with at most 10 distinct values) or an
         int k (at most k): such a column offers both its numeric feature (``Margin > 3``) and
         one-hot features (``Margin=5``); binary columns are left numeric only.
-    max_categories : a categorical column with more distinct values is refused.
+    max_categories : a categorical column with more distinct values is refused (``many_values``).
+    many_values : ``"refuse"``: such a column is a :class:`DataError` naming it (the command line and the
+        dashboard, where the person loading the table chooses what to exclude); ``"exclude"``: it is left out
+        (its :class:`ColumnInfo` kind ``"too many values"``, a sentence in ``warnings_``), as the estimator
+        does by default.
     detect_identifiers : drop columns that look like identifiers (about one value per row, or a
         name like ``id`` with a value per row); False keeps them (the estimator's choice: the
         caller chose its features).
@@ -254,6 +261,7 @@ class TableEncoder(BaseEstimator):
         ordinal_as_categorical: bool | int = False,
         max_categories: int = MAX_CATEGORIES,
         detect_identifiers: bool = True,
+        many_values: str = "refuse",
     ):
         self.categorical = categorical
         self.exclude = exclude
@@ -262,6 +270,7 @@ class TableEncoder(BaseEstimator):
         self.ordinal_as_categorical = ordinal_as_categorical
         self.max_categories = max_categories
         self.detect_identifiers = detect_identifiers
+        self.many_values = many_values
 
     # ------------------------------------------------------------------ public API
 
@@ -352,6 +361,8 @@ class TableEncoder(BaseEstimator):
     def _fit(self, df: pd.DataFrame, declared: AbstractSet[str] = frozenset()) -> None:
         if self.missing_indicators not in ("auto", True, False):
             raise DataError("missing_indicators must be 'auto', True or False.")
+        if self.many_values not in ("refuse", "exclude"):
+            raise DataError("many_values must be 'refuse' or 'exclude'.")
         roles = self._roles(df, declared)
         if len(df) == 0:
             raise DataError("The table has no data rows.")
@@ -367,6 +378,9 @@ class TableEncoder(BaseEstimator):
             if warning is not None:
                 warnings.append(warning)
                 low_columns.add(info.name)
+            if info.kind == MANY_VALUES:
+                warnings.append(f"Column '{info.name}' has {info.n_unique} distinct values, too many for a categorical "
+                                f"feature (limit {self.max_categories}): it is left out of the rules.")
         if not plans:
             raise DataError(_no_feature_message(infos, roles.excluded))
         _dedupe_feature_names(plans, infos)
@@ -403,7 +417,7 @@ class TableEncoder(BaseEstimator):
             n_unique = int(present_values.nunique())
         n_missing = int(missing.sum())
         kind = self._kind(name, numeric, n_unique, present_values, roles)
-        if name in roles.excluded or kind in ("constant", "identifier", "all missing"):
+        if name in roles.excluded or kind in ("constant", "identifier", "all missing", MANY_VALUES):
             return ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True), None, None
         plan = _Plan(column=name, numeric=False, integer=False)
         warning = None
@@ -433,6 +447,8 @@ class TableEncoder(BaseEstimator):
             and _looks_like_identifier(name, present, numeric, n_unique)
         ):
             return "identifier"
+        if kind == "categorical" and n_unique > self.max_categories and self.many_values == "exclude":
+            return MANY_VALUES
         return kind
 
     def _plan_numeric(self, plan: _Plan, present: np.ndarray, n_unique: int, ordinal: int) -> str | None:
