@@ -26,7 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from explainer.data.encoder import MANY_VALUES, TableEncoder
+from explainer.data.encoder import MANY_VALUES, TableEncoder, left_out_message
 from explainer.data.labels import (
     class_array,
     encode_labels,
@@ -281,10 +281,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             encoded = self.encoder_.fit_transform(checked)
             for info in self.encoder_.columns_:
                 if info.kind == MANY_VALUES:  # fit goes on without it; the caller hears of it
-                    warnings.warn(f"Column '{info.name}' has {info.n_unique} distinct values, too many for a "
-                                  f"categorical feature (limit {self.encoder_.max_categories}): it is left out "
-                                  "of the rules. Encode it (for example as numbers) to use it.", UserWarning,
-                                  stacklevel=3)
+                    warnings.warn(left_out_message(info, self.encoder_.max_categories), UserWarning, stacklevel=3)
             return encoded
         self.encoder_ = None
         return pd.DataFrame(checked, columns=self._names(X, checked.shape[1]))

@@ -254,6 +254,7 @@ def test_a_text_column_of_too_many_values_is_left_out_with_a_warning():
         model = RuleSetExplainer(random_state=0).fit(X, y)
     assert "when" not in model.rules_.to_text()
     assert {c.name: c.kind for c in model.encoder_.columns_}["when"] == "too many values"
+    assert any(w.startswith("Column 'when' has") for w in model.encoder_.warnings_)
     assert model.score(X, y) == 1.0
     new = X.iloc[:5].assign(when=["23:59"] * 5)  # values never seen: the column is not read
     np.testing.assert_array_equal(model.predict(new), model.predict(X.iloc[:5]))

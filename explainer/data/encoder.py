@@ -33,6 +33,7 @@ __all__ = [
     "KINDS",
     "MAX_CATEGORIES",
     "MANY_VALUES",
+    "left_out_message",
     "resolve_column",
 ]
 
@@ -220,6 +221,12 @@ def _looks_like_identifier(name: str, present, numeric: bool, n_unique: int) -> 
     return n_unique / n >= ID_RATIO
 
 
+def left_out_message(info: ColumnInfo, limit: int) -> str:
+    """The sentence saying that a column of too many values (kind :data:`MANY_VALUES`) is left out."""
+    return (f"Column '{info.name}' has {info.n_unique} distinct values, too many for a categorical feature "
+            f"(limit {limit}): it is left out of the rules. Encode it (for example as numbers) to use it.")
+
+
 class TableEncoder(BaseEstimator):
     """Encode a table's columns as features for rule learning (fit on one table, apply to any).
 
@@ -379,8 +386,7 @@ class TableEncoder(BaseEstimator):
                 warnings.append(warning)
                 low_columns.add(info.name)
             if info.kind == MANY_VALUES:
-                warnings.append(f"Column '{info.name}' has {info.n_unique} distinct values, too many for a categorical "
-                                f"feature (limit {self.max_categories}): it is left out of the rules.")
+                warnings.append(left_out_message(info, self.max_categories))
         if not plans:
             raise DataError(_no_feature_message(infos, roles.excluded))
         _dedupe_feature_names(plans, infos)
