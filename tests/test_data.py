@@ -526,8 +526,16 @@ def test_random_tables_load_or_raise_data_error(rows, sep):
     except DataError:
         return
     assert ds.X.shape == (len(ds.y), ds.n_features)
-    assert ds.X.dtypes.map(lambda d: d == np.float64).all()
+    _check_encoded_types(ds)
     assert len(set(ds.feature_names)) == ds.n_features
+
+
+def _check_encoded_types(ds) -> None:
+    """Numeric features as float64; one-hot features and missing indicators, 0 or 1, as uint8."""
+    expected = [np.uint8 if s.kind in ("onehot", "missing") else np.float64 for s in ds.feature_specs]
+    assert list(ds.X.dtypes) == expected
+    binary = ds.X[[s.name for s in ds.feature_specs if s.kind != "numeric"]].to_numpy()
+    assert set(np.unique(binary).tolist()) <= {0, 1}
 
 
 # --------------------------------------------------------------------------- bundled samples
@@ -630,7 +638,7 @@ def test_paper_datasets(paper_datasets_dir, name):
     assert ds.n_features == n_features
     assert ds.class_counts() == counts
     assert sorted(c.name for c in ds.columns if c.kind == "identifier") == identifiers
-    assert ds.X.dtypes.map(lambda d: d == np.float64).all()
+    _check_encoded_types(ds)
     assert ds.X.shape == (rows, n_features)
     json.dumps(ds.summary())
 

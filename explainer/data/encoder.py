@@ -221,6 +221,27 @@ def _looks_like_identifier(name: str, present, numeric: bool, n_unique: int) -> 
     return n_unique / n >= ID_RATIO
 
 
+#: the feature kinds that hold 0 or 1 and nothing else (a one-hot feature, a missing indicator)
+BINARY_KINDS = ("onehot", "missing")
+
+
+def _compact_frame(matrix: np.ndarray, specs: list[FeatureSpec]) -> pd.DataFrame:
+    """The encoded rows as a DataFrame: numeric features as float64, the 0/1 features (one-hot, missing) as
+    uint8, an eighth of the memory for the same values.  A census table of 364,000 rows has 102 such
+    features of 108: its matrix takes 55 MB instead of 315 MB, which matters where a server keeps the
+    data sets of several pages.  Read as float (``to_numpy(dtype=float)``), the values are the same."""
+    names = [s.name for s in specs]
+    binary = np.array([s.kind in BINARY_KINDS for s in specs], dtype=bool)
+    if not binary.any() or binary.all():
+        dtype = np.uint8 if binary.any() else np.float64
+        return pd.DataFrame(matrix.astype(dtype, copy=False), columns=pd.Index(names, dtype=object))
+    parts = [pd.DataFrame(matrix[:, ~binary].astype(np.float64, copy=False),
+                          columns=pd.Index([n for n, b in zip(names, binary, strict=True) if not b], dtype=object)),
+             pd.DataFrame(matrix[:, binary].astype(np.uint8),
+                          columns=pd.Index([n for n, b in zip(names, binary, strict=True) if b], dtype=object))]
+    return pd.concat(parts, axis=1)[pd.Index(names, dtype=object)]
+
+
 def left_out_message(info: ColumnInfo, limit: int) -> str:
     """The sentence saying that a column of too many values (kind :data:`MANY_VALUES`) is left out."""
     return (f"Column '{info.name}' has {info.n_unique} distinct values, too many for a categorical feature "
@@ -512,10 +533,7 @@ class TableEncoder(BaseEstimator):
             blocks.extend(self._encode_column(p, df[p.column]))
         # 2-D blocks (n x features of one column): one stack, not one per feature
         matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
-        return pd.DataFrame(
-            matrix.astype(np.float64, copy=False),
-            columns=pd.Index([s.name for s in self.feature_specs_], dtype=object),
-        )
+        return _compact_frame(matrix, self.feature_specs_)
 
     def _encode_column(self, p: _Plan, col: pd.Series) -> list[np.ndarray]:
         """The features of one column as n x 1 or n x k blocks, in the plan's order."""
