@@ -307,7 +307,8 @@ class TableEncoder(BaseEstimator):
         return self
 
     def transform(self, frame) -> pd.DataFrame:
-        """The float64 feature matrix of ``frame`` with the fitted feature names."""
+        """The feature matrix of ``frame`` with the fitted feature names: numeric features as float64, one-hot
+        features and missing indicators (0 or 1) as uint8."""
         self._check_fitted()
         return self._transform(self._normalised(frame, fitted=True)[0])
 
