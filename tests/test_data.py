@@ -938,3 +938,22 @@ def test_a_header_cell_in_brackets_is_a_table_and_a_json_document_is_refused():
     for text in (b'[{"a": 1}, {"a": 2}]', b'  {"a": [1, 2]}\n'):
         with pytest.raises(DataError, match="looks like JSON"):
             read_table(text)
+
+
+def test_a_frame_given_directly_reads_its_cells_by_the_table_rules():
+    from explainer.data.tables import normalise_frame
+
+    frame = pd.DataFrame({
+        "t": [" a ", None, np.nan, "?", "b", pd.NA],
+        "n": [" 1 ", "2", None, "3.5", "?", " 4"],
+        "b": [True, None, False, True, np.nan, False],
+        "m": [1, "a ", None, 2.5, " ? ", "b"],
+        "c": pd.Categorical(["x", None, "y", "x", "y", "x"]),
+    })
+    out = normalise_frame(frame)
+    assert [str(out[c].dtype) for c in out] == ["object", "float64", "float64", "object", "object"]
+    assert out["t"].tolist()[0::4] == ["a", "b"] and out["t"].isna().tolist() == [False, True, True, True, False, True]
+    np.testing.assert_array_equal(out["n"].to_numpy(), [1.0, 2.0, np.nan, 3.5, np.nan, 4.0])
+    np.testing.assert_array_equal(out["b"].to_numpy(), [1.0, np.nan, 0.0, 1.0, np.nan, 0.0])
+    assert [v for v in out["m"] if not pd.isna(v)] == [1, "a", 2.5, "b"] and out["m"].isna().sum() == 2
+    assert out["c"].tolist()[0] == "x" and out["c"].isna().tolist() == [False, True, False, False, False, False]
