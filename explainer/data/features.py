@@ -36,6 +36,11 @@ class FeatureSpec:
     value: Any = None
     integer: bool = False
 
+    @property
+    def binary(self) -> bool:
+        """Whether the feature holds 0 or 1 and nothing else (a one-hot feature or a missing indicator)."""
+        return self.kind in ("onehot", "missing")
+
     def __post_init__(self) -> None:
         if self.kind not in FEATURE_KINDS:
             raise ValueError(f"unknown feature kind {self.kind!r}; use one of {', '.join(FEATURE_KINDS)}")

@@ -56,7 +56,7 @@ def _test(cond) -> tuple:
         return ("not in" if cond.negated else "in", cond.column, values)
     spec = cond.spec
     column = spec.column if spec is not None else cond.feature
-    if spec is not None and spec.kind in ("onehot", "missing"):
+    if spec is not None and spec.binary:
         # a 0/1 feature: the condition holds on 1, on 0, on both or on neither
         on_one, on_zero = (bool(cond.holds(np.array([v]))[0]) for v in (1.0, 0.0))
         if on_one and on_zero:

@@ -38,21 +38,22 @@ def shorten_threshold(threshold: float, values: np.ndarray | None) -> float:
     t = float(threshold)
     if not math.isfinite(t):
         return t
-    first = float(str(np.float32(t)))
     if values is None:
+        first = float(str(np.float32(t)))
         return first if abs(first - t) <= 1e-6 * max(1.0, abs(t)) else t
     u = np.asarray(values, dtype=float)
     idx = int(np.searchsorted(u, t, side="right"))
     lo = float(u[idx - 1]) if idx > 0 else -math.inf
     hi = float(u[idx]) if idx < u.size else math.inf
-    return _between(t, first, lo, hi)
+    return _between(t, lo, hi)
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _between(t: float, first: float, lo: float, hi: float) -> float:
-    """:func:`shorten_threshold` once the threshold's neighbouring values are known: a function of those four
+def _between(t: float, lo: float, hi: float) -> float:
+    """:func:`shorten_threshold` once the threshold's neighbouring values are known: a function of those three
     numbers alone, so that the pools a default fit grows on its folds, which meet the same splits, work each
     out once."""
+    first = float(str(np.float32(t)))
     # A best split is the midpoint of its neighbours: printed as the exact decimal midpoint
     # when that is short (2.45 between 1.9 and 3.0), as trees print it; any other threshold (the
     # random splitter's, a float32 value next to a data value, the midpoint of full-precision

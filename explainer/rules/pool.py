@@ -256,7 +256,7 @@ class _Extractor:
             if self.view is not None and not original:
                 t = self.view.original_threshold(f, t)
             spec = self.specs[f]
-            if spec.kind in ("onehot", "missing") and 0 <= t < 1:
+            if spec.binary and 0 <= t < 1:
                 short = 0.5  # the feature is 0/1: any threshold in [0, 1) splits it the same
             elif spec.integer and math.isfinite(t):
                 short = float(math.floor(t))  # v <= 32.7 and v <= 32 agree on whole numbers, as do > 32.7, > 32

@@ -111,7 +111,7 @@ def _numeric_bound(cond) -> str:
 def _reading(cond) -> str | None:
     """``=``/``!=``/``missing``/``not missing`` for a 0/1 feature condition, else None."""
     spec = cond.spec
-    if spec is None or spec.kind not in ("onehot", "missing"):
+    if spec is None or not spec.binary:
         return None
     t = cond.threshold
     if cond.op in (">", "<="):
