@@ -927,6 +927,23 @@ def test_float32_view_ranks_only_columns_float32_cannot_resolve():
             assert ((X[:, 0] <= thr) == (view.matrix[:, 0] <= t)).all()
             assert ((X[:, 0] > thr) == (view.matrix[:, 0] > t)).all()
     assert view.original_threshold(1, 1.25) == 1.25
+    assert not Float32View(X[:, [1]]).ranked
+
+
+@pytest.mark.parametrize("cells", [1 << 20, 7])  # every column sorted at once, and a few at a time
+def test_low_resolution_columns_agree_with_the_pair_test_column_by_column(monkeypatch, cells):
+    from explainer.data import precision
+
+    monkeypatch.setattr(precision, "_SORT_CELLS", cells)
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n, m = int(rng.integers(1, 9)), int(rng.integers(1, 12))
+        base = rng.choice([0.0, 1.0, 1e8, 1e15, -1e15], size=m)
+        # small offsets: distinct in float64, often one value in float32; repeats, gaps, constant columns
+        X = base + rng.choice([0.0, 0.125, 0.25, 1.0, 3.0], size=(n, m)) * rng.choice([1.0, 1e-9, 1e6], size=m)
+        X[rng.random((n, m)) < 0.2] = np.nan
+        expected = [j for j in range(m) if precision.low_resolution_pair(X[~np.isnan(X[:, j]), j]) is not None]
+        assert precision.low_resolution_columns(X).tolist() == expected
 
 
 def test_a_header_cell_in_brackets_is_a_table_and_a_json_document_is_refused():
@@ -957,3 +974,4 @@ def test_a_frame_given_directly_reads_its_cells_by_the_table_rules():
     np.testing.assert_array_equal(out["b"].to_numpy(), [1.0, np.nan, 0.0, 1.0, np.nan, 0.0])
     assert [v for v in out["m"] if not pd.isna(v)] == [1, "a", 2.5, "b"] and out["m"].isna().sum() == 2
     assert out["c"].tolist()[0] == "x" and out["c"].isna().tolist() == [False, True, False, False, False, False]
+

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from explainer.rules.grower import grow_rules
 from explainer.rules.pool import build_pool
@@ -61,3 +62,61 @@ def test_the_pool_counts_grown_rules_on_every_row_and_the_paper_pool_has_none():
     assert any(np.array_equal(dense[:, i], target) for i in range(grown.n_rules))
     plain_dense = plain.coverage.toarray().astype(bool)
     assert not any(np.array_equal(plain_dense[:, i], target) for i in range(plain.n_rules))
+
+
+def _brute_force_best(A, pos, neg, min_support, max_thresholds):
+    """Every candidate condition counted one by one, in the documented order; the first of the largest gain."""
+    n0, p0 = neg.sum(), pos.sum()
+    base = np.log2(p0 / (p0 + n0))
+    candidates = []
+    present = ~np.isnan(A)
+    binary = [f for f in range(A.shape[1]) if present[:, f].all() and set(np.unique(A[:, f])) <= {0.0, 1.0}]
+    for op in (">", "<="):
+        for f in binary:
+            candidates.append((f, op, 0.5, None))
+    for f in range(A.shape[1]):
+        if f in binary:
+            continue
+        values = np.unique(A[present[:, f], f])
+        if values.size < 2:
+            continue
+        mids = (values[:-1] + values[1:]) / 2
+        if mids.size > max_thresholds:
+            mids = mids[np.unique(np.linspace(0, mids.size - 1, max_thresholds).round().astype(int))]
+        candidates += [(f, "<=", t, values) for t in mids] + [(f, ">", t, values) for t in mids]
+    best = None
+    for f, op, t, _ in candidates:
+        with np.errstate(invalid="ignore"):
+            holds = A[:, f] <= t if op == "<=" else A[:, f] > t
+        p1, n1 = float(pos[holds].sum()), float(neg[holds].sum())
+        if p1 < min_support:
+            continue
+        gain = p1 * (np.log2(p1 / (p1 + n1)) - base)
+        if gain > 0 and (best is None or gain > best[0]):
+            best = (gain, f, op, t)
+    return best
+
+
+@pytest.mark.parametrize("cells", [1 << 20, 40, 1])  # numeric features counted all at once, in blocks, one by one
+def test_the_best_condition_is_the_brute_force_one(monkeypatch, cells):
+    from explainer.rules import grower
+
+    monkeypatch.setattr(grower, "_BLOCK_CELLS", cells)
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        n, m = int(rng.integers(4, 40)), int(rng.integers(1, 8))
+        A = rng.integers(0, rng.integers(2, 9), size=(n, m)).astype(float)
+        A[:, rng.random(m) < 0.4] += 0.5  # some columns not 0/1
+        A[rng.random((n, m)) < 0.1] = np.nan
+        pos = (rng.random(n) < 0.5).astype(float)
+        neg = (1 - pos) * (rng.random(n) < 0.8)
+        if not pos.sum() or not neg.sum():
+            continue
+        max_thresholds = int(rng.integers(1, 6))
+        features = grower._Features(A, max_thresholds)
+        found = features.best(pos, neg, float(np.log2(pos.sum() / (pos.sum() + neg.sum()))), 2)
+        expected = _brute_force_best(A, pos, neg, 2, max_thresholds)
+        if expected is None:
+            assert found is None
+        else:
+            assert found[1:4] == expected[1:] and found[0] == pytest.approx(expected[0])

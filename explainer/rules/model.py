@@ -303,9 +303,10 @@ class Rule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "conditions", tuple(self.conditions))
 
-    @property
+    @cached_property
     def length(self) -> int:
-        """Its complexity (:func:`rule_complexity`): the number of conditions."""
+        """Its complexity (:func:`rule_complexity`): the number of conditions.  Kept once counted: a pool's
+        ``lengths`` and the duplicate check ask it of every rule many times."""
         return rule_complexity(self)
 
     @cached_property

@@ -35,7 +35,6 @@ from explainer.rules.model import (
     RuleSet,
     drop_implied,
     merge_conditions,
-    rule_complexity,
     rule_masks,
 )
 from explainer.rules.numbers import shorten_threshold
@@ -147,7 +146,7 @@ class RulePool:
 
     @property
     def lengths(self) -> np.ndarray:
-        return np.array([rule_complexity(r) for r in self.rules], dtype=np.int64)
+        return np.array([r.length for r in self.rules], dtype=np.int64)
 
     def rule_set(self, selection) -> RuleSet:
         """The rules picked by a boolean mask or an index list."""
@@ -372,7 +371,7 @@ def build_pool(
     extractor = _Extractor(Xv, names, specs, data.view)
     extractor.feature_map = allowed
     simplify = Simplifier(Xv, specs) if phrase_length else None
-    collected = _Collector(rule_complexity)
+    collected = _Collector()
     add = collected.add
     for tree_index, (p, seed, model) in enumerate(fitted):
         collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
@@ -438,7 +437,7 @@ class _TrainingData:
     @classmethod
     def of(cls, X, y, classes, feature_names, feature_specs) -> _TrainingData:
         frame = _as_frame(X, feature_names)
-        names = [str(c) for c in frame.columns]
+        names = [str(c) for c in frame.columns.tolist()]  # one conversion: iterating an arrow-backed index is slow
         specs = _check_specs(feature_specs, names)
         Xv = frame.to_numpy(dtype=float)
         codes, classes = encode_labels(y, classes)
@@ -496,8 +495,7 @@ class _Collector:
     only the shorter wording stays.  A rule with the same text as a kept one adds nothing.
     """
 
-    def __init__(self, measure):
-        self.measure = measure
+    def __init__(self):
         self.rules: list[Rule] = []
         self.rule_class: list[int] = []
         self.row_lists: list[np.ndarray] = []
@@ -514,7 +512,7 @@ class _Collector:
         hit = self.by_rows.get(key_rows)
         if hit is not None:
             # empirically equivalent: keep the shorter wording
-            if self.measure(rule) < self.measure(self.rules[hit]):
+            if rule.length < self.rules[hit].length:
                 self.by_text.pop(self.rules[hit].key(), None)
                 self.rules[hit] = rule
                 self.by_text[rule.key()] = hit
@@ -540,7 +538,7 @@ class _Collector:
             rule = Rule(drop_implied(merge_conditions(conds)), classes[label])
             if simplify is not None:
                 rule = simplify(rule)
-            complexity += self.measure(rule)
+            complexity += rule.length
             errors += int(np.count_nonzero(codes[rows] != label))
             covered += rows.size
             rid = self.add(rule, label, rows)
@@ -622,7 +620,7 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs
     """A pool made only of given rules (e.g. a rule text file), no trees."""
     frame = _as_frame(X, feature_names)
     codes, classes = encode_labels(y, classes)
-    names = [str(c) for c in frame.columns]
+    names = [str(c) for c in frame.columns.tolist()]
     specs = _check_specs(feature_specs, names)
     Xv = frame.to_numpy(dtype=float)
     index = {n: i for i, n in enumerate(names)}

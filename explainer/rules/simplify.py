@@ -56,43 +56,48 @@ class ColumnDomain:
         return rows, index
 
 
-def column_domains(X: np.ndarray, specs: list[FeatureSpec]) -> dict[str, ColumnDomain]:
-    """The columns of the encoded training matrix ``X`` whose values can be listed."""
-    # one pass over the features; each column then reads only its own (no search over all specs)
+def column_features(specs: list[FeatureSpec]) -> dict[str, list[int]]:
+    """The encoded features of each table column (positions in ``specs``), in one pass over them."""
     by_column: dict[str, list[int]] = {}
     for j, s in enumerate(specs):
         by_column.setdefault(s.column, []).append(j)
-    out = {}
-    for column, idx in by_column.items():
-        onehot = {specs[j].value: specs[j] for j in idx if specs[j].kind == "onehot"}
-        j_numeric = next((j for j in idx if specs[j].kind == "numeric"), None)
-        numeric = specs[j_numeric] if j_numeric is not None else None
-        indicator = next((specs[j] for j in idx if specs[j].kind == "missing"), None)
-        num_col = X[:, j_numeric] if j_numeric is not None else None
-        if onehot:
-            values = list(onehot)
-            coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]
-            gaps = bool(np.any(coded.sum(axis=1) == 0)) if num_col is None else bool(np.isnan(num_col).any())
-        elif numeric is not None and numeric.integer and num_col is not None:
-            present = num_col[~np.isnan(num_col)]
-            values = np.unique(present).tolist()
-            if not 2 <= len(values) <= CODE_MAX_VALUES:
-                continue
-            gaps = bool(np.isnan(num_col).any())
-        else:
-            continue
-        if indicator is not None:
-            gaps = True
-        out[column] = ColumnDomain(column, values, onehot, numeric, indicator, gaps)
-    return out
+    return by_column
+
+
+def column_domain(X: np.ndarray, specs: list[FeatureSpec], column: str, idx: list[int]) -> ColumnDomain | None:
+    """The domain of ``column`` (its features ``idx`` of the encoded training matrix ``X``), or None when its
+    values cannot be listed."""
+    onehot = {specs[j].value: specs[j] for j in idx if specs[j].kind == "onehot"}
+    j_numeric = next((j for j in idx if specs[j].kind == "numeric"), None)
+    numeric = specs[j_numeric] if j_numeric is not None else None
+    indicator = next((specs[j] for j in idx if specs[j].kind == "missing"), None)
+    num_col = X[:, j_numeric] if j_numeric is not None else None
+    if onehot:
+        values = list(onehot)
+        coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]
+        gaps = bool(np.any(coded.sum(axis=1) == 0)) if num_col is None else bool(np.isnan(num_col).any())
+    elif numeric is not None and numeric.integer and num_col is not None:
+        present = num_col[~np.isnan(num_col)]
+        values = np.unique(present).tolist()
+        if not 2 <= len(values) <= CODE_MAX_VALUES:
+            return None
+        gaps = bool(np.isnan(num_col).any())
+    else:
+        return None
+    if indicator is not None:
+        gaps = True
+    return ColumnDomain(column, values, onehot, numeric, indicator, gaps)
 
 
 class Simplifier:
     """Rewrites a rule's conditions column by column (see the module docstring)."""
 
     def __init__(self, X: np.ndarray, specs: list[FeatureSpec]):
-        self.domains = column_domains(np.asarray(X, dtype=float), specs)
-        self._points = {c: d.points() for c, d in self.domains.items()}
+        self.X, self.specs = np.asarray(X, dtype=float), specs
+        self._features = column_features(specs)
+        # each column's domain and points when a rule first names it: the rules of a pool name few of a
+        # wide table's columns (all 10,000 of them took seconds a pool)
+        self._domains: dict[str, tuple[ColumnDomain, tuple] | None] = {}
         self._done: dict[tuple, list] = {}  # the paths of a grid share most of their column groups
         self._rules: dict[Rule, Rule] = {}  # and many trees of a grid end in the same paths
 
@@ -109,7 +114,7 @@ class Simplifier:
             groups.setdefault(column, []).append(c)
         out: list = []
         for column, conds in groups.items():
-            domain = self.domains.get(column)
+            domain = self._domain(column)
             if domain is None:
                 out.extend(conds)
                 continue
@@ -119,8 +124,16 @@ class Simplifier:
             out.extend(self._done[key])
         return Rule(tuple(out), rule.label)
 
+    def _domain(self, column: str) -> ColumnDomain | None:
+        if column not in self._domains:
+            idx = self._features.get(column)
+            domain = None if idx is None else column_domain(self.X, self.specs, column, idx)
+            self._domains[column] = None if domain is None else (domain, domain.points())
+        found = self._domains[column]
+        return None if found is None else found[0]
+
     def _phrase(self, d: ColumnDomain, conds: list) -> list:
-        rows, index = self._points[d.column]
+        rows, index = self._domains[d.column][1]
         mask = np.ones(len(rows), dtype=bool)
         for c in conds:
             mask &= c.mask(rows, index)
@@ -161,6 +174,6 @@ class Simplifier:
                 return [Condition(specs[0].name, ">", 0.5, specs[0])]
             return [ValueSet(d.column, tuple(values), False, features=tuple(s.name for s in specs), specs=tuple(specs))]
         numeric = d.numeric
-        # values not all one-hot come from a code column (column_domains), which has its numeric feature
+        # values not all one-hot come from a code column (column_domain), which has its numeric feature
         assert numeric is not None, f"column {d.column!r}: values outside its one-hot features"
         return [ValueSet(d.column, tuple(float(v) for v in values), negated, numeric=numeric.name, specs=(numeric,))]
