@@ -6,6 +6,7 @@ import pathlib
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from waits import HANG_S
@@ -752,3 +753,15 @@ def test_only_a_run_of_the_frontiers_own_problem_is_marked_or_lifts_it():
     assert not comparable(replace(run, form="fallback"), 1.0)
     assert not comparable(replace(run, class_weight="balanced"), 1.0)  # weighted rows
     assert not comparable(run, 0.5)  # another eps
+
+
+def test_a_wide_tables_preview_shows_its_first_columns_and_the_target():
+    from explainer.app.cards import PREVIEW_COLUMNS, preview_columns
+
+    wide = pd.DataFrame(np.zeros((3, PREVIEW_COLUMNS + 50)), columns=[f"c{i}" for i in range(PREVIEW_COLUMNS + 50)])
+    shown = preview_columns(wide, keep=("c140",))
+    assert list(shown.columns) == [f"c{i}" for i in range(PREVIEW_COLUMNS - 1)] + ["c140"]
+    led = preview_columns(wide, lead=2)
+    assert list(led.columns) == [f"c{i}" for i in range(PREVIEW_COLUMNS + 2)]  # the two leading columns, then 100
+    narrow = wide.iloc[:, :PREVIEW_COLUMNS]
+    assert preview_columns(narrow, keep=("c3",)) is narrow

@@ -351,3 +351,19 @@ def test_a_real_process_over_its_limit_is_brought_back_by_the_caches_giving_way(
     kept, within, dropped = map(int, out.stdout.split())
     # the session's 100 MB leaves the caches room for one of their 60 MB entries, not the two their budget holds
     assert (kept, within, dropped) == (1, 1, 2), out.stdout
+
+
+def test_a_tables_bytes_are_what_pandas_counts_column_by_column():
+    from explainer.app.caching import frame_bytes
+
+    rng = np.random.default_rng(0)
+    frames = [
+        pd.DataFrame(rng.random((7, 40)).astype(np.float32)),
+        pd.DataFrame({"a": [1, 2], "b": ["x", None], "c": pd.Categorical(["u", "v"]), "d": [True, False],
+                      "e": pd.to_datetime(["2020-01-01", "2021-01-01"]), "f": pd.array([1, None], dtype="Int64"),
+                      "g": np.array([1, 2], dtype=np.uint8)}, index=["r1", "r2"]),
+        pd.DataFrame({"s": pd.array(["long text " * 20, "t"], dtype="string")}),
+        pd.DataFrame(),
+    ]
+    for frame in frames:
+        assert frame_bytes(frame) == int(frame.memory_usage(index=True, deep=True).sum())

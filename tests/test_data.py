@@ -975,3 +975,25 @@ def test_a_frame_given_directly_reads_its_cells_by_the_table_rules():
     assert [v for v in out["m"] if not pd.isna(v)] == [1, "a", 2.5, "b"] and out["m"].isna().sum() == 2
     assert out["c"].tolist()[0] == "x" and out["c"].isna().tolist() == [False, True, False, False, False, False]
 
+
+def test_number_columns_of_a_frame_are_whole_or_float_by_hand():
+    from explainer.data.tables import normalise_frame
+
+    frame = pd.DataFrame({
+        "int": [3, -1, 0],
+        "small": np.array([1, 2, 3], dtype=np.uint8),
+        "whole floats": [1.0, 2.0, 5.0],
+        "gap": [1.0, np.nan, 2.0],
+        "halves": np.array([0.5, 1.0, 2.0], dtype=np.float32),
+        "nullable": pd.array([1, None, 3], dtype="Int64"),
+        "nullable whole": pd.array([1, 2, 3], dtype="Int64"),
+        "huge": [2.0**60, 1.0, 2.0],
+    }, index=[10, 11, 12])
+    out = normalise_frame(frame)
+    assert out.index.tolist() == [0, 1, 2]
+    assert out.dtypes.astype(str).tolist() == ["int64", "int64", "int64", "float64", "float64", "float64", "int64",
+                                               "float64"]
+    assert out["int"].tolist() == [3, -1, 0] and out["halves"].tolist() == [0.5, 1.0, 2.0]
+    assert np.isnan(out["nullable"][1]) and out["nullable"][2] == 3.0 and out["huge"][0] == 2.0**60
+    with pytest.raises(DataError, match="Column 'bad' contains infinite values"):
+        normalise_frame(pd.DataFrame({"bad": [1.0, np.inf]}))

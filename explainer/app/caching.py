@@ -135,6 +135,19 @@ class BoundedStore:
             self._drop(key)
 
 
+def frame_bytes(frame: pd.DataFrame) -> int:
+    """``frame.memory_usage(index=True, deep=True).sum()``, with the columns of a fixed-size numpy type counted from
+    their type: pandas measures a table column by column, which took seconds on a table of 100,000 encoded
+    features each time a cache kept one."""
+    dtypes = frame.dtypes.tolist()
+    fixed = [isinstance(d, np.dtype) and d.kind in "biufcmM" for d in dtypes]
+    total = len(frame) * sum(d.itemsize for d, f in zip(dtypes, fixed, strict=True) if f)
+    others = [i for i, f in enumerate(fixed) if not f]
+    if others:
+        total += int(frame.iloc[:, others].memory_usage(index=False, deep=True).sum())
+    return int(total + frame.index.memory_usage(deep=True))
+
+
 def approx_bytes(value, _depth: int = 0) -> int:
     """The memory a value holds, counted from its arrays, tables and bytes (small objects count little)."""
     if _depth > 4:
@@ -143,9 +156,10 @@ def approx_bytes(value, _depth: int = 0) -> int:
         return len(value)
     if isinstance(value, str):
         return len(value)
-    if isinstance(value, pd.DataFrame | pd.Series):
-        return int(value.memory_usage(index=True, deep=True).sum()) if isinstance(value, pd.DataFrame) \
-            else int(value.memory_usage(index=True, deep=True))
+    if isinstance(value, pd.DataFrame):
+        return frame_bytes(value)
+    if isinstance(value, pd.Series):
+        return int(value.memory_usage(index=True, deep=True))
     if isinstance(value, np.ndarray):
         if value.dtype == object:
             return int(pd.Series(value.ravel()).memory_usage(index=False, deep=True))

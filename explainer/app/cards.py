@@ -21,6 +21,10 @@ from explainer.pipeline.validation import SIZES, eligible_points
 from explainer.report import RuleSetReport
 from explainer.rules.pool import RulePool
 
+#: the Data page's previews show at most this many of a table's columns (a grid of 10,000 columns took the
+#: page seconds to send and the browser longer to draw, and no one reads it); the table is read whole
+PREVIEW_COLUMNS = 100
+
 # ------------------------------------------------------------------ Data page
 
 
@@ -35,7 +39,8 @@ def data_card(state: Session, source: Source | None, table: pd.DataFrame | None,
         st.caption(f"{md_escape(source.title)}: the first rows as read and the values of the chosen target. "
                    "Not loaded yet: press **Load data**.")
         st.plotly_chart(charts.preview_figure(table, target), width="stretch", key=Session.preview_chart.key)
-        st.dataframe(table.head(20), hide_index=True, width="stretch")
+        st.dataframe(preview_columns(table.head(20), keep=(target,)), hide_index=True, width="stretch")
+        _columns_note(table.shape[1])
         if dataset is not None:
             st.caption(f"In use until then: {md_escape(state.data_label or dataset.name)}")
     elif dataset is None:
@@ -63,8 +68,26 @@ def loaded_data_card(state: Session, dataset: Dataset) -> None:
     st.markdown("**Columns** — how each column is used")
     st.dataframe(sources.columns_frame(dataset), hide_index=True, width="stretch")
     with st.expander("The first 50 rows, as loaded"):
-        st.dataframe(rows_frame(dataset, range(min(50, dataset.n_rows))), hide_index=True, width="stretch")
+        rows = rows_frame(dataset, range(min(50, dataset.n_rows)))
+        st.dataframe(preview_columns(rows, lead=2), hide_index=True, width="stretch")
+        _columns_note(rows.shape[1] - 2)
     st.page_link(app_state.PAGE_FILES["Explain"], label="Next: explain this data", icon=":material/arrow_forward:")
+
+
+def preview_columns(frame: pd.DataFrame, keep=(), lead: int = 0) -> pd.DataFrame:
+    """``frame`` with its first ``lead`` columns, then at most :data:`PREVIEW_COLUMNS` of the others, those
+    named in ``keep`` among them."""
+    if frame.shape[1] - lead <= PREVIEW_COLUMNS:
+        return frame
+    rest, keep = list(range(lead, frame.shape[1])), set(keep)
+    kept = [i for i in rest if frame.columns[i] in keep]
+    shown = [i for i in rest if i not in kept][: PREVIEW_COLUMNS - len(kept)]
+    return frame.iloc[:, list(range(lead)) + sorted(shown + kept)]
+
+
+def _columns_note(n_columns: int) -> None:
+    if n_columns > PREVIEW_COLUMNS:
+        st.caption(f"{PREVIEW_COLUMNS} of the table's {n_columns:,} columns shown here; every column is read.")
 
 
 # ------------------------------------------------------------------ Explain page

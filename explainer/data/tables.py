@@ -346,6 +346,20 @@ def _text_column(values: np.ndarray, name: str) -> pd.Series:
     return pd.Series(kept, dtype=object)
 
 
+def _number_column(col: pd.Series, name: str):
+    """A numeric column as float64, or int64 when every value is a whole number (no gap); raises DataError on an
+    infinite value.  A numpy column is read in numpy: pandas' calls cost more than the work on a table of
+    thousands of columns."""
+    if isinstance(col.dtype, np.dtype):
+        values = col.to_numpy().astype(np.float64)
+    else:  # an extension type (nullable integers, arrow numbers): pandas reads its gaps
+        values = pd.to_numeric(col, errors="coerce").astype(np.float64).to_numpy()
+    if np.isinf(values).any():
+        raise DataError(f"Column '{name}' contains infinite values.")
+    whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
+    return values.astype(np.int64) if whole and not np.isnan(values).any() else values
+
+
 def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Apply :func:`read_table`'s cell rules to a DataFrame given directly.
 
@@ -365,14 +379,7 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_bool_dtype(col):
             out[name] = col.astype(np.float64)
         elif pd.api.types.is_numeric_dtype(col) and not isinstance(col.dtype, pd.CategoricalDtype):
-            values = pd.to_numeric(col, errors="coerce").astype(np.float64)
-            if np.isinf(values.to_numpy()).any():
-                raise DataError(f"Column '{name}' contains infinite values.")
-            whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
-            if values.notna().all() and whole:
-                out[name] = values.astype(np.int64)
-            else:
-                out[name] = values
+            out[name] = _number_column(col, name)
         else:
             out[name] = _text_column(col.to_numpy(dtype=object), name)
     res = pd.DataFrame(out)
