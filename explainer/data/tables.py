@@ -353,7 +353,7 @@ def _number_column(col: pd.Series, name: str):
     if isinstance(col.dtype, np.dtype):
         values = col.to_numpy().astype(np.float64)
     else:  # an extension type (nullable integers, arrow numbers): pandas reads its gaps
-        values = pd.to_numeric(col, errors="coerce").astype(np.float64).to_numpy()
+        values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(values).any():
         raise DataError(f"Column '{name}' contains infinite values.")
     whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)

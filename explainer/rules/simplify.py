@@ -97,7 +97,8 @@ class Simplifier:
         self._features = column_features(specs)
         # each column's domain and points when a rule first names it: the rules of a pool name few of a
         # wide table's columns (all 10,000 of them took seconds a pool)
-        self._domains: dict[str, tuple[ColumnDomain, tuple] | None] = {}
+        self._domains: dict[str, ColumnDomain | None] = {}
+        self._points: dict[str, tuple[np.ndarray, dict[str, int]]] = {}
         self._done: dict[tuple, list] = {}  # the paths of a grid share most of their column groups
         self._rules: dict[Rule, Rule] = {}  # and many trees of a grid end in the same paths
 
@@ -127,13 +128,13 @@ class Simplifier:
     def _domain(self, column: str) -> ColumnDomain | None:
         if column not in self._domains:
             idx = self._features.get(column)
-            domain = None if idx is None else column_domain(self.X, self.specs, column, idx)
-            self._domains[column] = None if domain is None else (domain, domain.points())
-        found = self._domains[column]
-        return None if found is None else found[0]
+            domain = self._domains[column] = None if idx is None else column_domain(self.X, self.specs, column, idx)
+            if domain is not None:
+                self._points[column] = domain.points()
+        return self._domains[column]
 
     def _phrase(self, d: ColumnDomain, conds: list) -> list:
-        rows, index = self._domains[d.column][1]
+        rows, index = self._points[d.column]
         mask = np.ones(len(rows), dtype=bool)
         for c in conds:
             mask &= c.mask(rows, index)
