@@ -1,6 +1,7 @@
 """Time the command line and the estimator on wide tables: 20 rows, 1,000 to 10,000 columns.
 
     python scripts/wide_tables.py [--columns 1000,2000,5000,10000] [--rows 20]
+    python scripts/wide_tables.py --page --columns 10000     (the dashboard instead, in headless Chromium)
 
 Each table holds digits 0-9 (a column of the kind a gene or survey table has: few distinct
 values, so the default reading gives each column its threshold and its ``= v`` features) and
@@ -10,6 +11,12 @@ numbers as a numpy matrix.  Prints a markdown table of wall-clock and CPU second
 is the process's own, so it shows the scaling on a shared, loaded machine too) and the CPU seconds
 each 1,000 columns added since the previous width cost, which stays flat when the work is linear
 in the columns (the first width's CPU includes the start-up: imports, the fixed part of the search).
+
+With ``--page``, each table goes through the dashboard instead, as an analyst would: uploaded on the
+Data page (until its preview is shown), loaded (until its class distribution is), the Explain page
+opened (until Run is ready: the pool and the default budgets), and Run pressed (until the result's
+chart is drawn); the seconds of each step from the browser's side, and their sum.  Needs playwright
+and Chromium (as ``scripts/dashboard_timing.py``, whose helpers it uses).
 """
 
 from __future__ import annotations
@@ -58,13 +65,61 @@ def timed(command: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def page_steps(csv: Path) -> dict[str, float]:
+    """Seconds of each step of ``csv`` through a fresh dashboard (see the module docstring)."""
+    from dashboard_timing import (
+        ARGS,
+        CHROMIUM,
+        LIMIT_S,
+        _idle,
+        _timed,
+        start_dashboard,
+        stop_dashboard,
+    )
+    from playwright.sync_api import sync_playwright
+
+    with open(csv.with_suffix(".log"), "wb") as out:
+        proc, url = start_dashboard(stdout=out)
+    try:
+        with sync_playwright() as p:
+            page = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS).new_page(
+                viewport={"width": 1440, "height": 1000})
+            page.set_default_timeout(LIMIT_S)
+            main = page.get_by_test_id("stMain")
+            page.goto(url)
+            page.locator(".st-key-w_sample").first.wait_for()
+            _idle(page)
+            page.locator(".st-key-w_source_kind").get_by_text("Upload a CSV").click()
+            main.locator("input[type='file']").wait_for(state="attached")
+            _idle(page)
+            load, run = page.locator(".st-key-load_data button"), page.locator(".st-key-run button:not([disabled])")
+            steps = {
+                "upload": _timed(page, lambda: main.locator("input[type='file']").set_input_files(str(csv)), load),
+                "load": _timed(page, lambda: load.first.click(), main.get_by_text("Class distribution of")),
+                "pool and budgets": _timed(page, lambda: page.get_by_test_id("stSidebar").get_by_role(
+                    "link", name="Explain", exact=True).click(), run),
+                "run": _timed(page, lambda: run.first.click(), page.locator(".st-key-final_fitness")),
+            }
+    finally:
+        stop_dashboard(proc)
+    return {**steps, "total": sum(steps.values())}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--columns", default="1000,2000,5000,10000")
     ap.add_argument("--rows", type=int, default=20)
+    ap.add_argument("--page", action="store_true", help="time the dashboard's steps instead")
     args = ap.parse_args(argv)
     widths = [int(c) for c in args.columns.split(",")]
     print(f"{args.rows} rows; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs at the start\n")
+    if args.page:
+        print("| columns | upload s | load s | pool and budgets s | run s | total s |\n|---:|---:|---:|---:|---:|---:|")
+        with tempfile.TemporaryDirectory() as tmp:
+            for k in widths:
+                t = page_steps(write_table(Path(tmp), args.rows, k)[0])
+                print(f"| {k:,} | " + " | ".join(f"{v:.1f}" for v in t.values()) + " |", flush=True)
+        return 0
     print("| columns | CSV size | CLI wall s | CLI CPU s | CLI CPU s per 1k columns added | estimator wall s | "
           "estimator CPU s | estimator CPU s per 1k columns added |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
@@ -144,3 +146,30 @@ def test_trees_fitted_in_threads_are_those_fit_grows():
     _fit_all(models, X, codes)  # in threads on a table this size (two cores or more)
     for seed, (p, model) in enumerate(zip(params, models, strict=True)):
         assert _same_tree(model, _reference(p, seed % 5, X, codes))
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="threads only where there are two cores")
+def test_a_short_wide_table_fits_its_trees_in_threads_and_the_same(monkeypatch):
+    import explainer.rules.pool as pool_module
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(30, 400)).astype(float)
+    codes = (X[:, 7] + X[:, 300] > 2).astype(np.int64)
+    pools = []
+
+    class Spy(pool_module.ThreadPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(self)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(pool_module, "ThreadPoolExecutor", Spy)
+    monkeypatch.setattr(pool_module, "PARALLEL_FIT_CELLS", X.size)  # few rows, many cells
+    params = grid_params(4, 2)
+    models = [DecisionTreeClassifier(**p, random_state=seed % 5) for seed, p in enumerate(params)]
+    pool_module._fit_all(models, X, codes)
+    assert len(pools) == 1
+    for seed, (p, model) in enumerate(zip(params, models, strict=True)):
+        assert _same_tree(model, _reference(p, seed % 5, X, codes))
+    monkeypatch.setattr(pool_module, "PARALLEL_FIT_CELLS", X.size + 1)
+    pool_module._fit_all([DecisionTreeClassifier(max_depth=2, random_state=0)], X, codes)
+    assert len(pools) == 1  # fewer cells: one after another

@@ -46,9 +46,11 @@ SPLITTERS = ("best", "random")
 MAX_FEATURES = ("sqrt", "log2", None)
 #: where the pool's trees come from: the paper's CART grid, or a random forest
 SOURCES = ("grid", "forest")
-#: grids on at least this many rows fit their trees in threads (scikit-learn's tree fit releases
-#: the GIL); each tree keeps its own seed, so the pool is the same as fitted one after another
+#: grids on at least this many rows, or this many cells (rows x features: a wide table's trees scan every
+#: feature at each node), fit their trees in threads (scikit-learn's tree fit releases the GIL); each
+#: tree keeps its own seed, so the pool is the same as fitted one after another
 PARALLEL_FIT_ROWS = 5_000
+PARALLEL_FIT_CELLS = 1_000_000
 
 
 @dataclass
@@ -590,7 +592,7 @@ def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
     """Fit every tree on (X, codes): in threads on large tables, one after another on small ones."""
     fit = tree_fitter(X, codes)
     workers = min(len(models), os.cpu_count() or 1)
-    if X.shape[0] < PARALLEL_FIT_ROWS or workers < 2:
+    if (X.shape[0] < PARALLEL_FIT_ROWS and X.shape[0] * X.shape[1] < PARALLEL_FIT_CELLS) or workers < 2:
         for model in models:
             fit(model)
         return
