@@ -138,6 +138,18 @@ def _shot(page, shots: str | None, name: str) -> None:
         page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=True)
 
 
+def open_upload_form(page, url: str):
+    """Open the dashboard at ``url`` and choose "Upload a CSV" on the Data page; returns the page's main area."""
+    main = page.get_by_test_id("stMain")
+    page.goto(url)
+    page.locator(".st-key-w_sample").first.wait_for()
+    _idle(page)
+    page.locator(".st-key-w_source_kind").get_by_text("Upload a CSV").click()
+    main.locator("input[type='file']").wait_for(state="attached")
+    _idle(page)
+    return main
+
+
 def measure(n_rows: int, stops: int, seed: int, workdir: str, shots: str | None = None) -> dict:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
@@ -153,14 +165,8 @@ def measure(n_rows: int, stops: int, seed: int, workdir: str, shots: str | None 
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
             page.set_default_timeout(LIMIT_S)
-            main = page.get_by_test_id("stMain")
+            main = open_upload_form(page, url)
             sidebar = page.get_by_test_id("stSidebar")
-            page.goto(url)
-            page.locator(".st-key-w_sample").first.wait_for()
-            _idle(page)
-            page.locator(".st-key-w_source_kind").get_by_text("Upload a CSV").click()
-            main.locator("input[type='file']").wait_for(state="attached")
-            _idle(page)
 
             upload = main.locator("input[type='file']")
             preview = _timed(page, lambda: upload.set_input_files(str(csv)), page.locator(".st-key-load_data button"))

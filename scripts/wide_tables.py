@@ -71,8 +71,8 @@ def page_steps(csv: Path) -> dict[str, float]:
         ARGS,
         CHROMIUM,
         LIMIT_S,
-        _idle,
         _timed,
+        open_upload_form,
         start_dashboard,
         stop_dashboard,
     )
@@ -85,13 +85,7 @@ def page_steps(csv: Path) -> dict[str, float]:
             page = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS).new_page(
                 viewport={"width": 1440, "height": 1000})
             page.set_default_timeout(LIMIT_S)
-            main = page.get_by_test_id("stMain")
-            page.goto(url)
-            page.locator(".st-key-w_sample").first.wait_for()
-            _idle(page)
-            page.locator(".st-key-w_source_kind").get_by_text("Upload a CSV").click()
-            main.locator("input[type='file']").wait_for(state="attached")
-            _idle(page)
+            main = open_upload_form(page, url)
             load, run = page.locator(".st-key-load_data button"), page.locator(".st-key-run button:not([disabled])")
             steps = {
                 "upload": _timed(page, lambda: main.locator("input[type='file']").set_input_files(str(csv)), load),
