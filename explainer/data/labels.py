@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from explainer.data.precision import exact_integers
+
 __all__ = [
     "json_label",
     "label_key",
@@ -151,7 +153,7 @@ def labels_of(col: pd.Series) -> np.ndarray:
     """The class labels of a (normalised) column: int64 when whole numbers, else as read."""
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         values = col.to_numpy(dtype=np.float64)
-        if np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
+        if exact_integers(values):
             return values.astype(np.int64)
         return values
     items = [v.item() if isinstance(v, np.generic) else v for v in col.tolist()]

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from explainer.data.precision import exact_integers
+
 __all__ = [
     "DataError",
     "MISSING_MARKERS",
@@ -306,11 +308,7 @@ def to_best_dtype(s: pd.Series, missing: np.ndarray) -> pd.Series:
             raise DataError(
                 f"Column '{s.name}' contains infinite values; replace them or mark them missing."
             )
-        if (
-            not missing.any()
-            and np.all(values == np.round(values))
-            and np.all(np.abs(values) < 2**53)
-        ):
+        if not missing.any() and exact_integers(values):
             return pd.Series(values.astype(np.int64), index=s.index)
         return pd.Series(values, index=s.index, dtype=np.float64)
     text = cells.copy()  # numpy, not pandas: a table of thousands of text columns comes through here
@@ -356,8 +354,7 @@ def _number_column(col: pd.Series, name: str):
         values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(values).any():
         raise DataError(f"Column '{name}' contains infinite values.")
-    whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
-    return values.astype(np.int64) if whole and not np.isnan(values).any() else values
+    return values.astype(np.int64) if exact_integers(values) else values  # a gap (NaN) is no whole number
 
 
 def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -490,7 +487,7 @@ def _number_columns(body: list[list[str]], width: int) -> dict[int, pd.Series]:
         except (ValueError, TypeError, OverflowError):
             continue
         # not finite: a gap float() reads as NaN ("nan") or an infinity, both for the full path to report
-        if not (np.isfinite(values).all() and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)):
+        if not (np.isfinite(values).all() and exact_integers(values)):
             continue
         out[j] = pd.Series(values.astype(np.int64))
     return out
