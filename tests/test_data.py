@@ -783,6 +783,31 @@ def test_encoder_transform_of_the_fitted_table_is_fit_transform_and_rows_encode_
         np.testing.assert_array_equal(row.to_numpy()[0], full.to_numpy()[i])
 
 
+def test_encoder_of_a_table_is_its_columns_encoded_one_at_a_time():
+    # numbers of several dtypes among text columns: the encoder reads the numbers a dtype block at a time,
+    # and must give what each column gives on its own, in the table's order
+    rng = np.random.default_rng(3)
+    n = 40
+    frame = pd.DataFrame({
+        "i64": rng.integers(0, 4, n),
+        "text": rng.choice(["p", "q", "r"], n).astype(object),
+        "f64": np.where(rng.random(n) < 0.2, np.nan, rng.normal(size=n).round(2)),
+        "i8": rng.integers(-2, 2, n).astype(np.int8),
+        "f32": rng.random(n).astype(np.float32),
+        "i64b": rng.integers(0, 3, n),
+        "flag": rng.random(n) < 0.5,
+    })
+    for options in ({}, {"ordinal_as_categorical": True}):
+        enc = TableEncoder(detect_identifiers=False, **options)
+        whole = enc.fit_transform(frame)
+        alone = [TableEncoder(detect_identifiers=False, **options).fit_transform(frame[[c]]) for c in frame.columns]
+        pd.testing.assert_frame_equal(whole.astype(float), pd.concat(alone, axis=1).astype(float))
+        shuffled = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+        expected = pd.concat([TableEncoder(detect_identifiers=False, **options).fit(frame[[c]]).transform(shuffled[[c]])
+                              for c in frame.columns], axis=1)
+        pd.testing.assert_frame_equal(enc.transform(shuffled).astype(float), expected.astype(float))
+
+
 def test_encoder_refuses_tables_it_was_not_fitted_on():
     enc = TableEncoder().fit(_table())
     with pytest.raises(DataError, match="The column 'weight' the encoder was fitted on is missing"):
@@ -820,6 +845,20 @@ def test_ordinal_columns_offer_numeric_and_one_hot_features_when_asked():
     assert specs["birads=5"].kind == "onehot" and specs["birads=5"].value == 5 and specs["birads=5"].column == "birads"
     assert enc.transform(frame)["birads=5"].tolist() == [0, 0, 0, 0, 1, 1, 0, 0]
     assert TableEncoder(ordinal_as_categorical=4).fit(frame).feature_names_ == ["birads", "binary", "x"]
+
+
+def test_dataset_from_a_read_table_is_the_dataset_of_its_file():
+    from explainer.data.datasets import dataset_from_table
+
+    for name, path in sample_datasets().items():
+        direct = load_dataset(path, categorical=[], missing_indicators="auto")
+        table = read_table(path)
+        again = dataset_from_table(table, name=path.stem)
+        pd.testing.assert_frame_equal(again.X, direct.X)
+        assert list(again.y) == list(direct.y) and again.columns == direct.columns, name
+        assert (again.name, again.notes, again.warnings) == (direct.name, direct.notes, direct.warnings)
+    with pytest.raises(DataError, match="missing_indicators must be"):
+        dataset_from_table(read_table(sample_datasets()["iris"]), missing_indicators="sometimes")
 
 
 def test_dataset_keeps_its_encoder_for_held_out_rows():

@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,7 @@ from explainer.data.target import explicit_target_warning, suggest_target
 
 __all__ = [
     "Dataset",
+    "dataset_from_table",
     "load_dataset",
     "paper_data_dir",
     "PAPER_DATASETS",
@@ -218,8 +220,7 @@ def load_dataset(
     ``ordinal_as_categorical`` lets low-cardinality integer columns offer
     ``= v`` features beside the numeric one.
     """
-    if missing_indicators not in ("auto", True, False):
-        raise DataError("missing_indicators must be 'auto', True or False.")
+    _check_missing_indicators(missing_indicators)  # before reading: a bad setting costs no parse
     declared: set[str] = set()
     if isinstance(source, pd.DataFrame):
         declared = {
@@ -236,6 +237,42 @@ def load_dataset(
             default_name = (
                 pathlib.Path(src_name).stem if isinstance(src_name, str) and src_name else "data"
             )
+    return dataset_from_table(
+        df,
+        target,
+        declared=declared,
+        categorical=categorical,
+        exclude=exclude,
+        keep=keep,
+        missing_indicators=missing_indicators,
+        ordinal_as_categorical=ordinal_as_categorical,
+        name=name if name is not None else default_name,
+        max_rows=max_rows,
+    )
+
+
+def _check_missing_indicators(value) -> None:
+    if value not in ("auto", True, False):
+        raise DataError("missing_indicators must be 'auto', True or False.")
+
+
+def dataset_from_table(
+    df: pd.DataFrame,
+    target: str | int | None = None,
+    *,
+    declared: AbstractSet[str] = frozenset(),
+    categorical: Iterable[str | int] = (),
+    exclude: Iterable[str | int] = (),
+    keep: Iterable[str | int] = (),
+    missing_indicators: bool | str = "auto",
+    ordinal_as_categorical: bool | int = False,
+    name: str = "data",
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> Dataset:
+    """:func:`load_dataset` on a table already under :func:`read_table`'s cell rules (what
+    :func:`read_table` and :func:`normalise_frame` return; applying them again would cost a pass over
+    every column).  ``declared`` names the columns that were pandas ``category`` columns."""
+    _check_missing_indicators(missing_indicators)
     notes = list(df.attrs.get("notes", []))
     warnings: list[str] = []
     if df.shape[1] < 2:
@@ -281,7 +318,7 @@ def load_dataset(
         missing_indicators=missing_indicators,
         ordinal_as_categorical=ordinal_as_categorical,
     )
-    encoder._fit(features, declared - {target_name})
+    encoder._fit(features, set(declared) - {target_name})
     X = encoder._transform(features)
     warnings.extend(encoder.warnings_)
 
@@ -299,7 +336,7 @@ def load_dataset(
         target=target_name,
         classes=classes,
         columns=infos,
-        name=name if name is not None else default_name,
+        name=name,
         n_rows_read=n_rows_read,
         n_dropped_missing_target=n_dropped,
         n_rows_with_missing=n_with_missing,
