@@ -678,6 +678,23 @@ def test_row_tables_give_uncovered_and_tied_rows_the_fallback_and_say_why():
     assert shown["voted class"].tolist() == ["a (classes tie: ELSE)", "a (no rule fires: ELSE)"]
 
 
+def test_row_tables_of_some_columns_are_those_columns_of_the_whole_table():
+    import pandas as pd
+
+    from explainer.data import load_dataset
+
+    frame = pd.DataFrame({"x": [1.5, None, 3.0, 4.0], "colour": ["red", "blue", None, "red"],
+                          "n": [1, 2, 3, 4], "class": ["a", "b", "a", "a"]})
+    dataset = load_dataset(frame, target="class")
+    whole = rows.rows_frame(dataset, [0, 1, 2])
+    assert list(whole.columns) == ["row", "class (true)", "x", "colour", "n"]
+    assert whole["colour"].tolist() == ["red", "blue", "missing"] and whole["x"].tolist() == ["1.5", "missing", "3"]
+    for some in (["colour"], ["x", "n"], ["n", "x"], []):
+        part = rows.rows_frame(dataset, [0, 1, 2], columns=some)
+        shown = [c for c in ["x", "colour", "n"] if c in some]  # in the table's order
+        pd.testing.assert_frame_equal(part, whole[["row", "class (true)", *shown]])
+
+
 def test_class_weight_reaches_the_run_and_balanced_accuracy_is_shown(explained):
     at = explained
     at.switch_page("pages/1_Explain.py").run()
@@ -761,7 +778,5 @@ def test_a_wide_tables_preview_shows_its_first_columns_and_the_target():
     wide = pd.DataFrame(np.zeros((3, PREVIEW_COLUMNS + 50)), columns=[f"c{i}" for i in range(PREVIEW_COLUMNS + 50)])
     shown = preview_columns(wide, keep=("c140",))
     assert list(shown.columns) == [f"c{i}" for i in range(PREVIEW_COLUMNS - 1)] + ["c140"]
-    led = preview_columns(wide, lead=2)
-    assert list(led.columns) == [f"c{i}" for i in range(PREVIEW_COLUMNS + 2)]  # the two leading columns, then 100
     narrow = wide.iloc[:, :PREVIEW_COLUMNS]
     assert preview_columns(narrow, keep=("c3",)) is narrow

@@ -315,6 +315,14 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
     return dropped
 
 
+def collect_garbage() -> None:
+    """A full collection of the garbage collector, a housekeeping task: Streamlit's own collection after every
+    script run is turned off (``runner.postScriptGC`` in ``.streamlit/config.toml``, where the reason is), and
+    what the interpreter's own collections leave (objects that refer to each other and have lived long) goes
+    here, before the memory is handed back to the system."""
+    gc.collect()
+
+
 def start_housekeeping(*tasks: Callable[[], object], every_s: float = RETURN_EVERY_S,
                        stop: threading.Event | None = None) -> threading.Thread:
     """A daemon thread that, every ``every_s`` seconds until ``stop`` is set (the server's: never), runs

@@ -139,7 +139,8 @@ def forbidden_columns(state: Session) -> tuple[str, ...]:
     """The columns the form keeps out of the rules, those of the data in use only; none when that would be
     every column (the form says so)."""
     columns = rule_columns(state.dataset)
-    chosen = tuple(c for c in columns if c in set(state.pool_forbidden or ()))
+    forbidden = set(state.pool_forbidden or ())  # once: each read of the session's state has a cost
+    chosen = tuple(c for c in columns if c in forbidden)
     return chosen if len(chosen) < len(columns) else ()
 
 

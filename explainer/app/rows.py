@@ -24,12 +24,13 @@ from explainer.report import TIE, UNCOVERED, RuleSetReport, explain_row
 MISSING = "missing"
 
 
-def original_values(dataset: Dataset, rows) -> pd.DataFrame:
-    """The used columns of the rows at positions ``rows``, in the table's own values."""
+def original_values(dataset: Dataset, rows, columns=None) -> pd.DataFrame:
+    """The used columns (those named in ``columns``, all by default) of the rows at positions ``rows``, in the
+    table's own values."""
     encoded = dataset.X.iloc[np.asarray(rows, dtype=int)]
     if dataset.encoder is None:  # a data set built by hand: its columns are its values
-        return encoded.reset_index(drop=True)
-    return dataset.encoder.inverse_transform(encoded).reset_index(drop=True)
+        return (encoded if columns is None else encoded[list(columns)]).reset_index(drop=True)
+    return dataset.encoder.inverse_transform(encoded, columns).reset_index(drop=True)
 
 
 def shown_values(frame: pd.DataFrame) -> pd.DataFrame:
@@ -43,16 +44,18 @@ def shown_values(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None, extra: dict | None = None) -> pd.DataFrame:
+def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None, extra: dict | None = None,
+               columns=None) -> pd.DataFrame:
     """One line per row: its number as read, the true class, the voted class (with ``report``), the columns of
-    ``extra`` (name -> values), then the original columns and values."""
+    ``extra`` (name -> values), then the original columns (those named in ``columns``, all by default) and
+    values."""
     rows = np.asarray(rows, dtype=int)
     lead: dict[str, object] = {"row": row_numbers(dataset)[rows]}
     lead[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
     if report is not None:
         lead["voted class"] = voted_texts(report, rows)
     lead.update(extra or {})
-    values = shown_values(original_values(dataset, rows))
+    values = shown_values(original_values(dataset, rows, columns))
     # a data column named like one of the leading columns keeps its values under a longer name
     values.columns = [f"{c} (data)" if c in lead else c for c in values.columns]
     return pd.concat([pd.DataFrame(lead), values], axis=1)

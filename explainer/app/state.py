@@ -22,6 +22,7 @@ from explainer.app import jobs, kept_runs, steps
 from explainer.app.alternatives import K_MAX
 from explainer.app.caching import (
     arrow_through_system_allocator,
+    collect_garbage,
     guard_memory,
     keep_within_limit,
     map_large_blocks_apart,
@@ -409,7 +410,7 @@ def warm_up_server() -> threading.Thread:
         # rows: a Stop's page then waited for them).  Objects freed later are freed as before.
         gc.freeze()
         guard_memory()  # the interpreter and its libraries, all loaded now, plus the caches' budgets
-        start_housekeeping(release_closed_sessions, keep_within_limit, log_held_memory)
+        start_housekeeping(release_closed_sessions, keep_within_limit, collect_garbage, log_held_memory)
 
     thread = threading.Thread(target=work, name="explainer-warm-up", daemon=True)
     thread.start()

@@ -334,17 +334,21 @@ class TableEncoder(BaseEstimator):
         self._check_fitted()
         return [s.name for s in self.feature_specs_]
 
-    def inverse_transform(self, X) -> pd.DataFrame:
+    def inverse_transform(self, X, columns: Iterable[str] | None = None) -> pd.DataFrame:
         """The used columns in their own values, from encoded rows (the inverse of :meth:`transform`).
 
         A numeric column is its feature; a categorical one is the category whose one-hot
         feature is 1, or missing (None) when none is (a missing value, or a category never
         seen when fitting).  Identifiers and other dropped columns are not recovered.
+        ``columns``: only these of the used columns (in the table's order), every one by default.
         """
         self._check_fitted()
         frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=self.feature_names_)
+        wanted = None if columns is None else set(columns)
         out: dict[str, np.ndarray] = {}
         for p in self._plans:
+            if wanted is not None and p.column not in wanted:
+                continue
             if p.numeric:
                 out[p.column] = frame[p.names[0]].to_numpy(dtype=np.float64)
                 continue
