@@ -1036,3 +1036,31 @@ def test_number_columns_of_a_frame_are_whole_or_float_by_hand():
     assert np.isnan(out["nullable"][1]) and out["nullable"][2] == 3.0 and out["huge"][0] == 2.0**60
     with pytest.raises(DataError, match="Column 'bad' contains infinite values"):
         normalise_frame(pd.DataFrame({"bad": [1.0, np.inf]}))
+
+
+def test_read_table_types_each_column_the_same_with_or_without_a_text_column():
+    # whole-number columns are read a block at a time; a text column elsewhere sends them one by one
+    numbers = "w,gap,v,frac,huge,class\n1,2,5,0.5,9007199254740993,x\n-3,,6,2,1,y\n7,4,8,3,2,x\n"
+    with_text = numbers.replace(",class\n", ",class,t\n").replace(",x\n", ",x,a\n").replace(",y\n", ",y,b\n")
+    for text in (numbers, with_text):
+        df = read_table(csv_bytes(text))
+        assert [str(df[c].dtype) for c in ["w", "gap", "v", "frac", "huge"]] == ["int64", "float64", "int64", "float64",
+                                                                                "float64"]
+        assert df["w"].tolist() == [1, -3, 7] and df["v"].tolist() == [5, 6, 8] and df["frac"].tolist() == [0.5, 2.0, 3.0]
+        assert df["huge"].tolist()[1:] == [1.0, 2.0] and df["gap"].isna().tolist() == [False, True, False]
+        assert df.index.tolist() == [0, 1, 2]
+        with pytest.raises(DataError, match="Column 'w' contains infinite values"):
+            read_table(csv_bytes(text.replace("\n7,", "\ninf,")))
+
+
+def test_exact_integer_columns_is_exact_integers_of_each_column():
+    from explainer.data.precision import exact_integer_columns, exact_integers
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        values = rng.integers(-5, 5, (6, 4)).astype(float)
+        values[rng.random((6, 4)) < 0.1] += 0.5
+        values[rng.random((6, 4)) < 0.05] = rng.choice([np.nan, np.inf, 2.0**53, -(2.0**60)])
+        assert exact_integer_columns(values).tolist() == [exact_integers(values[:, j]) for j in range(4)]
+    assert exact_integers(np.array([1.0, 2.0])) and not exact_integers(np.array([1.0, np.nan]))
+    assert not exact_integers(np.array([2.0**53])) and exact_integers(np.array([2.0**53 - 1]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT32_MAX", "Float32View", "exact_integers", "low_resolution_columns", "low_resolution_pair"]
+__all__ = ["FLOAT32_MAX", "Float32View", "exact_integer_columns", "exact_integers", "low_resolution_columns", "low_resolution_pair"]
 
 #: The largest magnitude the tree learner accepts (it computes in float32).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -18,7 +18,12 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 def exact_integers(values: np.ndarray) -> bool:
     """Whether every value is a whole number that int64 and float64 both hold exactly (below 2**53 in size);
     False when one is NaN."""
-    return bool(np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53))
+    return bool(exact_integer_columns(np.reshape(values, (-1, 1)))[0])
+
+
+def exact_integer_columns(values: np.ndarray) -> np.ndarray:
+    """:func:`exact_integers` of each column of the 2-D ``values`` (a boolean per column)."""
+    return np.all(values == np.round(values), axis=0) & np.all(np.abs(values) < 2**53, axis=0)
 
 
 def low_resolution_pair(values: np.ndarray) -> tuple[float, float] | None:

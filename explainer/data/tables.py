@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from explainer.data.precision import exact_integers
+from explainer.data.precision import exact_integer_columns, exact_integers
 
 __all__ = [
     "DataError",
@@ -439,18 +439,20 @@ def read_table(
                 "check the delimiter and quoting."
             )
 
-    columns: dict[str, pd.Series] = {}
+    # whole-number columns as arrays: a frame made of 10,000 Series aligned their indexes one by one (1 s); the
+    # others stay Series, which keep their dtype (text as object: pandas would read an array of it as str)
+    columns: dict[str, Any] = {}
     comma_columns: list[str] = []
     seen = set(header)
     numbers = _number_columns(body, width)
     for j, name in enumerate(header):
-        col = numbers.get(j)
+        col: np.ndarray | pd.Series | None = numbers.get(j)
         comma = False
         if col is None:
             raw = [r[j] for r in body]
             col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
         if not name:
-            if col.isna().all():
+            if isinstance(col, pd.Series) and col.isna().all():  # (a column of whole numbers has no gap)
                 continue  # a trailing delimiter produced an empty, unnamed column
             name = f"column {j + 1}"
             while name in seen:
@@ -458,8 +460,7 @@ def read_table(
         columns[name] = col
         if comma:
             comma_columns.append(name)
-    df = pd.DataFrame(columns)
-    df.index = pd.RangeIndex(len(df))
+    df = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
     notes = []
     if comma_columns:
         names = ", ".join(f"'{c}'" for c in comma_columns)
@@ -471,8 +472,8 @@ def read_table(
     return df
 
 
-def _number_columns(body: list[list[str]], width: int) -> dict[int, pd.Series]:
-    """The columns whose every cell is a whole number, read in one pass over the table.
+def _number_columns(body: list[list[str]], width: int) -> dict[int, np.ndarray]:
+    """The columns whose every cell is a whole number (as int64 arrays), read in one pass over the table.
 
     The common wide table (thousands of small integer columns) would otherwise pay
     pandas' per-column overhead several times over; every other column (text, gaps,
@@ -480,17 +481,23 @@ def _number_columns(body: list[list[str]], width: int) -> dict[int, pd.Series]:
     columns the same way (int64).
     """
     cells = np.array(body, dtype=object).reshape(len(body), width)
-    out: dict[int, pd.Series] = {}
-    for j in range(width):
-        try:
-            values = cells[:, j].astype(np.float64)  # float() of each cell, as to_best_dtype does
-        except (ValueError, TypeError, OverflowError):
-            continue
-        # not finite: a gap float() reads as NaN ("nan") or an infinity, both for the full path to report
-        if not (np.isfinite(values).all() and exact_integers(values)):
-            continue
-        out[j] = pd.Series(values.astype(np.int64))
-    return out
+    try:
+        values = cells.astype(np.float64)  # float() of each cell, as to_best_dtype does
+        parsed = np.arange(width)
+    except (ValueError, TypeError, OverflowError):  # some column holds text: the others one by one
+        read, where = [], []
+        for j in range(width):
+            try:
+                read.append(cells[:, j].astype(np.float64))
+            except (ValueError, TypeError, OverflowError):
+                continue
+            where.append(j)
+        parsed = np.array(where, dtype=np.int64)
+        values = np.column_stack(read) if read else np.zeros((len(body), 0))
+    # not finite: a gap float() reads as NaN ("nan") or an infinity, both for the full path to report
+    whole = np.isfinite(values).all(axis=0) & exact_integer_columns(values)
+    ints = np.ascontiguousarray(values[:, whole].T).astype(np.int64)  # a column per row: contiguous
+    return {int(j): ints[k] for k, j in enumerate(parsed[whole])}
 
 
 def _records(text: str, delimiter: str | None, max_rows: int) -> tuple[list[list[str]], list[int]]:
