@@ -26,6 +26,8 @@ def forbidden_names(forbidden_columns, specs: Sequence[FeatureSpec]) -> tuple[st
     if isinstance(forbidden_columns, str):  # one name, not its letters
         forbidden_columns = [forbidden_columns]
     names = tuple(dict.fromkeys(str(c) for c in forbidden_columns))
+    if not names:
+        return names  # nothing to check: the specs are not read (a wide table has 100,000 of them)
     columns = list(dict.fromkeys(s.column for s in specs))
     unknown = [n for n in names if n not in columns]
     if unknown:

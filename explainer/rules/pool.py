@@ -379,7 +379,7 @@ def build_pool(
         collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
-        collected.add_grown(Xv, codes, names, int(seeds[-1]), extractor, simplify, classes, allowed)
+        collected.add_grown(Xv, codes, names, index, int(seeds[-1]), extractor, simplify, classes, allowed)
     n_candidates = collected.n_candidates
     n_forbidden_extra = 0
     for rule in rules_for_data(extra_rules or [], specs, classes):  # labels bound to the classes
@@ -552,11 +552,10 @@ class _Collector:
             errors=errors, covered=covered, rule_ids=ids,
         ))
 
-    def add_grown(self, X: np.ndarray, codes: np.ndarray, names: list[str], seed: int, extractor: _Extractor,
-                  simplify, classes: list, allowed: np.ndarray | None = None) -> None:
-        """The rules grown one condition at a time, with the thresholds a tree path would get; ``allowed``:
-        the only features they may read."""
-        index = {n: i for i, n in enumerate(names)}
+    def add_grown(self, X: np.ndarray, codes: np.ndarray, names: list[str], index: dict[str, int], seed: int,
+                  extractor: _Extractor, simplify, classes: list, allowed: np.ndarray | None = None) -> None:
+        """The rules grown one condition at a time, with the thresholds a tree path would get; ``index``: the
+        position of each of ``names``; ``allowed``: the only features they may read."""
         A, grow_names = (X, names) if allowed is None else (X[:, allowed], [names[i] for i in allowed])
         for rule, label in grow_rules(A, codes, grow_names, random_state=seed):
             self.n_candidates += 1
