@@ -1064,3 +1064,25 @@ def test_exact_integer_columns_is_exact_integers_of_each_column():
         assert exact_integer_columns(values).tolist() == [exact_integers(values[:, j]) for j in range(4)]
     assert exact_integers(np.array([1.0, 2.0])) and not exact_integers(np.array([1.0, np.nan]))
     assert not exact_integers(np.array([2.0**53])) and exact_integers(np.array([2.0**53 - 1]))
+
+
+def test_number_facts_of_a_block_are_each_columns_own():
+    # the encoder reads a block of number columns at once; each column's facts must be what numpy says of it alone
+    from explainer.data.encoder import _number_facts
+    from explainer.data.precision import low_resolution_pair
+
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        k, n = int(rng.integers(1, 6)), int(rng.integers(0, 12))
+        if trial % 3 == 0:
+            block = rng.integers(-3, 3, (k, n)) * (2**25 if trial % 2 else 1) + rng.integers(0, 2, (k, n))
+        else:
+            block = rng.choice([0.5, 1.0, -0.0, 0.0, 3.0, np.nan, 1e15, 1e15 + 0.125, 4e38], (k, n))
+        for row, facts in zip(block, _number_facts(block), strict=True):
+            present = row[~np.isnan(row.astype(float))]
+            np.testing.assert_array_equal(facts.distinct, np.unique(present))
+            assert facts.distinct.dtype == row.dtype and facts.n_missing == n - present.size
+            assert facts.whole == bool(np.all(present == np.round(present)))
+            assert facts.max_abs == (float(np.abs(present).max()) if present.size else 0.0)
+            with np.errstate(over="ignore"):  # 4e38 is beyond float32: the encoder refuses it before asking
+                assert facts.low == (low_resolution_pair(present.astype(float)) is not None)

@@ -12,7 +12,7 @@ NaN (numeric) or 0 (one-hot).  Every encoded feature has a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -205,29 +205,66 @@ def _is_numeric(col: pd.Series) -> bool:
     )
 
 
-def _number_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The columns held as numpy numbers (float, int), each a contiguous array, read in one block per
-    dtype: pandas' per-column access costs about 80 us, 0.8 s on a table of 10,000 columns."""
+def _number_blocks(df: pd.DataFrame) -> list[tuple[list[str], np.ndarray]]:
+    """The columns held as numpy numbers (float, int) in one block per dtype: (their names, a contiguous
+    array with a row per column).  pandas' per-column access costs about 80 us, 0.8 s on 10,000 columns."""
     positions: dict[np.dtype, list[int]] = {}
     for j, dtype in enumerate(df.dtypes):
         if isinstance(dtype, np.dtype) and dtype.kind in "fiu":
             positions.setdefault(dtype, []).append(j)
-    out: dict[str, np.ndarray] = {}
-    for dtype, where in positions.items():
-        block = np.ascontiguousarray(df.iloc[:, where].to_numpy(dtype=dtype).T)
-        out.update((str(df.columns[j]), block[k]) for k, j in enumerate(where))
-    return out
+    names = df.columns.tolist()  # once: reading an arrow-backed index item by item is slow
+    return [([str(names[j]) for j in where], np.ascontiguousarray(df.iloc[:, where].to_numpy(dtype=dtype).T))
+            for dtype, where in positions.items()]
 
 
-def _whole(values: np.ndarray) -> bool:
-    return bool(np.all(values == np.round(values)))
+def _number_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Each column held as numpy numbers, by name (see :func:`_number_blocks`)."""
+    return {name: block[k] for names, block in _number_blocks(df) for k, name in enumerate(names)}
 
 
-def _looks_like_identifier(name: str, present, numeric: bool, n_unique: int) -> bool:
-    n = len(present)
+@dataclass(frozen=True)
+class _NumberFacts:
+    """What the encoder reads from a column of numbers (found for a block of columns at once: numpy's
+    per-call cost, a dozen calls a column, took seconds on a table of 10,000 columns)."""
+
+    n_missing: int
+    distinct: np.ndarray  # the distinct values present, ascending, in the column's dtype
+    whole: bool  # every value present a whole number
+    max_abs: float  # the largest magnitude present (0 when none is)
+    low: bool  # two of the distinct values are one value to float32
+
+
+def _number_facts(block: np.ndarray) -> list[_NumberFacts]:
+    """:class:`_NumberFacts` of each row of ``block`` (a column per row; NaN = missing)."""
+    k, n = block.shape
+    values = block.astype(np.float64)
+    missing = np.isnan(values)
+    n_present = n - missing.sum(axis=1)
+    ordered = np.sort(block, axis=1)  # missing values last; equal values side by side, as np.unique sees them
+    inside = np.arange(n)[None, :] < n_present[:, None]
+    first = inside.copy()  # the first of each run of equal values present
+    first[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+    whole = np.all((values == np.round(values)) | missing, axis=1)
+    max_abs = np.where(missing, 0.0, np.abs(values)).max(axis=1) if n else np.zeros(k)
+    with np.errstate(over="ignore"):  # beyond float32's range: refused by the range check, not here
+        as32 = ordered.astype(np.float64).astype(np.float32)
+    low = (first[:, 1:] & (as32[:, 1:] == as32[:, :-1])).any(axis=1)
+    return [_NumberFacts(int(n - n_present[i]), ordered[i][first[i]], bool(whole[i]), float(max_abs[i]), bool(low[i]))
+            for i in range(k)]
+
+
+def _present_numbers(column) -> np.ndarray:
+    """The values present in a column of numbers (an array or a Series), as float64."""
+    values = np.asarray(column, dtype=np.float64)
+    return values[~np.isnan(values)]
+
+
+def _looks_like_identifier(name: str, n: int, whole: Callable[[], bool], numeric: bool, n_unique: int) -> bool:
+    """Whether a column of ``n`` values present, ``n_unique`` of them distinct, looks like row identifiers;
+    ``whole()``: whether those values are whole numbers (asked of numeric columns only)."""
     if n < 2:
         return False
-    if numeric and not _whole(np.asarray(present, dtype=np.float64)):
+    if numeric and not whole():
         return False  # real-valued measurements are never identifiers
     if n < ID_MIN_ROWS:
         # few rows: distinct values alone prove nothing; a name like "id" settles it
@@ -411,11 +448,13 @@ class TableEncoder(BaseEstimator):
         plans: list[_Plan] = []
         warnings: list[str] = []
         low_columns: set[str] = set()
-        numbers = _number_arrays(df)
-        for name in df.columns:
-            raw = numbers.get(str(name))
+        numbers = {name: (block[k], fact) for names, block in _number_blocks(df)
+                   for k, (name, fact) in enumerate(zip(names, _number_facts(block), strict=True))}
+        names = df.columns.tolist()  # once: iterating an arrow-backed index is slow
+        for name in names:
+            raw, fact = numbers.get(str(name), (None, None))
             col = df[name] if raw is None else None
-            info, plan, warning = self._read_column(str(name), raw, col, roles)
+            info, plan, warning = self._read_column(str(name), raw, fact, col, roles)
             infos.append(info)
             if plan is not None:
                 plans.append(plan)
@@ -431,7 +470,7 @@ class TableEncoder(BaseEstimator):
         self.columns_ = infos
         self._plans = plans
         self.feature_specs_ = specs
-        self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
+        self.feature_names_in_ = np.asarray([str(c) for c in names], dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         self.low_resolution_ = low
         self.warnings_ = warnings
@@ -446,31 +485,40 @@ class TableEncoder(BaseEstimator):
         return _Roles(categorical, excluded, kept, self._ordinal_limit())
 
     def _read_column(
-        self, name: str, raw: np.ndarray | None, col: pd.Series | None, roles: _Roles
+        self, name: str, raw: np.ndarray | None, facts: _NumberFacts | None, col: pd.Series | None, roles: _Roles
     ) -> tuple[ColumnInfo, _Plan | None, str | None]:
-        """What becomes of one column (numpy numbers in ``raw``, any other column in ``col``): its info,
-        its plan (None when dropped) and a precision warning."""
-        if raw is not None:
-            numeric = True
-            missing = np.isnan(raw) if raw.dtype.kind == "f" else np.zeros(len(raw), dtype=bool)
-            present_values = raw[~missing]
-            n_unique = len(np.unique(present_values))
+        """What becomes of one column (numpy numbers in ``raw``, known by their ``facts``; any other column in
+        ``col``): its info, its plan (None when dropped) and a precision warning."""
+        present: Any = None
+        if raw is not None and facts is not None:
+            numeric, n_missing, n_unique = True, facts.n_missing, int(facts.distinct.size)
+            n_present = len(raw) - n_missing
         else:
             assert col is not None
             numeric = _is_numeric(col)
             missing = col.isna().to_numpy()
-            present_values = col[~missing]
-            n_unique = int(present_values.nunique())
-        n_missing = int(missing.sum())
-        kind = self._kind(name, numeric, n_unique, present_values, roles)
+            present = col[~missing]
+            n_unique = int(present.nunique())
+            n_missing = int(missing.sum())
+            n_present = len(present)
+            if numeric:  # numbers of a pandas dtype (a nullable integer, say): its values in their own type
+                values = np.asarray(present)
+                facts = _number_facts((values if values.dtype.kind in "fiu" else values.astype(np.float64))[None, :])[0]
+            else:
+                facts = None
+        known = facts
+        kind = self._kind(name, numeric, n_unique, n_present, lambda: known is not None and known.whole, roles)
         if name in roles.excluded or kind in ("constant", "identifier", "all missing", MANY_VALUES):
             return ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True), None, None
         plan = _Plan(column=name, numeric=False, integer=False)
         warning = None
         if kind == "numeric":
-            warning = self._plan_numeric(plan, np.asarray(present_values), n_unique, roles.ordinal)
+            assert facts is not None
+            warning = self._plan_numeric(plan, facts, raw if raw is not None else present, roles.ordinal)
         else:
-            self._plan_categories(plan, pd.Series(present_values), numeric, n_unique)
+            if raw is not None:
+                present = raw[~np.isnan(raw)] if raw.dtype.kind == "f" else raw
+            self._plan_categories(plan, pd.Series(present), numeric, n_unique)
         plan.indicator = bool(n_missing) and self.missing_indicators in ("auto", True)
         base = clean_feature_name(name)
         plan.names = (
@@ -480,7 +528,8 @@ class TableEncoder(BaseEstimator):
         )
         return ColumnInfo(name, kind, n_missing, plan.names, n_unique), plan, warning
 
-    def _kind(self, name: str, numeric: bool, n_unique: int, present, roles: _Roles) -> str:
+    def _kind(self, name: str, numeric: bool, n_unique: int, n_present: int, whole: Callable[[], bool],
+              roles: _Roles) -> str:
         kind = "categorical" if (not numeric or name in roles.categorical) else "numeric"
         if n_unique == 0:
             return "all missing"
@@ -490,21 +539,23 @@ class TableEncoder(BaseEstimator):
             self.detect_identifiers
             and name not in roles.kept
             and name not in roles.categorical
-            and _looks_like_identifier(name, present, numeric, n_unique)
+            and _looks_like_identifier(name, n_present, whole, numeric, n_unique)
         ):
             return "identifier"
         if kind == "categorical" and n_unique > self.max_categories and self.many_values == "exclude":
             return MANY_VALUES
         return kind
 
-    def _plan_numeric(self, plan: _Plan, present: np.ndarray, n_unique: int, ordinal: int) -> str | None:
-        values = present.astype(np.float64)
+    def _plan_numeric(self, plan: _Plan, facts: _NumberFacts, column, ordinal: int) -> str | None:
+        """Plan a numeric column from its ``facts`` (``column``, its values: read only to name a value out of
+        range or two that float32 cannot tell apart, which the facts only flag)."""
         plan.numeric = True
-        plan.integer = _whole(values)
-        self._check_range(plan.column, values)
-        if plan.integer and 2 < n_unique <= ordinal:
-            plan.categories = sorted(np.unique(present).tolist(), key=float)
-        pair = low_resolution_pair(values)
+        plan.integer = facts.whole
+        if facts.max_abs > FLOAT32_MAX:
+            self._check_range(plan.column, _present_numbers(column))
+        if plan.integer and 2 < facts.distinct.size <= ordinal:
+            plan.categories = sorted(facts.distinct.tolist(), key=float)
+        pair = low_resolution_pair(_present_numbers(column)) if facts.low else None
         if pair is None:
             return None
         return (
@@ -543,7 +594,7 @@ class TableEncoder(BaseEstimator):
     def _transform(self, df: pd.DataFrame) -> pd.DataFrame:
         n = len(df)
         blocks: list[np.ndarray] = []
-        present = set(df.columns)
+        present = set(df.columns.tolist())
         numbers = _number_arrays(df)
         for p in self._plans:
             if p.column not in present:
