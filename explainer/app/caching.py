@@ -307,7 +307,7 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
     try:
         while (now := rss()) is not None and now > limit and store.drop_oldest(GUARD.grace_s):
             dropped += 1
-            gc.collect()  # a pool's rules and trees refer to each other: freed by a collection, not by counts
+            gc.collect()  # what of the entry refers to itself goes now, not at the next full collection
             return_freed_memory()
         GUARD.dropped += dropped
     finally:

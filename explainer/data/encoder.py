@@ -12,7 +12,7 @@ NaN (numeric) or 0 (one-hot).  Every encoded feature has a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
@@ -259,12 +259,12 @@ def _present_numbers(column) -> np.ndarray:
     return values[~np.isnan(values)]
 
 
-def _looks_like_identifier(name: str, n: int, whole: Callable[[], bool], numeric: bool, n_unique: int) -> bool:
+def _looks_like_identifier(name: str, n: int, whole: bool, numeric: bool, n_unique: int) -> bool:
     """Whether a column of ``n`` values present, ``n_unique`` of them distinct, looks like row identifiers;
-    ``whole()``: whether those values are whole numbers (asked of numeric columns only)."""
+    ``whole``: whether those values are whole numbers (read for numeric columns only)."""
     if n < 2:
         return False
-    if numeric and not whole():
+    if numeric and not whole:
         return False  # real-valued measurements are never identifiers
     if n < ID_MIN_ROWS:
         # few rows: distinct values alone prove nothing; a name like "id" settles it
@@ -506,8 +506,7 @@ class TableEncoder(BaseEstimator):
                 facts = _number_facts((values if values.dtype.kind in "fiu" else values.astype(np.float64))[None, :])[0]
             else:
                 facts = None
-        known = facts
-        kind = self._kind(name, numeric, n_unique, n_present, lambda: known is not None and known.whole, roles)
+        kind = self._kind(name, numeric, n_unique, n_present, facts is not None and facts.whole, roles)
         if name in roles.excluded or kind in ("constant", "identifier", "all missing", MANY_VALUES):
             return ColumnInfo(name, kind, n_missing, [], n_unique, excluded=True), None, None
         plan = _Plan(column=name, numeric=False, integer=False)
@@ -528,8 +527,7 @@ class TableEncoder(BaseEstimator):
         )
         return ColumnInfo(name, kind, n_missing, plan.names, n_unique), plan, warning
 
-    def _kind(self, name: str, numeric: bool, n_unique: int, n_present: int, whole: Callable[[], bool],
-              roles: _Roles) -> str:
+    def _kind(self, name: str, numeric: bool, n_unique: int, n_present: int, whole: bool, roles: _Roles) -> str:
         kind = "categorical" if (not numeric or name in roles.categorical) else "numeric"
         if n_unique == 0:
             return "all missing"
