@@ -315,11 +315,16 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
     return dropped
 
 
+#: seconds between two of the server's own full garbage collections (:func:`collect_garbage`)
+COLLECT_EVERY_S = 5.0
+
+
 def collect_garbage() -> None:
-    """A full collection of the garbage collector, a housekeeping task: Streamlit's own collection after every
-    script run is turned off (``runner.postScriptGC`` in ``.streamlit/config.toml``, where the reason is), and
-    what the interpreter's own collections leave (objects that refer to each other and have lived long) goes
-    here, before the memory is handed back to the system."""
+    """A full collection of the garbage collector, a housekeeping task of its own (every
+    :data:`COLLECT_EVERY_S` seconds): Streamlit's own collection after every script run is turned off
+    (``runner.postScriptGC`` in ``.streamlit/config.toml``, where the reason is), and what the interpreter's
+    own collections leave (objects that refer to each other and have lived long) goes here, before the memory
+    is handed back to the system."""
     gc.collect()
 
 

@@ -21,6 +21,7 @@ import streamlit as st
 from explainer.app import jobs, kept_runs, steps
 from explainer.app.alternatives import K_MAX
 from explainer.app.caching import (
+    COLLECT_EVERY_S,
     arrow_through_system_allocator,
     collect_garbage,
     guard_memory,
@@ -410,7 +411,9 @@ def warm_up_server() -> threading.Thread:
         # rows: a Stop's page then waited for them).  Objects freed later are freed as before.
         gc.freeze()
         guard_memory()  # the interpreter and its libraries, all loaded now, plus the caches' budgets
-        start_housekeeping(release_closed_sessions, keep_within_limit, collect_garbage, log_held_memory)
+        start_housekeeping(release_closed_sessions, keep_within_limit, log_held_memory)
+        # a collection every few seconds, not after every script run (several a second while a page waits)
+        start_housekeeping(collect_garbage, every_s=COLLECT_EVERY_S)
 
     thread = threading.Thread(target=work, name="explainer-warm-up", daemon=True)
     thread.start()
