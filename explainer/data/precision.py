@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT32_MAX", "Float32View", "exact_integer_columns", "exact_integers", "low_resolution_columns", "low_resolution_pair"]
+__all__ = ["FLOAT32_MAX", "Float32View", "exact_integer_columns", "exact_integers", "low_resolution_columns",
+           "low_resolution_pair"]
 
 #: The largest magnitude the tree learner accepts (it computes in float32).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
