@@ -22,7 +22,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from explainer.data.features import FeatureSpec
-from explainer.data.precision import FLOAT32_MAX, low_resolution_pair
+from explainer.data.precision import FLOAT32_MAX, low_resolution_columns, low_resolution_pair
 from explainer.data.tables import DataError, normalise_frame
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO, looks_like_identifier_name
 
@@ -246,9 +246,9 @@ def _number_facts(block: np.ndarray) -> list[_NumberFacts]:
     first[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
     whole = np.all((values == np.round(values)) | missing, axis=1)
     max_abs = np.where(missing, 0.0, np.abs(values)).max(axis=1) if n else np.zeros(k)
-    with np.errstate(over="ignore"):  # beyond float32's range: refused by the range check, not here
-        as32 = ordered.astype(np.float64).astype(np.float32)
-    low = (first[:, 1:] & (as32[:, 1:] == as32[:, :-1])).any(axis=1)
+    low = np.zeros(k, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float32's range: refused by the range check
+        low[low_resolution_columns(values.T)] = True
     return [_NumberFacts(int(n - n_present[i]), ordered[i][first[i]], bool(whole[i]), float(max_abs[i]), bool(low[i]))
             for i in range(k)]
 
