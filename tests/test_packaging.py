@@ -36,7 +36,7 @@ def test_dashboard_listens_on_this_machine_by_default():
 
 
 def test_dashboard_leaves_collections_to_its_housekeeping():
-    # Streamlit's collection after every script run held the interpreter 0.15-0.4 s each time a fragment polled
+    # Streamlit's collection after every script run held the interpreter each time a fragment polled
     import gc
     import weakref
 
