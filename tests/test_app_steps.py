@@ -119,13 +119,16 @@ def step_lines(at: AppTest) -> list[tuple[str, str]]:
                                                        if e.icon == steps.DONE_ICON]
 
 
-def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
+def settle(at: AppTest, seen: list, rounds: int = 20, on_seen=None) -> None:
     """Draw the page until no step runs (what the polling fragment does in a browser), keeping each run's
-    statuses and checking that a running step hides the rest of the page."""
+    statuses and checking that a running step hides the rest of the page; ``on_seen(lines)`` is called with
+    each run's step lines before the running steps are waited for."""
     for _ in range(rounds):
         assert not at.exception, at.exception
         running = [s for s in at.status if s.state == "running"]
         seen.append(step_lines(at))
+        if on_seen is not None:
+            on_seen(seen[-1])
         if not running:
             return
         assert len(running) == 1 and running[0].proto.expanded
@@ -142,14 +145,29 @@ def settle(at: AppTest, seen: list, rounds: int = 20) -> None:
 
 
 @pytest.mark.slow
-def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done():
+def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done(monkeypatch):
+    # the budgets' step is held until the page has been seen drawing it: on a fast machine it could
+    # otherwise end between two looks at the page
+    gate = threading.Event()
+    choose = budgets.choose_defaults
+
+    def held(*args, **kwargs):
+        assert gate.wait(HANG_S), "the page never showed the budgets being chosen"
+        return choose(*args, **kwargs)
+
+    def release(lines):
+        if ("running", ) == tuple(s for s, lb in lines if lb.startswith("Choosing default budgets … · ")):
+            gate.set()
+
+    monkeypatch.setattr(budgets, "choose_defaults", held)
+    monkeypatch.setattr(pools, "choose_defaults", held)  # the pool's step starts the budgets' as it ends
     at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     # a pool seed no other test uses: the pool and its budgets are not in the server's cache
     at.session_state["w_pool_seed"] = 4242
     at.switch_page("pages/1_Explain.py").run()
     seen = []
-    settle(at, seen)
+    settle(at, seen, on_seen=release)
     labels = [label for run in seen for _, label in run]
     trees = pools.n_trees(pools.PoolSettings())
     assert any(lb.startswith(f"Building the rule pool … ({trees} trees) · ") or lb.startswith("Rule pool built in ")
