@@ -327,6 +327,32 @@ def test_the_guard_keeps_entries_just_used_and_does_nothing_without_a_limit(guar
     assert [k for k, _ in data.items()] == ["fresh"]  # within its grace, though the process is still over
 
 
+def test_once_the_grace_holds_the_rest_closed_pages_are_released_and_their_entries_go(guard, monkeypatch):
+    clock = Clock()
+    data = BoundedStore(1000, 10_000, clock=clock)
+    monkeypatch.setattr(caching, "return_freed_memory", lambda: True)
+    for key in ("closed page's pool", "open page's pool"):
+        data.put(key, key, size=100)  # both used within the grace
+    process = FakeProcess(250, data)  # 450 in all
+    calls = []
+
+    def relieve(store):
+        calls.append(store)
+        store.discard("closed page's pool")  # what the closed page alone used
+        process.base -= 50  # and its session's own data set
+        return 1
+
+    guard.limit_bytes, guard.relieve = 400, relieve
+    assert caching.keep_within_limit(process, data) == 0  # nothing dropped by age: the grace holds both
+    assert calls == [data] and guard.relieved == 1 and process() == 300
+    assert [k for k, _ in data.items()] == ["open page's pool"]
+
+    guard.limit_bytes = 100  # still over: relieved once a round, then nothing more to give
+    assert caching.keep_within_limit(process, data) == 0 and len(calls) == 2 and len(data) == 1
+    guard.relieve = lambda store: 0  # no closed page: the guard stops at once
+    assert caching.keep_within_limit(process, data) == 0 and len(data) == 1
+
+
 _GUARD_PROBE = """
 import numpy as np
 from explainer.app import caching

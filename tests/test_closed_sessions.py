@@ -82,10 +82,59 @@ def test_a_page_that_reconnects_in_time_keeps_its_session(two_sessions):
     assert check(200.0 + 121.0 + MARGIN_S) == ["b"]
 
 
+def test_under_memory_pressure_closed_pages_go_at_once_with_the_entries_only_they_used(monkeypatch):
+    from explainer.app.caching import BoundedStore
+    from explainer.app.sources import Source
+
+    monkeypatch.setattr(closed_sessions, "_SEEN", {})
+    uploads, media, tables = _Uploads(), _Media(), _Tables()
+    uploads.files["c"] = [b"z"]
+    # "a" is open on table t1; "b" closed on t2; "c" closed on t1 too (the same file in another tab)
+    states = {"a": _State(data_ref={"ident": "t1"}, pool_key=("f1", "settings")),
+              "b": _State(data_ref={"ident": "t2"}, pool_key=("f2", "settings"), upload=Source("upload", "b.csv", digest="t3")),
+              "c": _State(data_ref={"ident": "t1"}, pool_key=("f1", "settings"))}
+    for sid, state in states.items():
+        closed_sessions._SEEN[sid] = _Seen(state, uploads)
+    store = BoundedStore(10_000, 10_000)
+    keys = [("table", "t1"), ("dataset", "t1", None, (), (), ()), ("pool", "f1", "settings"),
+            ("default budgets", ("f1", "settings"), "compact"), ("table", "t2"), ("table", "upload:b.csv:t3"),
+            ("dataset", "t2", None, (), (), ()), ("run", ("f2", "settings"), "run settings"),
+            ("frontier", ("f2", "settings"), 3, 1.0), ("split", "f9", 0.0, 0)]
+    for key in keys:
+        store.put(key, "value", size=10)
+
+    released = closed_sessions.release_inactive_sessions(store, is_active=lambda sid: sid == "a", media=media,
+                                                         tables=tables)
+
+    # no waiting for the reconnection window: both closed pages go now, as they would once it has passed
+    assert released == 2 and closed_sessions.remembered() == ["a"]
+    assert states["b"] == {} and states["c"] == {} and states["a"]
+    assert set(uploads.files) == {"a"} and sorted(media.cleared) == ["b", "c"] and sorted(tables.cleared) == ["b", "c"]
+    # what only "b" used is forgotten, however recently; what "a" uses too, and what no session names, stays
+    assert [k for k, _ in store.items()] == keys[:4] + [("split", "f9", 0.0, 0)]
+    assert closed_sessions.release_inactive_sessions(store, is_active=lambda sid: True, media=media) == 0
+
+
+def test_the_marks_of_a_session_are_what_the_cache_keys_carry():
+    from explainer.app.sources import Source
+
+    class _Data:
+        fingerprint = "fp"
+
+    class _Split:
+        train = type("Train", (), {"fingerprint": "fp-train"})()
+
+    marks = closed_sessions.data_marks({"data_ref": {"ident": "id"}, "upload": Source("upload", "x.csv", digest="up"),
+                                        "dataset": _Data(), "split": _Split(), "pool_key": ("fp-train", "s")})
+    assert marks == {"id", "upload:x.csv:up", "fp", "fp-train"}
+    assert closed_sessions.data_marks({}) == set()
+
+
 def test_outside_a_server_nothing_happens(monkeypatch):
     monkeypatch.setattr(closed_sessions, "_SEEN", {})
     closed_sessions.remember_session()  # no script context: nothing remembered
     assert closed_sessions.remembered() == [] and release_closed_sessions(0.0) == []
+    assert closed_sessions.release_inactive_sessions() == 0
 
 
 def test_the_memory_log_is_one_json_line_a_round(tmp_path, monkeypatch):

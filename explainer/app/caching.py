@@ -112,6 +112,14 @@ class BoundedStore:
         with self._lock:
             self._drop(key)
 
+    def discard_where(self, test: Callable[[Hashable], bool]) -> int:
+        """Forget every key ``test`` accepts, however recently used; how many."""
+        with self._lock:
+            keys = [key for key in self._entries if test(key)]
+            for key in keys:
+                self._drop(key)
+        return len(keys)
+
     def items(self) -> list[tuple[Hashable, object]]:
         """The kept (key, value) pairs, least recently used first; looking through them is no use of any."""
         with self._lock:
@@ -274,22 +282,29 @@ class MemoryGuard:
     grace_s: float = 120.0
     dropped: int = 0  # entries the guard has dropped since it was set
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: what frees memory held outside the caches when they have nothing left to give (the server's: the closed
+    #: pages' sessions released at once, :func:`.closed_sessions.release_inactive_sessions`); given the data
+    #: cache, returns how many sessions it released
+    relieve: Callable[[BoundedStore], int] | None = None
+    relieved: int = 0  # sessions released by the guard since it was set
 
 
 #: the dashboard server's (see :func:`guard_memory`)
 GUARD = MemoryGuard()
 
 
-def guard_memory(base_bytes: int | None = None) -> int | None:
+def guard_memory(base_bytes: int | None = None, relieve: Callable[[BoundedStore], int] | None = None) -> int | None:
     """Hold the server's resident memory within ``base_bytes`` (its own at the call when None: the interpreter
     and its libraries) plus the caches' budgets; the limit in bytes, or None where the resident memory
     cannot be read.  The caches' budgets bound their own estimates; what those miss (the sessions' data sets,
     the allocator's free memory, objects the estimates undercount) is made room for by the caches, which
-    give up their least recently used entries while the process is over the limit."""
+    give up their least recently used entries while the process is over the limit, and then by ``relieve``
+    (see :attr:`MemoryGuard.relieve`)."""
     base = resident_bytes() if base_bytes is None else int(base_bytes)
     if base is None:
         return None
     GUARD.limit_bytes = base + UPLOADS.max_bytes + COMPUTED.max_bytes
+    GUARD.relieve = relieve
     return GUARD.limit_bytes
 
 
@@ -304,9 +319,21 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
         return 0
     store = COMPUTED if store is None else store
     dropped = 0
+    relieve = GUARD.relieve
     try:
-        while (now := rss()) is not None and now > limit and store.drop_oldest(GUARD.grace_s):
-            dropped += 1
+        while (now := rss()) is not None and now > limit:
+            if store.drop_oldest(GUARD.grace_s):
+                dropped += 1
+            elif relieve is not None:
+                # nothing left the grace lets go of: what closed pages hold goes now, not once they can no
+                # longer reconnect, and with it the entries only they used (a page that reconnects finds its
+                # work through the uploads and computes it again, as a reload does)
+                released, relieve = relieve(store), None
+                GUARD.relieved += released
+                if not released:
+                    break
+            else:
+                break
             gc.collect()  # what of the entry refers to itself goes now, not at the next full collection
             return_freed_memory()
         GUARD.dropped += dropped

@@ -28,7 +28,16 @@ import pandas as pd
 from streamlit import config, runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from explainer.app.caching import COMPUTED, GUARD, MB, UPLOADS, c_allocator_mb, resident_bytes
+from explainer.app.caching import (
+    COMPUTED,
+    GUARD,
+    MB,
+    UPLOADS,
+    BoundedStore,
+    c_allocator_mb,
+    resident_bytes,
+)
+from explainer.app.session import Session
 
 #: seconds added to Streamlit's reconnection window before a session counts as gone: the check runs
 #: periodically, so a session is released between this margin and the margin plus the check's period late
@@ -80,6 +89,18 @@ def reconnect_window_s() -> float:
     return float(config.get_option("server.disconnectedSessionTTL") or 0)
 
 
+def _server_parts(is_active, media, tables):
+    """(is_active, media, tables), each the running server's where not given; None outside a server."""
+    if is_active is None or media is None:
+        if not runtime.exists():
+            return None
+        server = runtime.get_instance()
+        is_active = is_active or server.is_active_session
+        media = media or server.media_file_mgr
+        tables = tables or getattr(server, "dataframe_source_mgr", None)
+    return is_active, media, tables
+
+
 def release_closed_sessions(now: float | None = None, is_active=None, media=None, tables=None) -> list[str]:
     """Release what the remembered sessions that can no longer reconnect hold; their ids.
 
@@ -90,13 +111,10 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
     """
     global _released
     now = time.monotonic() if now is None else now
-    if is_active is None or media is None:
-        if not runtime.exists():
-            return []
-        server = runtime.get_instance()
-        is_active = is_active or server.is_active_session
-        media = media or server.media_file_mgr
-        tables = tables or getattr(server, "dataframe_source_mgr", None)
+    parts = _server_parts(is_active, media, tables)
+    if parts is None:
+        return []
+    is_active, media, tables = parts
     window = reconnect_window_s() + MARGIN_S
     gone = []
     with _LOCK:
@@ -111,6 +129,50 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
         _release(session_id, seen, media, tables)
     _released += len(gone)
     return [session_id for session_id, _ in gone]
+
+
+def release_inactive_sessions(store: BoundedStore | None = None, is_active=None, media=None, tables=None) -> int:
+    """Release now every remembered session that is not active (its page closed, or between two
+    reconnections), and forget from ``store`` (the data cache) every entry computed for data that only
+    those sessions had: the server's memory guard does so when its caches have nothing left to give
+    (:func:`.caching.keep_within_limit`), rather than let closed pages keep the server over its limit until
+    they can no longer reconnect.  A page that does reconnect finds its table through the uploads cache and
+    its settings in its link, and computes the rest again, as a reload does.  How many sessions it released.
+    """
+    global _released
+    parts = _server_parts(is_active, media, tables)
+    if parts is None:
+        return 0
+    is_active, media, tables = parts
+    with _LOCK:
+        gone = [(i, _SEEN.pop(i)) for i in [i for i in _SEEN if not is_active(i)]]
+        kept = set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
+    if not gone:
+        return 0
+    theirs = set().union(*(data_marks(seen.state.filtered_state) for _, seen in gone)) - kept
+    for session_id, seen in gone:
+        _release(session_id, seen, media, tables)
+    _released += len(gone)
+    if store is not None and theirs:
+        store.discard_where(lambda key: _mentions(key, theirs))
+    return len(gone)
+
+
+def data_marks(values) -> set[str]:
+    """The marks of the data a session's state (its values by key) works with: the identities of its table and
+    upload and the fingerprints of its data sets, which the data cache's keys carry."""
+    state = Session(dict(values))
+    marks = {(state.data_ref or {}).get("ident"), getattr(state.upload, "ident", None),
+             getattr(state.dataset, "fingerprint", None), getattr(getattr(state.split, "train", None), "fingerprint", None),
+             (state.pool_key or (None,))[0]}
+    return {m for m in marks if isinstance(m, str) and m}
+
+
+def _mentions(key, marks: set[str]) -> bool:
+    """Whether a cache key (a tuple, maybe nested) holds one of ``marks``."""
+    if isinstance(key, str):
+        return key in marks
+    return isinstance(key, tuple) and any(_mentions(part, marks) for part in key)
 
 
 def _release(session_id: str, seen: _Seen, media, tables=None) -> None:
@@ -197,5 +259,5 @@ def remembered() -> list[str]:
         return list(_SEEN)
 
 
-__all__ = ["MARGIN_S", "MEMORY_LOG_ENV", "held_memory", "log_held_memory", "reconnect_window_s", "release_closed_sessions",
-           "remember_session", "remembered"]
+__all__ = ["MARGIN_S", "MEMORY_LOG_ENV", "data_marks", "held_memory", "log_held_memory", "reconnect_window_s",
+           "release_closed_sessions", "release_inactive_sessions", "remember_session", "remembered"]

@@ -29,7 +29,12 @@ from explainer.app.caching import (
     map_large_blocks_apart,
     start_housekeeping,
 )
-from explainer.app.closed_sessions import log_held_memory, release_closed_sessions, remember_session
+from explainer.app.closed_sessions import (
+    log_held_memory,
+    release_closed_sessions,
+    release_inactive_sessions,
+    remember_session,
+)
 from explainer.app.session import DATA_BOUND, POOL_BOUND, Session, Slot, persist_widgets
 from explainer.app.sources import (
     Source,
@@ -410,7 +415,8 @@ def warm_up_server() -> threading.Thread:
         # longer walks them (0.12-0.29 s each, several a second while a run is watched, measured at 32,561
         # rows: a Stop's page then waited for them).  Objects freed later are freed as before.
         gc.freeze()
-        guard_memory()  # the interpreter and its libraries, all loaded now, plus the caches' budgets
+        # the interpreter and its libraries, all loaded now, plus the caches' budgets; closed pages give way too
+        guard_memory(relieve=release_inactive_sessions)
         start_housekeeping(release_closed_sessions, keep_within_limit, log_held_memory)
         # a collection every few seconds, not after every script run (several a second while a page waits)
         start_housekeeping(collect_garbage, every_s=COLLECT_EVERY_S)
