@@ -200,8 +200,10 @@ class _Fold:
         self.train = train[policy_rows(pool.y[train])]  # the stratified subsample of a large table
         self.w_train = None if weights is None else weights[self.train]
         self.w_held = None if weights is None else weights[held]
-        self.cov_train = cov_rows[self.train]
-        self.cov_held = cov_rows[held]
+        # by column: every score reads the columns of one selection (a column slice of a row-wise matrix walks
+        # every held-out row, 19 ms a score at 130,000 rows)
+        self.cov_train = cov_rows[self.train].tocsc()
+        self.cov_held = cov_rows[held].tocsc()
         self.y_train, self.y_held = pool.y[self.train], pool.y[held]
         self.n_classes = len(pool.classes)
         self.problems: dict[tuple, SelectionProblem] = {}
