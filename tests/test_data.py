@@ -51,6 +51,30 @@ def test_read_table_numeric_and_text_columns():
     assert list(df["c"]) == ["x", "y"]
 
 
+def test_read_table_keeps_one_string_object_per_distinct_text_value():
+    # (values of two letters: CPython keeps one object for each single character anyway)
+    df = read_table(csv_bytes("a,b,c\n1, xx ,uu\n2,yy,?\n3,xx,1\n4,,uu\n5,yy,uu\n"))
+    b = df["b"].tolist()
+    assert b[:3] == ["xx", "yy", "xx"] and np.isnan(b[3]) and b[4] == "yy"
+    assert b[0] is b[2] and b[1] is b[4]  # equal cells share their string
+    assert all(type(v) is str for v in b if v == v)
+    c = df["c"].tolist()
+    assert c[0] == "uu" and np.isnan(c[1]) and c[2] == "1" and c[0] is c[3] is c[4]
+    assert df["b"].dtype == object and df["c"].dtype == object
+
+
+def test_read_table_sharing_leaves_mixed_objects_as_they_are():
+    from explainer.data.tables import _shared_strings
+
+    mixed = pd.Series([1, True, "1", 1.0, "1"], dtype=object, name="m")
+    out = _shared_strings(mixed)
+    assert out is mixed  # 1 == True == 1.0: no factorising across types
+    text = pd.Series(["pq", np.nan, "".join(["p", "q"])], dtype=object, name="t", index=[5, 6, 7])
+    shared = _shared_strings(text)
+    assert shared.index.tolist() == [5, 6, 7] and shared.name == "t" and shared[5] is shared[7]
+    assert text[5] is not text[7] and shared[5] == "pq" and np.isnan(shared[6])
+
+
 @pytest.mark.parametrize(
     "marker", ["?", "", "  ", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"]
 )

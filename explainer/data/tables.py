@@ -451,6 +451,8 @@ def read_table(
         if col is None:
             raw = [r[j] for r in body]
             col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
+        if isinstance(col, pd.Series) and col.dtype == object:
+            col = _shared_strings(col)
         if not name:
             if isinstance(col, pd.Series) and col.isna().all():  # (a column of whole numbers has no gap)
                 continue  # a trailing delimiter produced an empty, unnamed column
@@ -470,6 +472,19 @@ def read_table(
         )
     df.attrs["notes"] = notes
     return df
+
+
+def _shared_strings(col: pd.Series) -> pd.Series:
+    """A text column whose equal cells are one string object, not one each: the same values (NaN where
+    missing), a pointer a cell instead of a string.  Every cell of a file is read as a string of its own
+    (about 60 bytes): a 41.5 MB upload of 364,035 rows held 221 MB of them in 8 text columns."""
+    values = col.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) != "string":  # mixed objects keep theirs (1 == True)
+        return col
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    shared = np.asarray(uniques, dtype=object).take(np.maximum(codes, 0))
+    shared[codes < 0] = np.nan
+    return pd.Series(shared, index=col.index, dtype=object, name=col.name)
 
 
 def _number_columns(body: list[list[str]], width: int) -> dict[int, np.ndarray]:
