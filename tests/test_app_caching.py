@@ -393,3 +393,20 @@ def test_a_tables_bytes_are_what_pandas_counts_column_by_column():
     ]
     for frame in frames:
         assert frame_bytes(frame) == int(frame.memory_usage(index=True, deep=True).sum())
+
+
+def test_a_tables_shared_objects_count_once():
+    import sys
+
+    from explainer.app.caching import frame_bytes
+
+    word = "".join(["shared ", "text"])  # built, not a constant the compiler would share anyway
+    apart = [word[:6] + word[6:] for _ in range(1000)]  # 1,000 equal strings, each its own object
+    assert len({id(w) for w in apart}) == 1000
+    one = pd.DataFrame({"s": [word] * 1000, "t": [word] * 999 + [None]}, dtype=object)  # as read_table reads text
+    other = [word[:5] + word[5:] for _ in range(999)]
+    many = pd.DataFrame({"s": apart, "t": other + [None]}, dtype=object)
+    pointers = 2 * 1000 * 8 + one.index.memory_usage(deep=True)
+    assert frame_bytes(one) == pointers + sys.getsizeof(word) + sys.getsizeof(None)
+    assert frame_bytes(many) == int(many.memory_usage(index=True, deep=True).sum())  # nothing shared: pandas' count
+    assert frame_bytes(many) > frame_bytes(one) + 999 * sys.getsizeof(word)
