@@ -42,6 +42,7 @@ class _Media:
 @pytest.fixture
 def two_sessions(monkeypatch):
     monkeypatch.setattr(closed_sessions, "_SEEN", {})
+    monkeypatch.setattr(closed_sessions, "_LEFT", set())
     monkeypatch.setattr(closed_sessions, "reconnect_window_s", lambda: 120.0)
     uploads = _Uploads()
     states = {sid: _State(dataset="big table", explanation="rules") for sid in ("a", "b")}
@@ -106,13 +107,40 @@ def test_under_memory_pressure_closed_pages_go_at_once_with_the_entries_only_the
     released = closed_sessions.release_inactive_sessions(store, is_active=lambda sid: sid == "a", media=media,
                                                          tables=tables)
 
-    # no waiting for the reconnection window: both closed pages go now, as they would once it has passed
-    assert released == 2 and closed_sessions.remembered() == ["a"]
+    # no waiting for the reconnection window: both closed pages go now, as they would once it has passed,
+    # with the five entries made for data only "b" had
+    assert released == 2 + 5 and closed_sessions.remembered() == ["a"]
     assert states["b"] == {} and states["c"] == {} and states["a"]
     assert set(uploads.files) == {"a"} and sorted(media.cleared) == ["b", "c"] and sorted(tables.cleared) == ["b", "c"]
     # what only "b" used is forgotten, however recently; what "a" uses too, and what no session names, stays
     assert [k for k, _ in store.items()] == keys[:4] + [("split", "f9", 0.0, 0)]
     assert closed_sessions.release_inactive_sessions(store, is_active=lambda sid: True, media=media) == 0
+
+
+def test_entries_of_pages_released_after_the_window_go_at_the_next_relief(monkeypatch):
+    from explainer.app.caching import BoundedStore
+
+    monkeypatch.setattr(closed_sessions, "_SEEN", {})
+    monkeypatch.setattr(closed_sessions, "_LEFT", set())
+    monkeypatch.setattr(closed_sessions, "reconnect_window_s", lambda: 120.0)
+    uploads, media = _Uploads(), _Media()
+    states = {"a": _State(data_ref={"ident": "t1"}), "b": _State(data_ref={"ident": "t2"}),
+              "c": _State(data_ref={"ident": "t3"})}
+    for sid, state in states.items():
+        closed_sessions._SEEN[sid] = _Seen(state, uploads)
+    store = BoundedStore(10_000, 10_000)
+    for key in [("table", "t1"), ("table", "t2"), ("table", "t3")]:
+        store.put(key, "value", size=10)
+    active = {"a", "c"}
+    release_closed_sessions(0.0, is_active=lambda sid: sid in active, media=media)
+    assert release_closed_sessions(200.0, is_active=lambda sid: sid in active, media=media) == ["b"]
+    assert len(store) == 3  # released by the window: its entries stay, until the memory guard asks
+    states["c"]["data_ref"] = {"ident": "t2"}  # the same file opened again in another page meanwhile
+    assert closed_sessions.release_inactive_sessions(store, is_active=lambda sid: True, media=media) == 0
+    assert [k for k, _ in store.items()] == [("table", "t1"), ("table", "t2"), ("table", "t3")]
+    closed_sessions._LEFT.add("t3")  # released earlier, and no page works with it now
+    assert closed_sessions.release_inactive_sessions(store, is_active=lambda sid: True, media=media) == 1
+    assert [k for k, _ in store.items()] == [("table", "t1"), ("table", "t2")] and not closed_sessions._LEFT
 
 
 def test_the_marks_of_a_session_are_what_the_cache_keys_carry():

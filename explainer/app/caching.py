@@ -301,9 +301,9 @@ class MemoryGuard:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: what frees memory held outside the caches when they have nothing left to give (the server's: the closed
     #: pages' sessions released at once, :func:`.closed_sessions.release_inactive_sessions`); given the data
-    #: cache, returns how many sessions it released
+    #: cache, returns how many things it let go (sessions, and the cache entries only they used)
     relieve: Callable[[BoundedStore], int] | None = None
-    relieved: int = 0  # sessions released by the guard since it was set
+    relieved: int = 0  # what the guard's relief let go since it was set
 
 
 #: the dashboard server's (see :func:`guard_memory`)

@@ -69,6 +69,9 @@ class _Seen:
 _SEEN: dict[str, _Seen] = {}
 _LOCK = threading.Lock()
 _released = 0  # sessions released since the server started
+#: the data marks (:func:`data_marks`) of the sessions released once they could no longer reconnect, whose cache
+#: entries :func:`release_inactive_sessions` forgets next, if no session works with that data by then
+_LEFT: set[str] = set()
 
 
 def remember_session() -> None:
@@ -125,6 +128,7 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
                 seen.inactive_since = now
             elif now - seen.inactive_since > window:
                 gone.append((session_id, _SEEN.pop(session_id)))
+        _LEFT.update(*(data_marks(seen.state.filtered_state) for _, seen in gone))
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
@@ -134,10 +138,11 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
 def release_inactive_sessions(store: BoundedStore | None = None, is_active=None, media=None, tables=None) -> int:
     """Release now every remembered session that is not active (its page closed, or between two
     reconnections), and forget from ``store`` (the data cache) every entry computed for data that only
-    those sessions had: the server's memory guard does so when its caches have nothing left to give
-    (:func:`.caching.keep_within_limit`), rather than let closed pages keep the server over its limit until
-    they can no longer reconnect.  A page that does reconnect finds its table through the uploads cache and
-    its settings in its link, and computes the rest again, as a reload does.  How many sessions it released.
+    sessions released (now, or earlier once they could no longer reconnect) had: the server's memory guard
+    does so when its caches have nothing left to give (:func:`.caching.keep_within_limit`), rather than let
+    closed pages keep the server over its limit until they can no longer reconnect, and their entries until
+    they are old.  A page that does reconnect finds its table through the uploads cache and its settings in
+    its link, and computes the rest again, as a reload does.  How many sessions and entries it let go.
     """
     global _released
     parts = _server_parts(is_active, media, tables)
@@ -147,15 +152,13 @@ def release_inactive_sessions(store: BoundedStore | None = None, is_active=None,
     with _LOCK:
         gone = [(i, _SEEN.pop(i)) for i in [i for i in _SEEN if not is_active(i)]]
         kept = set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
-    if not gone:
-        return 0
-    theirs = set().union(*(data_marks(seen.state.filtered_state) for _, seen in gone)) - kept
+        theirs = _LEFT.union(*(data_marks(seen.state.filtered_state) for _, seen in gone)) - kept
+        _LEFT.clear()
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
-    if store is not None and theirs:
-        store.discard_where(lambda key: _mentions(key, theirs))
-    return len(gone)
+    forgotten = store.discard_where(lambda key: _mentions(key, theirs)) if store is not None and theirs else 0
+    return len(gone) + forgotten
 
 
 def data_marks(values) -> set[str]:
