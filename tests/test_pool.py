@@ -235,3 +235,23 @@ def test_pool_fitted_on_a_sample_counts_its_rules_on_every_row(iris):
     problem = SelectionProblem.from_pool(small)
     for i, rule in enumerate(small.rules):
         assert problem.errors[i] == int(np.sum(rule.covers(X) & (y != rule.label)))
+
+
+def test_the_coverage_matrix_is_made_from_the_rows_in_its_own_index_type():
+    import scipy.sparse as sp
+
+    from explainer.rules.pool import _csc_from_rows, row_index_type
+
+    rng = np.random.default_rng(0)
+    lists = [np.sort(rng.choice(50, size=k, replace=False)).astype(t) for k, t in
+             [(5, np.int32), (0, np.int64), (12, np.int64), (50, np.int32)]]
+    m = _csc_from_rows(lists, 50)
+    dense = np.zeros((50, 4), dtype=np.float32)
+    for j, rows in enumerate(lists):
+        dense[rows, j] = 1
+    assert isinstance(m, sp.csc_matrix) and (m.toarray() == dense).all()
+    assert m.indices.dtype == np.int32 and m.indptr.dtype == np.int32 and m.data.dtype == np.float32
+    assert row_index_type(2**31 - 1) == np.int32 and row_index_type(2**31) == np.int64
+    X = pd.DataFrame({"a": rng.random(200), "b": rng.integers(0, 3, 200)})
+    pool = build_pool(X, (X["a"] > 0.5).astype(int).to_numpy(), 3)
+    assert pool.coverage.indices.dtype == np.int32

@@ -289,7 +289,9 @@ class _Extractor:
         left, right = t.children_left, t.children_right
         feature, threshold = t.feature, t.threshold
         leaf_class = class_codes[t.value[:, 0, :].argmax(axis=1)]
-        stack: list[tuple[int, np.ndarray, tuple[Condition, ...]]] = [(0, np.arange(self.X.shape[0]), ())]
+        # row numbers as int32, the coverage matrix's own index type: every leaf's rows are kept until the pool's
+        # matrix is made, 25 million of them at 364,035 rows (200 MB as int64, then as much again to join them)
+        stack: list[tuple[int, np.ndarray, tuple[Condition, ...]]] = [(0, row_numbers(self.X.shape[0]), ())]
         while stack:
             node, rows, conds = stack.pop()
             if left[node] == -1:
@@ -609,12 +611,26 @@ def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
     return [by_name[n] for n in names]  # a subset or reordering of the columns is fine
 
 
+def row_index_type(largest: int) -> np.dtype:
+    """The index type scipy gives a sparse matrix whose indices reach ``largest``: int32 below 2**31."""
+    return np.dtype(np.int32) if largest < 2**31 else np.dtype(np.int64)
+
+
+def row_numbers(n_rows: int) -> np.ndarray:
+    """0 .. n_rows - 1, in the index type of a sparse matrix of that many rows."""
+    return np.arange(n_rows, dtype=row_index_type(n_rows))
+
+
 def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:
     lengths = np.array([r.size for r in row_lists], dtype=np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    indices = np.concatenate(row_lists) if row_lists else np.zeros(0, dtype=np.int64)
+    # filled in place in the matrix's index type: joining lists of another type made a copy of them all first
+    index_type = row_index_type(max(n_rows, int(indptr[-1])))
+    indices = np.empty(int(indptr[-1]), dtype=index_type)
+    for rows, start, end in zip(row_lists, indptr[:-1], indptr[1:], strict=True):
+        indices[start:end] = rows
     data = np.ones(indices.size, dtype=np.float32)
-    return sp.csc_matrix((data, indices, indptr), shape=(n_rows, len(row_lists)))
+    return sp.csc_matrix((data, indices, indptr.astype(index_type)), shape=(n_rows, len(row_lists)))
 
 
 def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs=None) -> RulePool:
