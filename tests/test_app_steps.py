@@ -270,3 +270,23 @@ def test_a_finished_step_holds_its_value_only_in_the_cache():
     with COMPUTED._lock:  # the cache drops it (its budget, or idle): the step says so, and holds nothing
         COMPUTED._drop(step.key)
     assert step.result() is steps._MISSING
+
+
+def test_a_step_holds_a_value_too_large_for_the_cache_and_not_one_the_cache_let_go_of(monkeypatch):
+    from explainer.app.caching import BoundedStore
+
+    class LettingGo(BoundedStore):
+        def get_or_make(self, key, make):  # kept, then forgotten at once (as the memory guard may)
+            value = super().get_or_make(key, make)
+            self.discard(key)
+            return value
+
+    big = b"x" * 1000
+    monkeypatch.setattr(steps, "COMPUTED", BoundedStore(100, 60))
+    step = steps.Step(("test", uuid.uuid4().hex), lambda: big).start()
+    assert step.wait(HANG_S) and step.result() is big  # over the cache's budget: handed over by the step
+
+    monkeypatch.setattr(steps, "COMPUTED", LettingGo(10_000, 60))
+    step = steps.Step(("test", uuid.uuid4().hex), lambda: big).start()
+    assert step.wait(HANG_S) and step.result() is steps._MISSING  # asked for again, it is computed again
+    assert step._value is None  # and nothing of it stays with a step nobody claims

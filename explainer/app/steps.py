@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from explainer.app.caching import COMPUTED
+from explainer.app.caching import COMPUTED, approx_bytes
 from explainer.app.session import Session
 
 #: A step that ends within this many seconds is waited for inside the page's run (no status, nothing greyed).
@@ -54,6 +54,7 @@ class Step:
         self._make: Callable[[], object] | None = make
         self._value: object = None
         self._in_cache = False
+        self._held = False  # the value is kept here, too large for the cache
         self.error: BaseException | None = None
         self.started_at = time.perf_counter()
         self.finished_at: float | None = None
@@ -71,9 +72,12 @@ class Step:
             value = COMPUTED.get_or_make(self.key, self._make)
             # kept where every page looks first, and only there: a step nobody claims (work started
             # ahead for a page never opened) then holds nothing beyond the cache's byte budget.  A value
-            # over that budget stays with the step, to be handed over once.
+            # over that budget stays with the step, to be handed over once; one the cache has let go of
+            # already (the memory guard forgets what only closed pages used) is not kept here either,
+            # or a step nobody claims would hold it past the guard (a 364,035-row pool, for minutes)
             self._in_cache = COMPUTED.get(self.key, _MISSING) is value
-            self._value = None if self._in_cache else value
+            self._held = not self._in_cache and approx_bytes(value) > COMPUTED.max_bytes
+            self._value = value if self._held else None
         except BaseException as exc:  # raised again in the page that asked, with the page's own message
             self.error = exc
         finally:
@@ -83,7 +87,9 @@ class Step:
 
     def result(self):
         """The value computed (from the cache, where it is kept), or ``_MISSING`` if the cache has dropped it."""
-        return COMPUTED.get(self.key, _MISSING) if self._in_cache else self._value
+        if self._in_cache:
+            return COMPUTED.get(self.key, _MISSING)
+        return self._value if self._held else _MISSING
 
     @property
     def done(self) -> bool:
