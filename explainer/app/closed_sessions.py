@@ -37,6 +37,7 @@ from explainer.app.caching import (
     c_allocator_mb,
     resident_bytes,
 )
+from explainer.app.kept_runs import is_run_key
 from explainer.app.session import Session
 
 #: seconds added to Streamlit's reconnection window before a session counts as gone: the check runs
@@ -138,7 +139,8 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
 def release_inactive_sessions(store: BoundedStore | None = None, is_active=None, media=None, tables=None) -> int:
     """Release now every remembered session that is not active (its page closed, or between two
     reconnections), and forget from ``store`` (the data cache) every entry computed for data that only
-    sessions released (now, or earlier once they could no longer reconnect) had: the server's memory guard
+    sessions released (now, or earlier once they could no longer reconnect) had, finished runs apart: the
+    server's memory guard
     does so when its caches have nothing left to give (:func:`.caching.keep_within_limit`), rather than let
     closed pages keep the server over its limit until they can no longer reconnect, and their entries until
     they are old.  A page that does reconnect finds its table through the uploads cache and its settings in
@@ -157,7 +159,10 @@ def release_inactive_sessions(store: BoundedStore | None = None, is_active=None,
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
-    forgotten = store.discard_where(lambda key: _mentions(key, theirs)) if store is not None and theirs else 0
+    # finished runs stay: they are the user's work, which a reload of the page shows again (their data set with
+    # them, while they are kept); the rest of their data can be computed again
+    forgotten = (store.discard_where(lambda key: not is_run_key(key) and _mentions(key, theirs))
+                 if store is not None and theirs else 0)
     return len(gone) + forgotten
 
 

@@ -38,6 +38,11 @@ def run_key(pool_key: tuple, settings: RunSettings) -> tuple:
     return ("run", pool_key, settings)
 
 
+def is_run_key(key) -> bool:
+    """Whether a key of the server's cache is a run's (:func:`run_key`)."""
+    return isinstance(key, tuple) and key[:1] == ("run",)
+
+
 def mark_started(pool_key: tuple, settings: RunSettings) -> None:
     """A run at ``settings`` starts: until it is collected, a reload at its settings says it was interrupted."""
     COMPUTED.put(run_key(pool_key, settings), Started(settings), size=0)
@@ -66,4 +71,5 @@ def kept_runs(pool_key: tuple) -> list[KeptRun]:
             if isinstance(key, tuple) and key[:2] == ("run", pool_key) and isinstance(value, KeptRun)]
 
 
-__all__ = ["KeptRun", "Started", "forget_run", "keep_finished", "kept", "kept_runs", "mark_started", "run_key"]
+__all__ = ["KeptRun", "Started", "forget_run", "is_run_key", "keep_finished", "kept", "kept_runs", "mark_started",
+           "run_key"]
