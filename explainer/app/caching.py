@@ -150,13 +150,12 @@ def frame_bytes(frame: pd.DataFrame) -> int:
     from a file holds one string for all the equal cells of a column, which pandas counts once a cell
     (221 MB for a table of 364,035 rows that holds 42 MB by this count)."""
     dtypes = frame.dtypes.tolist()
-    fixed = [isinstance(d, np.dtype) and d.kind in "biufcmM" for d in dtypes]
-    total = len(frame) * sum(d.itemsize for d, f in zip(dtypes, fixed, strict=True) if f)
-    objects = [i for i, d in enumerate(dtypes) if isinstance(d, np.dtype) and d.kind == "O"]
+    kinds = [d.kind if isinstance(d, np.dtype) else "" for d in dtypes]  # "": a pandas extension type
+    total = len(frame) * sum(d.itemsize for d, k in zip(dtypes, kinds, strict=True) if k and k in "biufcmM")
+    objects = [i for i, k in enumerate(kinds) if k == "O"]
     if objects:
         total += _object_bytes(frame.iloc[:, objects].to_numpy(dtype=object).ravel())
-    others = [i for i, (d, f) in enumerate(zip(dtypes, fixed, strict=True))
-              if not f and not (isinstance(d, np.dtype) and d.kind == "O")]
+    others = [i for i, k in enumerate(kinds) if not k or k not in "biufcmMO"]
     if others:
         total += int(frame.iloc[:, others].memory_usage(index=False, deep=True).sum())
     return int(total + frame.index.memory_usage(deep=True))
