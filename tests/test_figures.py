@@ -26,10 +26,17 @@ def test_generation_zero_is_on_the_axis_and_values_are_percent():
 def test_records_as_dicts_and_live_axis_runs_ahead():
     recs = [r.to_dict() for r in _records(4, max_generations=100)]
     fig = fitness_figure(recs, n_rows=None, live=True)
-    assert fig.layout.yaxis.title.text == "fitness f*"
+    assert fig.layout.yaxis.title.text == "fitness (coverage f*)"
     assert fig.layout.xaxis.range[1] > 3 + 1  # room for the generations still to come
     without_best = [{k: v for k, v in r.items() if k != "best"} for r in recs]
     assert {t.name for t in fitness_figure(without_best).data} == {"max", "mean", "min"}
+
+
+def test_the_axis_names_what_the_run_maximised():
+    """A run of the accuracy objective climbs in rows right, not in coverage: its axis says so."""
+    assert fitness_figure(_records(3), n_rows=50).layout.yaxis.title.text == "fitness (coverage f*, % of rows)"
+    fig = fitness_figure(_records(3), n_rows=50, objective="accuracy")
+    assert fig.layout.yaxis.title.text == "fitness (rows right, % of rows)"
 
 
 def test_thin_keeps_first_and_last():

@@ -226,7 +226,9 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     g1, g2 = st.columns([1, 1], gap="large")
     with g1:
         if result.history:
-            st.plotly_chart(charts.fitness_figure(result.history, n_rows), key=Session.final_fitness.key,
+            objective = run.objective if run is not None else "coverage"
+            st.plotly_chart(charts.fitness_figure(result.history, n_rows, objective=objective),
+                            key=Session.final_fitness.key,
                             width="stretch")
     with g2:
         st.markdown("**Rules**")

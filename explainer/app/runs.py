@@ -66,7 +66,8 @@ def run_panel(state: Session, pool: RulePool, *, algorithm: str, seed: int, bc: 
         # drawn in the run that Run's click started the job in (its on_click runs before this run), and before
         # the watch, which holds this run until the job ends: Stop waits for nothing the worker does
         live.stop_button(job, key=Session.stop_run.key)
-        live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True) if job.records() else None,
+        live.watch(job, lambda job: charts.fitness_figure(job.records(), n_rows, live=True,
+                                                          objective=job.settings.objective) if job.records() else None,
                    chart_key=Session.live_fitness.key, best=lambda rules: best_so_far(pool, job, rules))
 
 

@@ -32,9 +32,15 @@ def thin(records: Sequence, limit: int = MAX_PLOT_POINTS) -> list:
     return [records[i] for i in idx]
 
 
+#: what the fitness counts, by the run's objective (:mod:`explainer.selection.objectives`), as the y axis names it
+FITNESS_NAMES = {"coverage": "coverage f*", "accuracy": "rows right"}
+
+
 def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str = "Fitness per generation",
-                   height: int = 360, width: int | None = None, live: bool = False) -> go.Figure:
-    """min / mean / max fitness (coverage f*, in % of rows when ``n_rows`` is given) per generation.
+                   height: int = 360, width: int | None = None, live: bool = False,
+                   objective: str = "coverage") -> go.Figure:
+    """min / mean / max fitness (in % of rows when ``n_rows`` is given) per generation: the coverage f* or,
+    with ``objective="accuracy"``, the rows the explanation gets right, as the axis says.
 
     ``records`` are :class:`~explainer.selection.callbacks.GenerationRecord` objects or dicts with the same
     keys; ``best`` (the best feasible coverage so far) is drawn when present.  The x axis starts at
@@ -65,7 +71,7 @@ def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str =
     fig.update_layout(
         title=title,
         xaxis_title="generation",
-        yaxis_title="fitness (coverage f*, % of rows)" if n_rows else "fitness f*",
+        yaxis_title=f"fitness ({FITNESS_NAMES[objective]}{', % of rows' if n_rows else ''})",
         height=height,
         width=width,
         template="plotly_white",
