@@ -173,6 +173,14 @@ def _header_totals(text: str, mark: str) -> tuple[int, int, float]:
     return int(m.group(1)), int(m.group(2)), float(m.group(3))
 
 
+def _header_accuracy(text: str) -> tuple[float, float]:
+    """(accuracy %, balanced accuracy %) as an export's header states them."""
+    import re
+
+    m = re.search(r"accuracy ([\d.]+) %, balanced accuracy ([\d.]+) % of the \d+ rows", text)
+    return float(m.group(1)), float(m.group(2))
+
+
 def test_every_export_reads_back_to_the_pages_complexity_errors_and_coverage(explained_sample):
     import io
     import json
@@ -198,6 +206,7 @@ def test_every_export_reads_back_to_the_pages_complexity_errors_and_coverage(exp
     for kind, mark in (("text", "# "), ("csv", "# "), ("sql", "-- "), ("python", "# ")):
         out = export_text(report, kind)
         assert _header_totals(out, mark) == (report.complexity, report.errors, pytest.approx(report.coverage))
+        assert _header_accuracy(out) == pytest.approx((100 * report.accuracy, 100 * report.balanced_accuracy), abs=0.005)
     assert [str(v) for v in _sql_votes(original, export_text(report, "sql"))] == expected
     assert [str(v) for v in _sql_votes_on_text(original, export_text(report, "sql"))] == expected
     assert [str(v) for v in _python_votes(original, export_text(report, "python"))] == expected

@@ -208,9 +208,9 @@ def forbidden_columns(report) -> list[str]:
 
 
 def export_header(report) -> list[str]:
-    """What every export states first: the totals the page shows, how complexity counts, the columns kept out
-    of the rules (when any), then the rules the run was told to keep (pinned) and to leave out (banned), one a
-    line."""
+    """What every export states first: the totals the page shows (accuracy beside coverage), how complexity
+    counts, the columns kept out of the rules (when any), then the rules the run was told to keep (pinned) and to
+    leave out (banned), one a line."""
     forbidden = forbidden_columns(report)
     # a name is written as it is, on a comment line: a line break in it would end the comment
     names = ", ".join(" ".join(c.splitlines()) for c in forbidden)
@@ -218,6 +218,8 @@ def export_header(report) -> list[str]:
         f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
+        f"accuracy {100 * report.accuracy:.2f} %, balanced accuracy {100 * report.balanced_accuracy:.2f} % of the "
+        f"{report.n_rows} rows: the rules' vote, else the ELSE class",
         *([f"forbidden columns: {names}"] if forbidden else []),
         *pin_lines(report.settings),
     ]
