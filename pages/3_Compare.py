@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from explainer.app import cards, forms, guards, live
+from explainer.app import budgets, cards, forms, guards, live
 from explainer.app.session import Session
 from explainer.app.state import setup, start_job
-from explainer.app.text import algorithm_choices
+from explainer.app.text import algorithm_choices, md_escape
 
 state = setup("Compare")
 st.title("Compare")
@@ -13,10 +13,10 @@ guards.need_pool(state)
 pool = state.pool
 
 bc, be, eps = state.bc, state.be, state.eps
-st.caption(
-    f"Same pool ({pool.n_rules} rules) and budgets as the Explain page: Bc = {bc}, Be = {be}, eps = {eps:g}. "
-    "Change them there."
-)
+st.caption(md_escape(
+    f"Same pool ({pool.n_rules} rules), budgets and form as the Explain page: Bc = {bc}, Be = {be}, eps = {eps:g}; "
+    f"{budgets.run_form_text(state, budgets.run_settings(state))}. Change them there."
+))
 
 job = state.compare_job
 running = job is not None and not job.done

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from waits import HANG_S
 
-from explainer.app import downloads, rows, sources
+from explainer.app import budgets, downloads, rows, sources
 from explainer.app import state as app_state
 from explainer.app.session import Session
 from explainer.app.text import algorithm_parameters, md_escape
@@ -221,6 +221,9 @@ def test_compare_page_runs_several_algorithms(explained):
     at = explained
     at.switch_page("pages/3_Compare.py").run()
     assert not at.exception
+    # the runs share the Explain page's form and objective, and the page says which
+    objective = at.session_state["explanation"].report.settings["objective"]  # the last run: at the defaults
+    assert md_escape(budgets.OBJECTIVE_TEXT[objective]) in at.caption[0].value
     fast = [n for n in ("greedy", "rfhc", "exact") if n in available()]
     at.session_state["w_cmp_algorithms"] = fast
     at.session_state["w_cmp_seeds"] = "0, 1"
@@ -721,14 +724,17 @@ def test_the_frontier_says_why_a_run_in_the_fallback_form_sits_below_it():
 
     from explainer.app import budgets
 
-    def state(classes):
-        report = SimpleNamespace(settings={"rule_classes": classes}, fallback="<=50K")
+    def state(classes, objective="coverage"):
+        report = SimpleNamespace(settings={"rule_classes": classes, "objective": objective}, fallback="<=50K")
         return SimpleNamespace(explanation=SimpleNamespace(report=report))
 
     assert budgets._form_note(SimpleNamespace(explanation=None)) == ""
     assert budgets._form_note(state(None)) == ""
     note = budgets._form_note(state([">50K"]))
     assert "rules for >50K only" in note and "gets <=50K" in note
+    # a run of the accuracy objective covers fewer rows by design: said too
+    note = budgets._form_note(state(None, "accuracy"))
+    assert "accuracy objective" in note and "maximises coverage" in note
 
 
 def test_rules_table_and_rule_detail_say_which_rows_come_through_a_missing_value():

@@ -138,12 +138,22 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     return f"rules for the classes other than {pool.classes[chosen.fallback]}, which takes every row they leave (ELSE)"
 
 
+#: what a run maximises, in words, by its objective
+OBJECTIVE_TEXT = {"accuracy": "maximising the rows it gets right (the accuracy objective)",
+                  "coverage": "maximising the rows covered (the paper's coverage f*)"}
+
+
 def default_objective_text(state: Session) -> str:
     """What the default explanation maximises, in words (plain text)."""
     chosen = _choice(state)
-    if chosen is not None and chosen.objective == "accuracy":
-        return "maximising the rows it gets right (the accuracy objective)"
-    return "maximising the rows covered (the paper's coverage f*)"
+    return OBJECTIVE_TEXT["accuracy" if chosen is not None and chosen.objective == "accuracy" else "coverage"]
+
+
+def run_form_text(state: Session, run: RunSettings) -> str:
+    """The form and objective of ``run`` in words (plain text): what the Compare page's runs share with the
+    Explain page's."""
+    form = "rules for every class" if run.form == "all" or state.pool is None else default_form_text(state, state.pool)
+    return f"{form}, {OBJECTIVE_TEXT[run.objective]}"
 
 
 def _picked(state: Session, bc: int, be: int) -> tuple | None:
@@ -409,14 +419,21 @@ def _compute_again(state: Session) -> None:
 
 
 def _form_note(state: Session) -> str:
-    """Why the last run sits below the curve when it used only some classes' rules (the policy's fallback form)."""
+    """Why the last run sits below the curve when it used only some classes' rules (the policy's fallback form)
+    or maximised the rows it gets right (the accuracy objective) rather than coverage."""
     run = state.explanation
-    classes = None if run is None else run.report.settings.get("rule_classes")
-    if not classes:
+    if run is None:
         return ""
-    return (f"The last run used rules for {', '.join(map(str, classes))} only (the default form: every other row "
-            f"gets {run.report.fallback}), so it covers fewer rows than the curve, which chooses among every rule; "
-            "compare them by accuracy.")
+    classes = run.report.settings.get("rule_classes")
+    if classes:
+        return (f"The last run used rules for {', '.join(map(str, classes))} only (the default form: every other "
+                f"row gets {run.report.fallback}), so it covers fewer rows than the curve, which chooses among every "
+                "rule; compare them by accuracy.")
+    if run.report.settings.get("objective") == "accuracy":
+        return ("The last run maximised the rows it gets right (the accuracy objective), not the rows it covers, so "
+                "it may cover fewer rows than the curve, which maximises coverage; compare them by accuracy (the "
+                "Held-out accuracy tab).")
+    return ""
 
 
 def frontier_panel(state: Session, entry: FrontierEntry, *, n_rows: int, marks: dict) -> None:
