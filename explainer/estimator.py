@@ -47,11 +47,14 @@ from explainer.pipeline import (
     row_weights,
 )
 from explainer.pipeline.alternatives import check_method, explain_alternatives
+from explainer.pipeline.validation import validation_splits
 from explainer.report import evaluate_rules
 from explainer.report.probabilities import (
     PROBA_SMOOTHING,
     VoteProbabilities,
+    fit_patterns,
     fit_probabilities,
+    rule_conditions,
     vote_probabilities,
 )
 from explainer.rules.defaults import default_pool_settings
@@ -135,6 +138,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         probabilities (below).
     proba_smoothing_ : the m of the probabilities' m-estimate: chosen by held-out Brier score with the
         default explanation, else 2.
+    pattern_smoothing_ : the m of the step by the rules' conditions (below), or ``None`` when that step is
+        off (the folds of the training rows found it no better, or ``default_class`` is given).
     forbidden_columns_ : the forbidden columns, checked (a tuple; empty when none).
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
         candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``brier`` and its
@@ -157,8 +162,12 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     decides gets the mean over the rules that fire on it.  A row left to the
     fallback gets ``fallback_proba_``: the smoothed class distribution of the
     training rows no rule covers, or all weight on ``default_class`` when one is
-    given.  Where the rules' distributions favour another class than their vote,
-    the two classes exchange their probabilities.
+    given.  Then each row's probabilities move towards the class shares of the
+    training rows that meet the same of the rules' conditions (a row meeting all
+    but one condition of a rule is not like a row meeting none), by an m-estimate
+    whose m, or none, is chosen by Brier score on folds of the training rows
+    (``pattern_smoothing_``).  Where the rules' distributions favour another class
+    than their vote, the two classes exchange their probabilities.
 
     Class labels may be of any type: integers, floats (0.5, 1.5), booleans, text;
     ``classes_`` holds them as ``y`` does (:mod:`explainer.data.labels`).
@@ -325,7 +334,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             self.report_.target = getattr(y_named, "name", None)
             self._rule_codes = np.zeros(0, dtype=np.int64)
             self.accuracy_frontier_ = []
-            self._fit_probabilities(np.zeros((len(codes), 0)), codes, weights)
+            self._fit_probabilities(np.zeros((len(codes), 0)), codes, weights, frame)
             self.alternatives_ = []
             return self
         settings = default_pool_settings(
@@ -365,7 +374,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         self.default_class_ = self._default_class(codes, cov.any(axis=1), weights)
         self.report_.fallback = self.default_class_
         self.report_.target = getattr(y_named, "name", None)
-        self._fit_probabilities(cov, codes, weights)
+        self._fit_probabilities(cov, codes, weights, frame)
         return self
 
     def _check_forbidden(self, X, checked) -> tuple[str, ...]:
@@ -412,11 +421,12 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         key = label_key(label)
         return next(i for i, c in enumerate(self.classes_) if label_key(c) == key)
 
-    def _fit_probabilities(self, cov, codes, weights) -> None:
+    def _fit_probabilities(self, cov, codes, weights, frame) -> None:
         """Each selected rule's class distribution on the training rows it covers (their weight, when weighted),
         and that of the rows no rule covers, smoothed towards the training class shares
         (:mod:`explainer.report.probabilities`; m chosen on held-out rows with the default, else
-        :data:`~explainer.report.probabilities.PROBA_SMOOTHING`)."""
+        :data:`~explainer.report.probabilities.PROBA_SMOOTHING`); then the rows grouped by which of the rules'
+        conditions they meet, with the m of that step (or none) chosen on folds of the training rows."""
         chosen = next((p for p in self.accuracy_frontier_ if p.get("chosen")), {})
         self.proba_smoothing_ = float(chosen.get("smoothing", PROBA_SMOOTHING))
         fallback = self._code_of(self.default_class_)
@@ -424,6 +434,11 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
                                    m=self.proba_smoothing_, fallback=fallback)
         if self.default_class is not None:  # the user's class takes every row the rules leave
             fitted = replace(fitted, fallback_proba=np.eye(len(self.classes_))[fallback])
+        if len(self.rules_) and self.default_class is None:  # the user's class keeps every row the rules leave
+            vote, proba = vote_probabilities(fitted, np.asarray(cov, dtype=float))
+            patterns = fit_patterns(rule_conditions(self.rules_), frame, codes, len(self.classes_), proba, vote,
+                                    validation_splits(codes, 0), weights)
+            fitted = replace(fitted, patterns=patterns)
         self._probabilities = fitted
 
     # read from the fitted probabilities, never kept beside them
@@ -439,6 +454,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     def fallback_proba_(self) -> np.ndarray:
         return self._fitted_probabilities().fallback_proba
 
+    @property
+    def pattern_smoothing_(self) -> float | None:
+        """The m by which a row's probabilities move towards the class shares of the training rows that meet
+        the same of the rules' conditions (None: they do not; the folds of the training rows found no gain)."""
+        patterns = self._fitted_probabilities().patterns
+        return None if patterns is None else patterns.m
+
     def _fitted_probabilities(self) -> VoteProbabilities:
         check_is_fitted(self, "default_class_")
         return self._probabilities
@@ -452,7 +474,7 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         if len(self.rules_) == 0:
             n = len(frame)
             return np.full(n, fitted.fallback, dtype=np.int64), np.tile(fitted.fallback_proba, (n, 1))
-        return vote_probabilities(fitted, self.rules_.coverage_matrix(frame).astype(float))
+        return vote_probabilities(fitted, self.rules_.coverage_matrix(frame).astype(float), frame)
 
     def predict(self, X):
         """The class of each row: the vote of the rules that fire on it, else ``default_class_``."""

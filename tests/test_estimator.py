@@ -182,6 +182,7 @@ def test_predict_proba_is_the_mean_smoothed_precision_of_the_firing_rules():
     est.fit(X, y)
     proba = est.predict_proba(X)
     assert proba.shape == (len(X), 3) and np.allclose(proba.sum(axis=1), 1.0)
+    assert est.pattern_smoothing_ is None  # the folds found no gain in the rules' conditions here: the vote's alone
     cov = est.rules_.coverage_matrix(X)
     y = np.asarray(y)
     prior = np.bincount(y) / len(y)
@@ -215,6 +216,48 @@ def test_brier_score_beats_the_shares_of_firing_rules_on_held_out_rows():
     shares = np.where(fired > 0, counts / np.maximum(fired, 1), np.bincount(y_tr) / len(y_tr))
     brier = lambda p: float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # noqa: E731
     assert brier(est.predict_proba(X_te)) < brier(shares)
+
+
+def _partial_table(n, seed):
+    """Class 1 mostly where a and b both exceed 0.5, about half the time where only a does, a fifth else."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 2))
+    share = np.where((X[:, 0] > 0.5) & (X[:, 1] > 0.5), 0.95, np.where(X[:, 0] > 0.5, 0.45, 0.2))
+    return X, (rng.random(n) < share).astype(int)
+
+
+def test_predict_proba_tells_rows_apart_by_the_rules_conditions_they_meet():
+    """The one rule the error budget allows (a > 0.5 and b > 0.5 gives class 1) leaves rows of two kinds to the
+    fallback: those where a alone holds (class 1 about half the time) and the others (a fifth). The vote gives
+    them one distribution; the step by the conditions each row meets tells them apart."""
+    from explainer.report.probabilities import vote_probabilities
+
+    X, y = _partial_table(3000, 0)
+    est = RuleSetExplainer(max_depth=3, complexity_budget=2, error_budget=60, algorithm="exact",
+                           random_state=0).fit(X, y)
+    assert len(est.rules_) == 1 and len(est.rules_[0].conditions) == 2 and est.pattern_smoothing_ is not None
+    m = est.pattern_smoothing_
+    X_te, y_te = _partial_table(3000, 1)
+    frame = est._frame(X_te)
+    cov = est.rules_.coverage_matrix(frame).astype(float)
+    _, vote_only = vote_probabilities(est._probabilities, cov)
+    proba = est.predict_proba(X_te)
+    assert (est.classes_[proba.argmax(axis=1)] == est.predict(X_te)).all()
+    # by hand: the training rows grouped by the conditions they meet, each test row's probabilities moved
+    # towards its group's class counts by the m-estimate
+    conditions = list(dict.fromkeys(c for rule in est.rules_ for c in rule.conditions))
+    met_tr = np.column_stack([c.mask(est._frame(X)) for c in conditions])
+    met_te = np.column_stack([c.mask(frame) for c in conditions])
+    for j in range(0, 3000, 37):
+        same = (met_tr == met_te[j]).all(axis=1)
+        counts = np.bincount(y[same], minlength=2).astype(float)
+        expected = (counts + m * vote_only[j]) / (counts.sum() + m)
+        if expected.argmax() != proba[j].argmax():  # the vote's class keeps the largest: the two swap
+            expected = expected[::-1]
+        assert np.allclose(proba[j], expected)
+    onehot = np.eye(2)[y_te]
+    brier = lambda p: float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # noqa: E731
+    assert brier(proba) < brier(vote_only) - 0.01
 
 
 def test_predict_proba_with_a_default_class_and_one_class():

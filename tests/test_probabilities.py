@@ -86,3 +86,57 @@ def test_brier_by_smoothing_is_the_brier_score_of_each_smoothing():
     for row, m in zip(got, (0.5, 4.0), strict=True):
         _, proba = vote_probabilities(fit_probabilities(COV, CODES, RULE_CODES, 3, m=m), held)
         assert row[0] == pytest.approx(brier_score(proba, held_codes))
+
+
+# ------------------------------------------------------------------ the step by the rules' conditions
+def _two_condition_rule():
+    import pandas as pd
+
+    from explainer.rules.model import Condition, Rule
+
+    a, b = Condition("a", "<=", 0.5), Condition("b", "<=", 0.5)
+    return (a, b), Rule((a, b), 0), pd
+
+
+def test_condition_patterns_move_each_row_towards_its_groups_shares_by_hand():
+    from explainer.report.probabilities import fit_patterns, rule_conditions
+
+    (a, b), rule, pd = _two_condition_rule()
+    assert rule_conditions([rule, rule]) == (a, b)  # distinct conditions, in order
+    # patterns (a met, b met): rows 0-1 both (the rule fires), rows 2-4 only a, rows 5-7 neither
+    frame = pd.DataFrame({"a": [0, 0, 0, 0, 0, 1, 1, 1], "b": [0, 0, 1, 1, 1, 1, 1, 1]}, dtype=float)
+    codes = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    proba = np.tile([0.5, 0.5], (8, 1))
+    vote = np.zeros(8, dtype=np.int64)
+    fitted = fit_patterns((a, b), frame, codes, 2, proba, vote, splits=[], grid=(2.0,))
+    assert fitted is not None and fitted.m == 2.0
+    new = pd.DataFrame({"a": [0.0, 0.0, 1.0, 1.0], "b": [0.0, 1.0, 1.0, 0.0]})
+    p = np.array([[0.6, 0.4], [0.7, 0.3], [0.2, 0.8], [0.9, 0.1]])
+    out = fitted.refine(p, new)
+    assert np.allclose(out[0], (np.array([2, 0]) + 2 * p[0]) / 4)  # both met: 2 rows of class 0
+    assert np.allclose(out[1], (np.array([2, 1]) + 2 * p[1]) / 5)  # only a: 2 of class 0, 1 of class 1
+    assert np.allclose(out[2], (np.array([0, 3]) + 2 * p[2]) / 5)  # neither: 3 of class 1
+    assert np.allclose(out[3], p[3])  # only b: no training row met that pattern, the row keeps its own
+
+
+def test_condition_patterns_are_chosen_on_held_out_rows_or_left_out():
+    from explainer.report.probabilities import fit_patterns
+
+    (a, b), _, pd = _two_condition_rule()
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.integers(0, 2, 400), "b": rng.integers(0, 2, 400)}, dtype=float)
+    # class 0 where a holds, 9 times in 10, as the vote says; its flat probabilities do not say how sure: the
+    # groups do
+    vote = (frame["a"] > 0.5).to_numpy().astype(np.int64)
+    codes = np.where(rng.random(400) < 0.9, vote, 1 - vote)
+    flat = np.tile([0.5, 0.5], (400, 1))
+    folds = [(np.setdiff1d(np.arange(400), np.arange(k, 400, 4)), np.arange(k, 400, 4)) for k in range(4)]
+    chosen = fit_patterns((a, b), frame, codes, 2, flat, vote, folds)
+    assert chosen is not None and chosen.m in (2.0, 8.0, 32.0)
+    # nothing to gain when the class ignores both conditions, and no step when the grid offers none
+    noise = rng.integers(0, 2, 400)
+    shares = np.tile(np.bincount(noise, minlength=2) / 400, (400, 1))
+    assert fit_patterns((a, b), frame, noise, 2, shares, vote, folds, grid=(None, 32.0)) is None
+    assert fit_patterns((a, b), frame, codes, 2, flat, vote, folds, grid=(None,)) is None
+    # every row a pattern of its own: no group could tell more than the row
+    assert fit_patterns((a, b), frame.iloc[:3], codes[:3], 2, flat[:3], vote[:3], []) is None

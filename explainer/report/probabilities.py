@@ -10,6 +10,13 @@ probability is always the class the vote gives.
 The rules were chosen on those same training rows, so their distributions are optimistic; how far to
 shrink them (``m``) is chosen on held-out rows by the default policy (:data:`SMOOTHING_GRID`), and is
 :data:`PROBA_SMOOTHING` when no validation ran.
+
+A few rules tell few levels of likelihood apart: every row no rule covers gets one distribution.  The
+conditions of the rules say more: a row that meets all but one condition of a rule is not like a row that
+meets none.  :class:`ConditionPatterns` groups the training rows by which of the rules' conditions they meet,
+and moves each row's probabilities towards the class shares of its group, by an m-estimate whose m (or none:
+no such step) is chosen on held-out training rows (:func:`fit_patterns`).  The vote, and so ``predict``, stays
+as it is; the largest probability is still the voted class (:func:`agree`).
 """
 
 from __future__ import annotations
@@ -28,17 +35,121 @@ PROBA_SMOOTHING = 2.0
 SMOOTHING_GRID = (0.5, 2.0, 8.0, 32.0)
 
 
+#: the m-estimates the condition patterns try, each scored on held-out training rows (``None``: the vote's
+#: probabilities as they are); grid points, not tuned values: from a group worth its rows to one worth 32
+PATTERN_GRID = (None, 2.0, 8.0, 32.0)
+
+
+@dataclass(frozen=True)
+class ConditionPatterns:
+    """The class weights of the training rows grouped by which of the rules' ``conditions`` they meet (one
+    group a pattern of met conditions), and ``m``, how far a row's probabilities move towards its group's
+    shares: ``(counts + m * p) / (n + m)`` for a row of probabilities ``p`` in a group of weight ``n``."""
+
+    conditions: tuple
+    groups: dict  # pattern (bytes) -> row of ``counts``
+    counts: np.ndarray  # (groups, classes)
+    m: float
+
+    def refine(self, proba: np.ndarray, frame) -> np.ndarray:
+        """``proba`` of the rows of ``frame`` moved towards their groups' class shares (a row whose pattern no
+        training row had keeps its own)."""
+        group = _lookup(self.groups, pattern_bytes(self.conditions, frame))
+        out = np.array(proba, dtype=float, copy=True)
+        seen = group >= 0
+        counts = self.counts[group[seen]]
+        out[seen] = (counts + self.m * out[seen]) / (counts.sum(axis=1, keepdims=True) + self.m)
+        return out
+
+
+def rule_conditions(rules) -> tuple:
+    """The distinct conditions of ``rules``, in the order they first appear."""
+    return tuple(dict.fromkeys(c for rule in rules for c in rule.conditions))
+
+
+def pattern_bytes(conditions: tuple, frame) -> tuple[np.ndarray, list[bytes]]:
+    """(group of each row of ``frame``, the pattern of each group as bytes): the rows grouped by which of
+    ``conditions`` they meet."""
+    met = np.column_stack([np.asarray(c.mask(frame), dtype=bool) for c in conditions]) if conditions else \
+        np.zeros((len(frame), 0), dtype=bool)
+    packed = np.packbits(met, axis=1)
+    unique, inverse = np.unique(packed, axis=0, return_inverse=True)
+    return inverse.ravel(), [row.tobytes() for row in unique]
+
+
+def _lookup(groups: dict, patterns: tuple[np.ndarray, list[bytes]]) -> np.ndarray:
+    """The index in ``groups`` of each row's pattern, -1 where no training row had it."""
+    inverse, keys = patterns
+    return np.array([groups.get(k, -1) for k in keys], dtype=np.int64)[inverse] if keys else inverse
+
+
+def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, proba: np.ndarray, vote: np.ndarray,
+                 splits, weights=None, grid=PATTERN_GRID) -> ConditionPatterns | None:
+    """The condition patterns of the training rows of ``frame`` (classes ``codes``, the vote's probabilities
+    ``proba`` and classes ``vote`` on them), with the m of ``grid`` whose held-out Brier score over ``splits``
+    ((training rows, held-out rows) each) is lowest; ``None`` when that is no refinement at all."""
+    if not conditions or not len(codes):
+        return None
+    group, keys = pattern_bytes(conditions, frame)
+    if len(keys) == len(codes):  # every row a pattern of its own: nothing a group could tell
+        return None
+    codes = np.asarray(codes, dtype=np.int64)
+    best = _best_smoothing(group, codes, n_classes, proba, vote, splits, weights, grid)
+    if best is None:
+        return None
+    counts = _group_counts(group, codes, n_classes, len(keys), weights, np.arange(len(codes)))
+    return ConditionPatterns(conditions, {k: i for i, k in enumerate(keys)}, counts, float(best))
+
+
+def _best_smoothing(group, codes, n_classes: int, proba, vote, splits, weights, grid):
+    """The m of ``grid`` whose held-out Brier score is lowest, when it beats the vote's own probabilities by more
+    than one standard error of the difference (each held-out row's Brier term against its own without the
+    step: a gain the folds cannot tell from noise is no reason for a step); else ``None``.  With no
+    ``splits``, the first m of ``grid``."""
+    if not splits:
+        return grid[0]
+    held = np.concatenate([h for _, h in splits])
+    w = None if weights is None else np.asarray(weights, dtype=float)[held]
+    terms = {m: np.concatenate([_held_terms(group, codes, n_classes, proba, vote, tr, h, weights, m)
+                                for tr, h in splits]) for m in grid}
+    means = {m: float(np.average(t, weights=w)) for m, t in terms.items()}
+    best = min(grid, key=lambda m: (means[m], m is not None))
+    if best is None or None not in terms:
+        return best
+    gain = terms[None] - terms[best]
+    mean = float(np.average(gain, weights=w))
+    se = float(np.sqrt(np.average((gain - mean) ** 2, weights=w) / max(gain.size - 1, 1)))
+    return best if mean > se else None
+
+
+def _group_counts(group, codes, n_classes: int, n_groups: int, weights, rows) -> np.ndarray:
+    w = None if weights is None else np.asarray(weights, dtype=float)[rows]
+    flat = np.bincount(group[rows] * n_classes + codes[rows], weights=w, minlength=n_groups * n_classes)
+    return flat.reshape(n_groups, n_classes).astype(float)
+
+
+def _held_terms(group, codes, n_classes: int, proba, vote, train, held, weights, m) -> np.ndarray:
+    """The Brier term of each of the rows ``held`` under the probabilities refined by the groups of the rows
+    ``train`` (``m`` None: not refined)."""
+    p = proba[held]
+    if m is not None:
+        counts = _group_counts(group, codes, n_classes, int(group.max()) + 1, weights, train)[group[held]]
+        p = agree((counts + m * p) / (counts.sum(axis=1, keepdims=True) + m), vote[held])
+    return ((p - np.eye(n_classes)[codes[held]]) ** 2).sum(axis=1)
+
+
 @dataclass(frozen=True)
 class VoteProbabilities:
     """The fitted probabilities of a rule set: ``rule_proba`` (one row per rule), ``fallback_proba`` (rows no
     rule decides), the class ``prior`` they are smoothed towards; ``rule_codes`` and ``fallback`` give the
-    vote."""
+    vote; ``patterns``, when set, refine a row's probabilities by the rules' conditions it meets."""
 
     rule_codes: np.ndarray
     rule_proba: np.ndarray
     fallback: int
     fallback_proba: np.ndarray
     prior: np.ndarray
+    patterns: ConditionPatterns | None = None
 
 
 def class_counts(codes: np.ndarray, n_classes: int, weights=None) -> np.ndarray:
@@ -111,9 +222,13 @@ def fit_probabilities(cov, codes: np.ndarray, rule_codes: np.ndarray, n_classes:
     return count_classes(cov, codes, rule_codes, n_classes, weights, fallback).smoothed(m)
 
 
-def vote_probabilities(fitted: VoteProbabilities, cov) -> tuple[np.ndarray, np.ndarray]:
-    """(class code of each row, its class probabilities) for the rows of ``cov`` (rows, rules)."""
-    return _Vote(cov, fitted.rule_codes, fitted.prior.size, fitted.fallback).probabilities(fitted)
+def vote_probabilities(fitted: VoteProbabilities, cov, frame=None) -> tuple[np.ndarray, np.ndarray]:
+    """(class code of each row, its class probabilities) for the rows of ``cov`` (rows, rules); with ``frame``
+    (the same rows, as the rules read them) refined by the fitted condition patterns, if any."""
+    code, proba = _Vote(cov, fitted.rule_codes, fitted.prior.size, fitted.fallback).probabilities(fitted)
+    if fitted.patterns is not None and frame is not None:
+        proba = agree(fitted.patterns.refine(proba, frame), code)
+    return code, proba
 
 
 def brier_by_smoothing(weights: ClassWeights, cov, codes: np.ndarray, row_weights=None,
@@ -175,6 +290,7 @@ def agree(proba: np.ndarray, code: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["PROBA_SMOOTHING", "SMOOTHING_GRID", "ClassWeights", "VoteProbabilities", "agree", "brier_by_smoothing",
-           "brier_score", "brier_terms", "class_counts", "count_classes", "fit_probabilities", "smoothed",
-           "vote_counts", "vote_probabilities", "voted"]
+__all__ = ["PATTERN_GRID", "PROBA_SMOOTHING", "SMOOTHING_GRID", "ClassWeights", "ConditionPatterns", "VoteProbabilities",
+           "agree", "brier_by_smoothing", "brier_score", "brier_terms", "class_counts", "count_classes",
+           "fit_patterns", "fit_probabilities", "pattern_bytes", "rule_conditions", "smoothed", "vote_counts",
+           "vote_probabilities", "voted"]
