@@ -232,7 +232,7 @@ def markdown(summary, command, half, expected):
     lines = [
         f"# Held-out accuracy on the corpus: {half} half",
         "",
-        f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: `{command}`",
+        f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: {command}",
         f"Machine: {machine()}, Python {platform.python_version()}, "
         f"{pd.Timestamp.now(tz='UTC'):%Y-%m-%d}. Tables run: {len(done)} of {len(expected)}"
         + (f"; not run: {', '.join(left)}." if left else "."),
@@ -270,9 +270,14 @@ def previous(out, keys, model_names, command):
     old = pd.read_csv(out.with_suffix(".csv"))
     redo = old["table"].isin(keys) & old["model"].isin(model_names)
     text = out.with_suffix(".md").read_text()
-    # every command the file records (``A`, then `B``), not only the first
-    before = text.split("Command: `", 1)[1].split("\n", 1)[0].rstrip().rstrip("`") if "Command: `" in text else "an earlier run"
-    return old[~redo].to_dict("records"), f"{before}`, then `{command}"
+    # every command the file records (``A`, then `B``), not only the first, whether it says "Command:" or, in
+    # words, "Commands:"
+    before = "an earlier run"
+    for mark in ("Command: ", "Commands: "):
+        if mark in text:
+            before = text.split(mark, 1)[1].split("\n", 1)[0].rstrip()
+            break
+    return old[~redo].to_dict("records"), f"{before}, then {command}"
 
 
 def main(argv=None):
@@ -300,14 +305,14 @@ def main(argv=None):
         model_names.append("ripper")
     out = pathlib.Path(args.out or corpus.OUT / f"heldout_{args.half}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    command = "python scripts/heldout_bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "`python scripts/heldout_bench.py " + " ".join(sys.argv[1:] if argv is None else argv).strip() + "`"
 
     from joblib import Parallel, delayed  # noqa: PLC0415
 
     rows, text = [], ""
     if args.append and out.with_suffix(".csv").exists():
         redone = model_names + (["explainer_bc"] if args.ripper_budget else [])
-        rows, command = previous(out, keys, redone, command.strip())
+        rows, command = previous(out, keys, redone, command)
     tasks = (delayed(evaluate)(k, model_names, args.ripper_budget) for k in keys)
     for block in Parallel(n_jobs=args.jobs, return_as="generator")(tasks):
         rows += block
