@@ -457,7 +457,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     @property
     def pattern_smoothing_(self) -> float | None:
         """The m by which a row's probabilities move towards the class shares of the training rows that meet
-        the same of the rules' conditions (None: they do not; the folds of the training rows found no gain)."""
+        the same of the rules' conditions (None: they do not; the folds of the training rows found no gain, or
+        ``default_class`` is given)."""
         patterns = self._fitted_probabilities().patterns
         return None if patterns is None else patterns.m
 

@@ -87,7 +87,8 @@ def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, pr
                  splits, weights=None, grid=PATTERN_GRID) -> ConditionPatterns | None:
     """The condition patterns of the training rows of ``frame`` (classes ``codes``, the vote's probabilities
     ``proba`` and classes ``vote`` on them), with the m of ``grid`` whose held-out Brier score over ``splits``
-    ((training rows, held-out rows) each) is lowest; ``None`` when that is no refinement at all."""
+    ((training rows, held-out rows) each) is lowest (:func:`_best_smoothing`); ``None`` when no step is worth
+    taking."""
     if not conditions or not len(codes):
         return None
     group, keys = pattern_bytes(conditions, frame)
