@@ -243,3 +243,58 @@ def test_a_large_block_is_mapped_apart_even_after_a_larger_one_was_freed():
 
     assert mapped_mb("default") < 0.1  # glibc's moving threshold: the 2 MB block came from a heap
     assert mapped_mb("fixed") >= 1.9  # mapped on its own, so given back whole when freed
+
+
+def test_a_closed_pages_pool_stops_building_and_another_pages_goes_on(monkeypatch):
+    """Work started for a page that closed (its pool, half a minute and 600 MB at 364,035 rows) ends at its next
+    tree once the page is released; work for a page still open goes on, and a page that asks for the key later
+    starts it again."""
+    import threading
+
+    import numpy as np
+
+    from explainer.app import steps
+    from explainer.app.caching import BoundedStore
+    from explainer.rules.pool import BuildCancelled, build_pool
+
+    monkeypatch.setattr(closed_sessions, "_SEEN", {})
+    monkeypatch.setattr(closed_sessions, "_LEFT", set())
+    monkeypatch.setattr(steps, "_steps", {})
+    uploads, media = _Uploads(), _Media()
+    closed_sessions._SEEN["a"] = _Seen(_State(data_ref={"ident": "t1"}), uploads)
+    closed_sessions._SEEN["b"] = _Seen(_State(data_ref={"ident": "t2"}), uploads)
+    rng = np.random.default_rng(0)
+    X, y = rng.random((300, 4)), rng.integers(0, 2, 300)
+    trees = {"t1": 0, "t2": 0}
+    gate = threading.Event()
+
+    def make(ident):
+        def build():
+            import explainer.rules.pool as pool_module
+
+            asked = pool_module.BUILD_STOP.get()
+
+            def stop():  # counts the trees the build asked about; waits for the test before the second
+                trees[ident] += 1
+                if trees[ident] == 2:
+                    gate.wait(30)
+                return asked()
+
+            pool_module.BUILD_STOP.set(stop)
+            return build_pool(X, y, max_depth=4, random_state=0)
+        return build
+
+    mine, theirs = steps.start(("pool", "t1"), make("t1")), steps.start(("pool", "t2"), make("t2"))
+    while min(trees.values()) < 2:  # both builds are under way, each at its second tree
+        threading.Event().wait(0.01)
+    released = closed_sessions.release_inactive_sessions(BoundedStore(10_000, 10_000), is_active=lambda sid: sid == "a",
+                                                         media=media)
+    gate.set()
+    assert released == 1 and mine.wait(30) and theirs.wait(30)
+    assert theirs.cancelled.is_set() and isinstance(theirs.error, BuildCancelled) and trees["t2"] == 2
+    assert mine.error is None and not mine.cancelled.is_set() and trees["t1"] > 10  # every tree of the grid
+    # the error keeps no data alive: the frames below the step's own hold no locals (the table, the trees)
+    frames = [f for f, _ in __import__("traceback").walk_tb(theirs.error.__traceback__)]
+    assert len(frames) > 2 and all(not f.f_locals for f in frames[1:])
+    again = steps.start(("pool", "t2"), make("t2"))  # the page comes back: the work starts again
+    assert again is not theirs and again.wait(30) and again.error is None

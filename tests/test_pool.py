@@ -255,3 +255,33 @@ def test_the_coverage_matrix_is_made_from_the_rows_in_its_own_index_type():
     X = pd.DataFrame({"a": rng.random(200), "b": rng.integers(0, 3, 200)})
     pool = build_pool(X, (X["a"] > 0.5).astype(int).to_numpy(), 3)
     assert pool.coverage.indices.dtype == np.int32
+
+
+def test_a_pool_build_ends_when_it_is_no_longer_wanted(monkeypatch):
+    """BUILD_STOP is asked between the trees (also where they are fitted in threads): True ends the build with
+    BuildCancelled; unset, or always False, the pool is the same as ever."""
+    import contextvars
+
+    import explainer.rules.pool as pool_module
+    from explainer.rules.pool import BUILD_STOP, BuildCancelled, build_pool
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((400, 3)), rng.integers(0, 2, 400)
+    plain = build_pool(X, y, max_depth=4, random_state=0)
+    for threaded in (False, True):
+        if threaded:  # the grid's trees fitted in threads, as on a large table
+            monkeypatch.setattr(pool_module, "PARALLEL_FIT_ROWS", 100)
+        asked: list = []
+
+        def run(stop):
+            BUILD_STOP.set(stop)
+            return build_pool(X, y, max_depth=4, random_state=0)
+
+        never = contextvars.copy_context().run(run, lambda asked=asked: asked.append(1) or False)
+        assert [r.text for r in never.rules] == [r.text for r in plain.rules] and len(asked) > plain.n_trees
+        asked.clear()
+        with pytest.raises(BuildCancelled):  # no longer wanted from the fifth question on: it ends there
+            contextvars.copy_context().run(run, lambda asked=asked: asked.append(1) or len(asked) >= 5)
+        # one after another it stops at once; in threads, the trees already handed out still finish
+        assert 5 <= len(asked) and (threaded or len(asked) == 5)
+    assert BUILD_STOP.get() is None  # each build ran in a context of its own

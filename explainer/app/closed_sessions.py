@@ -21,6 +21,7 @@ import json
 import os
 import threading
 import time
+import types
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ import pandas as pd
 from streamlit import config, runtime
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from explainer.app import steps
 from explainer.app.caching import (
     COMPUTED,
     GUARD,
@@ -130,10 +132,19 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
             elif now - seen.inactive_since > window:
                 gone.append((session_id, _SEEN.pop(session_id)))
         _LEFT.update(*(data_marks(seen.state.filtered_state) for _, seen in gone))
+        kept = set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
+        theirs = set(_LEFT) - kept
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
+    _cancel_their_work(theirs)
     return [session_id for session_id, _ in gone]
+
+
+def _cancel_their_work(marks: set[str]) -> int:
+    """Cancel the steps computing for data only released sessions had (:func:`.steps.cancel_where`): a pool of a
+    364,035-row table takes half a minute and 600 MB to build, for a page that is gone."""
+    return steps.cancel_where(lambda key: _mentions(key, marks)) if marks else 0
 
 
 def release_inactive_sessions(store: BoundedStore | None = None, is_active=None, media=None, tables=None) -> int:
@@ -159,6 +170,7 @@ def release_inactive_sessions(store: BoundedStore | None = None, is_active=None,
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
+    _cancel_their_work(theirs)
     # finished runs stay: they are the user's work, which a reload of the page shows again (their data set with
     # them, while they are kept); the rest of their data can be computed again
     forgotten = (store.discard_where(lambda key: not is_run_key(key) and _mentions(key, theirs))
@@ -199,6 +211,15 @@ def _release(session_id: str, seen: _Seen, media, tables=None) -> None:
             pass
 
 
+def _kinds(keys) -> dict:
+    """How many cache entries of each kind (a key's first part, when it is a word) the keys hold."""
+    counts: dict = {}
+    for key in keys:
+        kind = key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else type(key).__name__
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
 def held_memory() -> dict:
     """What the server holds, in MB where a size: the caches' estimates, the files Streamlit keeps for uploads,
     the pandas tables alive (their columns' memory, shared columns counted once per table), and the sessions
@@ -206,8 +227,9 @@ def held_memory() -> dict:
     rss = resident_bytes()
     out: dict = {"resident_mb": None if rss is None else rss / MB,
                  "limit_mb": None if GUARD.limit_bytes is None else GUARD.limit_bytes / MB,
-                 "guard_dropped": GUARD.dropped,
-                 "uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB}
+                 "guard_dropped": GUARD.dropped, "guard_relieved": GUARD.relieved,
+                 "uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB,
+                 "data_cache_kinds": _kinds(key for key, _ in COMPUTED.items())}
     try:
         import pyarrow
         out["arrow_mb"] = pyarrow.total_allocated_bytes() / MB  # the pool in use (the system's, on the server)
@@ -231,7 +253,36 @@ def held_memory() -> dict:
         out.update({f"malloc_{k}_mb": v for k, v in allocator.items()})
     big = [i for i, size in enumerate(sizes) if size >= 20 * MB]
     out["large_dataframes_held_by"] = [_holders(frames[i], frames) for i in big]
+    from explainer.rules.pool import RulePool
+
+    pools = [o for o in gc.get_objects() if isinstance(o, RulePool)]
+    out["pools_held_by"] = [_chain(p, pools) for p in pools]
     return out
+
+
+def _chain(obj, ours: list, depth: int = 2) -> str:
+    """What refers to ``obj`` and, ``depth`` steps up, to those (``ours``, the caller's list, apart): type names,
+    a function by its name, a frame by its function, an attribute dictionary by its owner's type."""
+    if depth == 0:
+        return ""
+    parts = []
+    for ref in gc.get_referrers(obj):
+        if ref is ours or isinstance(ref, types.FrameType) and ref.f_code.co_name in ("_chain", "held_memory"):
+            continue
+        if isinstance(ref, list) and len(ref) >= 100_000:  # gc's own list of every object
+            continue
+        if isinstance(ref, dict):
+            owners = [type(o).__name__ for o in gc.get_referrers(ref) if getattr(o, "__dict__", None) is ref]
+            name = f"{owners[0]}.__dict__" if owners else "dict"
+        elif isinstance(ref, types.FunctionType):
+            name = f"function {ref.__qualname__}"
+        elif isinstance(ref, types.FrameType):
+            name = f"frame {ref.f_code.co_name}"
+        else:
+            name = type(ref).__name__
+        up = _chain(ref, ours, depth - 1) if not isinstance(ref, types.FrameType) else ""
+        parts.append(f"{name}<{up}>" if up else name)
+    return ", ".join(sorted(set(parts)))[:600]
 
 
 def _holders(obj, ours: list) -> str:

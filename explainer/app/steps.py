@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ import streamlit as st
 
 from explainer.app.caching import COMPUTED, approx_bytes
 from explainer.app.session import Session
+from explainer.rules.pool import BUILD_STOP
 
 #: A step that ends within this many seconds is waited for inside the page's run (no status, nothing greyed).
 INLINE_WAIT_S = 0.4
@@ -56,6 +58,9 @@ class Step:
         self._in_cache = False
         self._held = False  # the value is kept here, too large for the cache
         self.error: BaseException | None = None
+        #: set when no page wants the value any more (:func:`cancel_where`): a pool build, also the default
+        #: budgets' own, then ends at its next tree (:data:`~explainer.rules.pool.BUILD_STOP`)
+        self.cancelled = threading.Event()
         self.started_at = time.perf_counter()
         self.finished_at: float | None = None
         self._ended = threading.Event()
@@ -66,6 +71,7 @@ class Step:
         return self
 
     def _work(self) -> None:
+        BUILD_STOP.set(self.cancelled.is_set)  # this thread's own context: what it builds asks the step
         try:
             if self._make is None:
                 raise RuntimeError("a step computes once")
@@ -79,6 +85,8 @@ class Step:
             self._held = not self._in_cache and approx_bytes(value) > COMPUTED.max_bytes
             self._value = value if self._held else None
         except BaseException as exc:  # raised again in the page that asked, with the page's own message
+            # without the locals of its frames (a data set, a pool): the error may wait minutes for a page
+            traceback.clear_frames(exc.__traceback__)
             self.error = exc
         finally:
             self._make = None  # nor what it was made from (a data set, a pool), through its closure
@@ -121,9 +129,21 @@ def start(key: Hashable, make: Callable[[], object]) -> Step:
                     if s.done and s.finished_at is not None and now - s.finished_at > UNCLAIMED_S]:
             del _steps[old]
         step = _steps.get(key)
-        if step is None:
+        if step is None or step.cancelled.is_set():  # cancelled: its page closed, and this one wants it now
             step = _steps[key] = Step(key, make).start()
         return step
+
+
+def cancel_where(test: Callable[[Hashable], bool]) -> int:
+    """Cancel the running steps whose key passes ``test`` (the work of pages that have closed); how many.  A
+    cancelled step ends at its next check (a pool build's next tree) with
+    :class:`~explainer.rules.pool.BuildCancelled`, and is forgotten: a page that asks for its key later starts
+    it again."""
+    with _lock:
+        picked = [s for s in _steps.values() if not s.done and test(s.key)]
+        for step in picked:
+            step.cancelled.set()
+    return len(picked)
 
 
 def _claim(step: Step) -> None:
@@ -159,6 +179,8 @@ def ready(state: Session, name: str, key: Hashable, make: Callable[[], _T], *, t
     """
     with _lock:
         step = _steps.get(key)
+    if step is not None and step.cancelled.is_set():  # work for a page that closed: this one starts it again
+        step = None
     if step is None:  # nothing computing it, or already handed over: the cache may hold it
         value = COMPUTED.get(key, _MISSING)
         if value is not _MISSING:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from itertools import product
 
@@ -51,6 +53,23 @@ SOURCES = ("grid", "forest")
 #: tree keeps its own seed, so the pool is the same as fitted one after another
 PARALLEL_FIT_ROWS = 5_000
 PARALLEL_FIT_CELLS = 1_000_000
+
+#: asked between the pool's trees (in the thread that builds it): True when the pool is no longer wanted,
+#: and the build then ends with :class:`BuildCancelled`.  The dashboard sets it in the threads that build a
+#: pool, or choose default budgets, for pages that may close meanwhile; unset, every build finishes.  A
+#: context variable, so a caller several calls up (the default budgets' validation grows pools of its own)
+#: need not pass it down.
+BUILD_STOP: ContextVar[Callable[[], bool] | None] = ContextVar("explainer_build_stop", default=None)
+
+
+class BuildCancelled(Exception):
+    """A pool build ended early: :data:`BUILD_STOP` said it was no longer wanted."""
+
+
+def _check_build_stop() -> None:
+    stop = BUILD_STOP.get()
+    if stop is not None and stop():
+        raise BuildCancelled("the rule pool is no longer wanted")
 
 
 @dataclass
@@ -371,6 +390,7 @@ def build_pool(
     forbidden = forbidden_names(forbidden_columns, specs)
     allowed = allowed_features(specs, forbidden) if forbidden else None
     rng = np.random.default_rng(random_state)
+    _check_build_stop()
     fitted, seeds = _fitted_trees(data, rng, source, max_depth, n_repeats, n_estimators, max_fit_rows, allowed)
     extractor = _Extractor(Xv, names, specs, data.view)
     extractor.feature_map = allowed
@@ -378,6 +398,7 @@ def build_pool(
     collected = _Collector()
     add = collected.add
     for tree_index, (p, seed, model) in enumerate(fitted):
+        _check_build_stop()
         collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
@@ -595,10 +616,18 @@ def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
     workers = min(len(models), os.cpu_count() or 1)
     if (X.shape[0] < PARALLEL_FIT_ROWS and X.shape[0] * X.shape[1] < PARALLEL_FIT_CELLS) or workers < 2:
         for model in models:
+            _check_build_stop()
             fit(model)
         return
+    stop = BUILD_STOP.get()  # the pool's threads do not see this thread's context: each tree asks it here
+
+    def fit_unless_stopped(model):
+        if stop is not None and stop():
+            raise BuildCancelled("the rule pool is no longer wanted")
+        fit(model)
+
     with ThreadPoolExecutor(max_workers=workers) as ex:
-        list(ex.map(fit, models))
+        list(ex.map(fit_unless_stopped, models))
 
 
 def _check_specs(feature_specs, names: list[str]) -> list[FeatureSpec]:
