@@ -66,8 +66,9 @@ class BuildCancelled(Exception):
     """A pool build ended early: :data:`BUILD_STOP` said it was no longer wanted."""
 
 
-def _check_build_stop() -> None:
-    stop = BUILD_STOP.get()
+def _check_build_stop(stop: Callable[[], bool] | None = None) -> None:
+    """Raise :class:`BuildCancelled` when ``stop`` (default: this context's :data:`BUILD_STOP`) says so."""
+    stop = BUILD_STOP.get() if stop is None else stop
     if stop is not None and stop():
         raise BuildCancelled("the rule pool is no longer wanted")
 
@@ -622,8 +623,7 @@ def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
     stop = BUILD_STOP.get()  # the pool's threads do not see this thread's context: each tree asks it here
 
     def fit_unless_stopped(model):
-        if stop is not None and stop():
-            raise BuildCancelled("the rule pool is no longer wanted")
+        _check_build_stop(stop)
         fit(model)
 
     with ThreadPoolExecutor(max_workers=workers) as ex:
