@@ -243,16 +243,16 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
     report = explanation.report
     s0, sb, s1, s2, s3, s4 = st.columns(6)
     s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
-              delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs best tree"
+              delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs tree"
                      if bt_report else None),
               delta_color="off" if tree_over else "normal",
               help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
     sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
-              delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs best tree"
+              delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs tree"
                      if bt_report else None),
               delta_color="off" if tree_over else "normal", help=downloads.BALANCED_HELP)
     s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
-              delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs best tree"
+              delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs tree"
                      if bt_report else None),
               delta_color="off" if tree_over else "normal",
               help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
