@@ -64,13 +64,15 @@ def test_the_chart_draws_every_candidate_once_and_marks_the_default():
     star = traces["the default"]
     assert list(star.x) == [8.0] and list(star.y) == pytest.approx([90.0])
     assert star.customdata[0][:5] == [8, 0, "all", "coverage", 1]
-    assert sum(row[4] for t in fig.data for row in t.customdata) == 3  # the default: on the front lines and its star
+    # the default: on the front lines and its star (the band's legend entry holds no candidate)
+    assert sum(row[4] for t in fig.data if t.customdata is not None for row in t.customdata) == 3
     grey = traces["other candidates (accuracy)"]
     twelve = [row for x, row in zip(grey.x, grey.customdata, strict=True) if x == 12.0][0]
     assert twelve[:5] == [12, 0, "fallback", "accuracy", 0]  # what a click on it takes
     # the band: the best (92 %) +- its standard error (1.5 points); the size's floor half of that below
     band = [s for s in fig.layout.shapes if s.type == "rect"][0]
     assert (band.y0, band.y1) == pytest.approx((90.5, 93.5))
+    assert list(traces["best ± 1 standard error"].x) == [None]  # named in the legend, not written over the dots
     floor = [s for s in fig.layout.shapes if s.type == "line"][0]
     assert floor.y0 == pytest.approx(92 - 0.75)
 

@@ -260,8 +260,11 @@ def accuracy_frontier_figure(points, *, n_se: float | None = None, best_candidat
     if pool:
         best = max(pool, key=lambda p: p.accuracy)
         top, se = 100 * best.accuracy, 100 * best.accuracy_se
-        fig.add_hrect(y0=top - se, y1=top + se, fillcolor=PALETTE[0], opacity=0.12, line_width=0,
-                      annotation_text="best ± 1 standard error", annotation_position="top left")
+        fig.add_hrect(y0=top - se, y1=top + se, fillcolor=PALETTE[0], opacity=0.12, line_width=0)
+        # named in the legend, not on the band, where the candidates near the best would hide the words
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="best ± 1 standard error",
+                                 marker=dict(symbol="square", size=12, color=PALETTE[0], opacity=0.25),
+                                 hoverinfo="skip"))
         if n_se:
             fig.add_hline(y=top - n_se * se, line=dict(color=PALETTE[3], dash="dot", width=1))
     _clickable_layout(fig, "Held-out accuracy of the candidate explanations", "conditions (mean over the folds)",
