@@ -89,7 +89,7 @@ def test_stop_keeps_the_best_so_far(iris):
     assert result.status == "stopped" and result.n_rules > 0
     assert result.complexity <= 4 and result.errors <= 5
     assert job.explanations[1] is None and job.errors[1] is None  # skipped, not failed
-    assert "Run 1 of 2" in job.status_text()
+    assert "Run 1 of 2" in job.status_text() and "best coverage f*" in job.status_text()
 
 
 def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):
@@ -241,3 +241,16 @@ def test_killing_the_fork_server_ends_its_running_worker(iris):
     assert _gone(worker_pid)
     job.join(HANG_S)
     assert job.done and job.errors[0]  # the page says so instead of waiting for ever
+
+
+def test_the_status_line_names_what_the_run_maximises(iris, monkeypatch):
+    """A run of the accuracy objective climbs in rows right: its progress line says so, as its chart's axis does."""
+    from explainer.selection.callbacks import GenerationRecord
+
+    ds, pool = iris
+    record = GenerationRecord(generation=3, min=50, mean=60, max=75, best=75, diversity=1, population=10,
+                              elapsed_s=0.3, max_generations=100)
+    for objective, words in (("accuracy", "best rows right 50.00%"), ("coverage", "best coverage f* 50.00%")):
+        job = RunJob(pool, ds, _run("greedy", 0, objective=objective))  # not started: nothing waits for a core
+        monkeypatch.setattr(job, "records", lambda: [record])
+        assert words in job.status_text(), job.status_text()

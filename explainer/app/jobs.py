@@ -40,6 +40,7 @@ from explainer.app.worker import (
     TaskStarted,
 )
 from explainer.pipeline import Explanation
+from explainer.report.figures import FITNESS_NAMES
 from explainer.selection.frontier import Frontier
 from explainer.selection.settings import RunSettings
 
@@ -489,7 +490,8 @@ class RunJob(Job):
         if recs:
             last = recs[-1]
             gen = f"{last.generation}/{last.max_generations}" if last.max_generations else f"{last.generation}"
-            best = f" · best coverage f* {100 * last.best / self.n_rows:.2f}%" if self.n_rows else ""
+            what = FITNESS_NAMES[self.tasks[self.current].objective]  # as the fitness chart's axis says it
+            best = f" · best {what} {100 * last.best / self.n_rows:.2f}%" if self.n_rows else ""
             text = f"{prefix}{name}: generation {gen}{best} · {self.elapsed:.1f} s"
         else:
             text = f"{prefix}{name}: starting… {self.elapsed:.1f} s"
