@@ -111,8 +111,11 @@ def _best_smoothing(group, codes, n_classes: int, proba, vote, splits, weights, 
         return grid[0]
     held = np.concatenate([h for _, h in splits])
     w = None if weights is None else np.asarray(weights, dtype=float)[held]
-    terms = {m: np.concatenate([_held_terms(group, codes, n_classes, proba, vote, tr, h, weights, m)
-                                for tr, h in splits]) for m in grid}
+    n_groups = int(group.max()) + 1
+    # each held-out row's group counts on its fold's training rows: counted once, whatever the m
+    counts = np.concatenate([_group_counts(group, codes, n_classes, n_groups, weights, tr)[group[h]]
+                             for tr, h in splits])
+    terms = {m: _held_terms(codes[held], n_classes, proba[held], vote[held], counts, m) for m in grid}
     means = {m: float(np.average(t, weights=w)) for m, t in terms.items()}
     best = min(grid, key=lambda m: (means[m], m is not None))
     if best is None or None not in terms:
@@ -129,14 +132,13 @@ def _group_counts(group, codes, n_classes: int, n_groups: int, weights, rows) ->
     return flat.reshape(n_groups, n_classes).astype(float)
 
 
-def _held_terms(group, codes, n_classes: int, proba, vote, train, held, weights, m) -> np.ndarray:
-    """The Brier term of each of the rows ``held`` under the probabilities refined by the groups of the rows
-    ``train`` (``m`` None: not refined)."""
-    p = proba[held]
+def _held_terms(codes, n_classes: int, proba, vote, counts, m) -> np.ndarray:
+    """The Brier term of each held-out row (classes ``codes``, the vote's ``proba`` and ``vote``) under its
+    probabilities moved towards its group's class ``counts`` on the other rows (``m`` None: not moved)."""
+    p = proba
     if m is not None:
-        counts = _group_counts(group, codes, n_classes, int(group.max()) + 1, weights, train)[group[held]]
-        p = agree((counts + m * p) / (counts.sum(axis=1, keepdims=True) + m), vote[held])
-    return ((p - np.eye(n_classes)[codes[held]]) ** 2).sum(axis=1)
+        p = agree((counts + m * p) / (counts.sum(axis=1, keepdims=True) + m), vote)
+    return ((p - np.eye(n_classes)[codes]) ** 2).sum(axis=1)
 
 
 @dataclass(frozen=True)
