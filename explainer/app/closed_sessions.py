@@ -132,13 +132,17 @@ def release_closed_sessions(now: float | None = None, is_active=None, media=None
             elif now - seen.inactive_since > window:
                 gone.append((session_id, _SEEN.pop(session_id)))
         _LEFT.update(*(data_marks(seen.state.filtered_state) for _, seen in gone))
-        kept = set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
-        theirs = set(_LEFT) - kept
+        theirs = set(_LEFT) - _marks_in_use()
     for session_id, seen in gone:
         _release(session_id, seen, media, tables)
     _released += len(gone)
     _cancel_their_work(theirs)
     return [session_id for session_id, _ in gone]
+
+
+def _marks_in_use() -> set[str]:
+    """The data marks of the sessions still remembered (call with ``_LOCK`` held)."""
+    return set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
 
 
 def _cancel_their_work(marks: set[str]) -> int:
@@ -164,7 +168,7 @@ def release_inactive_sessions(store: BoundedStore | None = None, is_active=None,
     is_active, media, tables = parts
     with _LOCK:
         gone = [(i, _SEEN.pop(i)) for i in [i for i in _SEEN if not is_active(i)]]
-        kept = set().union(*(data_marks(seen.state.filtered_state) for seen in _SEEN.values()))
+        kept = _marks_in_use()
         theirs = _LEFT.union(*(data_marks(seen.state.filtered_state) for _, seen in gone)) - kept
         _LEFT.clear()
     for session_id, seen in gone:
@@ -252,7 +256,7 @@ def held_memory() -> dict:
     if allocator is not None:
         out.update({f"malloc_{k}_mb": v for k, v in allocator.items()})
     big = [i for i, size in enumerate(sizes) if size >= 20 * MB]
-    out["large_dataframes_held_by"] = [_holders(frames[i], frames) for i in big]
+    out["large_dataframes_held_by"] = [_chain(frames[i], frames, depth=1) for i in big]
     from explainer.rules.pool import RulePool
 
     pools = [o for o in gc.get_objects() if isinstance(o, RulePool)]
@@ -261,8 +265,9 @@ def held_memory() -> dict:
 
 
 def _chain(obj, ours: list, depth: int = 2) -> str:
-    """What refers to ``obj`` and, ``depth`` steps up, to those (``ours``, the caller's list, apart): type names,
-    a function by its name, a frame by its function, an attribute dictionary by its owner's type."""
+    """What refers to ``obj`` and, ``depth`` steps up, to those (``ours``, the caller's list, and this account's
+    own frames apart): type names, a function by its name, a frame by its function, an attribute dictionary by
+    its owner's type."""
     if depth == 0:
         return ""
     parts = []
@@ -283,21 +288,6 @@ def _chain(obj, ours: list, depth: int = 2) -> str:
         up = _chain(ref, ours, depth - 1) if not isinstance(ref, types.FrameType) else ""
         parts.append(f"{name}<{up}>" if up else name)
     return ", ".join(sorted(set(parts)))[:600]
-
-
-def _holders(obj, ours: list) -> str:
-    """What refers to ``obj`` (``ours``, the caller's list, apart), as type names (an attribute dictionary
-    named by its owner's type)."""
-    names = []
-    for ref in gc.get_referrers(obj):
-        if ref is ours:
-            continue
-        if isinstance(ref, dict):
-            owners = [type(o).__name__ for o in gc.get_referrers(ref) if getattr(o, "__dict__", None) is ref]
-            names.append(f"{owners[0]}.__dict__" if owners else "dict")
-        elif not isinstance(ref, list) or len(ref) < 100_000:  # not gc's own list of every object
-            names.append(type(ref).__name__)
-    return ",".join(sorted(set(names)))
 
 
 #: where :func:`log_held_memory` appends a line (JSON) at each round of the server's housekeeping; unset, nothing
