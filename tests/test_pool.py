@@ -257,6 +257,24 @@ def test_the_coverage_matrix_is_made_from_the_rows_in_its_own_index_type():
     assert pool.coverage.indices.dtype == np.int32
 
 
+def test_sparse_coverage_is_the_dense_one_and_problems_share_its_indices():
+    from explainer.rules.model import coverage_columns
+    from explainer.rules.pool import coverage_sparse
+    from explainer.selection.problem import SelectionProblem
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.random(300), "b": rng.integers(0, 4, 300), "c": rng.normal(size=300)})
+    y = np.where(X["a"] + 0.2 * X["b"] > 0.8, "yes", "no")
+    pool = build_pool(X, y, 4)
+    Xv, index = X.to_numpy(dtype=float), {n: i for i, n in enumerate(X.columns)}
+    sparse = coverage_sparse(pool.rules, Xv, index)
+    assert sparse.format == "csc" and sparse.indices.dtype == np.int32 and sparse.data.dtype == np.float32
+    assert (sparse.toarray().astype(bool) == coverage_columns(pool.rules, Xv, index)).all()
+    assert (sparse != pool.coverage).nnz == 0  # the rules' own conditions count what the trees counted
+    problem = SelectionProblem.from_pool(pool)
+    assert problem.indices.dtype == np.int32 and np.shares_memory(problem.indices, pool.coverage.indices)
+
+
 def test_a_pool_build_ends_when_it_is_no_longer_wanted(monkeypatch):
     """BUILD_STOP is asked between the trees (also where they are fitted in threads): True ends the build with
     BuildCancelled; unset, or always False, the pool is the same as ever."""

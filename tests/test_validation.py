@@ -205,3 +205,19 @@ def test_the_fitted_probabilities_use_the_smoothing_the_validation_chose(rare):
     assert est.proba_smoothing_ == chosen["smoothing"]
     given = RuleSetExplainer(max_depth=4, complexity_budget=3, error_budget=5, random_state=0).fit(X, y)
     assert given.proba_smoothing_ == 2.0 and given.accuracy_frontier_ == []
+
+
+def test_spreading_a_folds_rows_over_the_table_puts_each_row_back_in_its_place():
+    import scipy.sparse as sp
+
+    from explainer.pipeline.validation import _spread
+
+    rng = np.random.default_rng(0)
+    for trial in range(100):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(1, 6))
+        order = rng.permutation(n)[: int(rng.integers(0, n + 1))]  # the fold's rows, in the stack's order
+        stacked = sp.random(order.size, m, density=0.4, format="csr", random_state=trial, dtype=np.float32)
+        want = np.zeros((n, m), dtype=np.float32)
+        want[order] = stacked.toarray()
+        got = _spread(stacked, order, n)
+        assert got.shape == (n, m) and (got.toarray() == want).all()

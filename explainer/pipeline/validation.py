@@ -45,8 +45,7 @@ from explainer.report.probabilities import (
     vote_counts,
     voted,
 )
-from explainer.rules.model import coverage_columns
-from explainer.rules.pool import RulePool, build_pool
+from explainer.rules.pool import RulePool, build_pool, coverage_sparse
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import LocalSearch, move_scorer, usable_rules
 
@@ -263,7 +262,7 @@ def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[Rul
     grown = build_pool(frame.iloc[train], [labels[i] for i in train], **pool.build_settings())
     held_rows = frame.iloc[held][grown.feature_names].to_numpy(dtype=float)
     index = {name: i for i, name in enumerate(grown.feature_names)}
-    held_cov = sp.csr_matrix(coverage_columns(grown.rules, held_rows, index), dtype=np.float32)
+    held_cov = coverage_sparse(grown.rules, held_rows, index).tocsr()
     stacked = sp.vstack([grown.coverage.tocsr().astype(np.float32), held_cov]).tocsr()
     order = np.concatenate([train, held])
     rows = np.empty(pool.n_rows, dtype=np.int64)
@@ -274,9 +273,16 @@ def _fold_pool(pool: RulePool, train: np.ndarray, held: np.ndarray) -> tuple[Rul
 
 
 def _spread(stacked: sp.csr_matrix, order: np.ndarray, n_rows: int) -> sp.csr_matrix:
-    """Rows ``order`` of an ``n_rows`` matrix from ``stacked`` (in that order); the other rows empty."""
-    picked = sp.csr_matrix((np.ones(order.size), (order, np.arange(order.size))), shape=(n_rows, order.size))
-    return (picked @ stacked).tocsr()
+    """Rows ``order`` of an ``n_rows`` matrix from ``stacked`` (in that order); the other rows empty.
+
+    The stacked rows are put in the table's order and the empty rows are only a repeated pointer: one copy of
+    the nonzeros (a product with a selection matrix made three)."""
+    by_row = np.argsort(order, kind="stable")
+    sorted_rows = stacked[by_row]
+    counts = np.zeros(n_rows, dtype=np.int64)
+    counts[order[by_row]] = np.diff(sorted_rows.indptr)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(sorted_rows.indptr.dtype)
+    return sp.csr_matrix((sorted_rows.data, sorted_rows.indices, indptr), shape=(n_rows, stacked.shape[1]))
 
 
 def _forms(pool: RulePool, every_class: bool) -> list[tuple[str, np.ndarray | None]]:

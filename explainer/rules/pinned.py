@@ -17,9 +17,9 @@ import scipy.sparse as sp
 
 from explainer.data.labels import encode_labels, label_array
 from explainer.rules.binding import rules_for_data
-from explainer.rules.model import Rule, coverage_columns
+from explainer.rules.model import Rule
 from explainer.rules.parse import parse_rule
-from explainer.rules.pool import RulePool, _as_frame
+from explainer.rules.pool import RulePool, _as_frame, coverage_sparse
 
 
 def bind_rule_text(text: str, features, classes, what: str = "rule") -> Rule:
@@ -55,7 +55,7 @@ def add_rules(pool: RulePool, rules: list[Rule], X) -> RulePool:
         raise ValueError(f"the rows to add rules on ({frame.shape[0]}) are not the pool's ({pool.n_rows})")
     Xv = frame[pool.feature_names].to_numpy(dtype=float)
     index = {name: i for i, name in enumerate(pool.feature_names)}
-    cov = sp.csc_matrix(coverage_columns(rules, Xv, index).astype(np.float32))
+    cov = coverage_sparse(rules, Xv, index)
     codes = encode_labels(label_array([r.label for r in rules]), pool.classes)[0]
     return replace(
         pool,
