@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import json
 import os
 import pathlib
@@ -50,8 +49,9 @@ from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.settings import FORMS
-from explainer.selection.solvers import ALGORITHMS
+from explainer.selection.solvers import ALGORITHMS, native_output
 from explainer.selection.solvers.exact import exit_now_if_solving
+from explainer.selection.solvers.native_output import flush_native_stdout
 from explainer.selection.solvers.registry import check_params, parameter_names
 
 EXIT_BAD_INPUT = 2
@@ -705,23 +705,19 @@ def _stdout_for_output_only(verbose: bool):
         os.close(elsewhere)
         sys.stdout = open(output_fd, "w", encoding=original.encoding, errors=original.errors,  # noqa: SIM115
                           buffering=1 if original.line_buffering else -1)
+        aside = native_output.solver_lines_to
+        native_output.solver_lines_to = 2 if verbose else None  # what a solve's filter takes out, as the rest
         try:
             yield
         finally:
+            native_output.solver_lines_to = aside
             with contextlib.suppress(OSError, ValueError):
                 sys.stdout.flush()
-            _flush_native_stdout()  # what native code buffered goes where it was printed, not to stdout
+            flush_native_stdout()  # what native code buffered goes where it was printed, not to stdout
             os.dup2(sys.stdout.fileno(), 1)
             with contextlib.suppress(OSError, ValueError):
                 sys.stdout.close()
             sys.stdout = original
-
-
-def _flush_native_stdout() -> None:
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError, TypeError):  # no C library to ask (some platforms): nothing buffered there
-        pass
 
 
 def _closed_pipe() -> int:

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers.local_search import usable_rules
+from explainer.selection.solvers.native_output import solver_lines_dropped
 
 _TOL = 1e-6
 #: rough memory of a model, for the refusal test: bytes per constraint-matrix nonzero and per variable
@@ -369,7 +370,7 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
         n_cons = A.shape[0]
         constraints = [LinearConstraint(A, np.concatenate(lbs), np.concatenate(ubs))]
     # "disp" only stops HiGHS's console log; its output flag stops the rest of what it writes (a few
-    # lines it prints with printf regardless are kept off stdout by the command line)
+    # lines it prints with printf regardless are dropped by solver_lines_dropped)
     options = {"disp": False, "output_flag": False, "time_limit": max(float(time_limit), 0.01),
                "mip_rel_gap": mip_rel_gap}
     if node_limit is not None:
@@ -382,8 +383,9 @@ def _solve_highs(red: _Reduced, pa, pb, pq, eps, time_limit, mip_rel_gap, hint, 
             # an older HiGHS that does not know one warns and ignores it
             warnings.filterwarnings("ignore", message="Unrecognized options detected")
             # the stub's options name scipy's own five only; the HiGHS ones go through verbatim (see above)
-            res = milp(c, integrality=integrality, bounds=Bounds(_lower_bounds(red, nv), 1), constraints=constraints,
-                       options=options)  # type: ignore[arg-type]
+            with solver_lines_dropped():  # the lines HiGHS prints whatever its options say
+                res = milp(c, integrality=integrality, bounds=Bounds(_lower_bounds(red, nv), 1),
+                           constraints=constraints, options=options)  # type: ignore[arg-type]
     except Exception as exc:  # pragma: no cover - defensive: a HiGHS crash must not lose the incumbent
         return _SubResult(None, None, np.inf, False, f"HiGHS failed: {exc}", nv, n_cons)
     bound = np.inf
