@@ -54,13 +54,13 @@ def _pass_on(read_fd: int, out_fd: int, aside: int | None) -> None:
             if not chunk:
                 break
             *lines, pending = (pending + chunk).split(b"\n")
-            _sort(lines, out_fd, aside)
+            _route(lines, out_fd, aside)
     if pending:
-        _sort([pending], out_fd, aside, newline=b"")
+        _route([pending], out_fd, aside, newline=b"")
     os.close(out_fd)
 
 
-def _sort(lines: list[bytes], out_fd: int, aside: int | None, newline: bytes = b"\n") -> None:
+def _route(lines: list[bytes], out_fd: int, aside: int | None, newline: bytes = b"\n") -> None:
     kept = b"".join(line + newline for line in lines if not SOLVER_LINE.match(line))
     if kept:
         _write_all(out_fd, kept)
