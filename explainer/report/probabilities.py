@@ -57,9 +57,13 @@ class ConditionPatterns:
         group = _lookup(self.groups, pattern_bytes(self.conditions, frame))
         out = np.array(proba, dtype=float, copy=True)
         seen = group >= 0
-        counts = self.counts[group[seen]]
-        out[seen] = (counts + self.m * out[seen]) / (counts.sum(axis=1, keepdims=True) + self.m)
+        out[seen] = toward_group(out[seen], self.counts[group[seen]], self.m)
         return out
+
+
+def toward_group(proba: np.ndarray, counts: np.ndarray, m: float) -> np.ndarray:
+    """Probabilities ``proba`` moved towards their groups' class ``counts``: ``(counts + m * p) / (n + m)``."""
+    return (counts + m * proba) / (counts.sum(axis=1, keepdims=True) + m)
 
 
 def rule_conditions(rules) -> tuple:
@@ -115,7 +119,7 @@ def _best_smoothing(group, codes, n_classes: int, proba, vote, splits, weights, 
     # each held-out row's group counts on its fold's training rows: counted once, whatever the m
     counts = np.concatenate([_group_counts(group, codes, n_classes, n_groups, weights, tr)[group[h]]
                              for tr, h in splits])
-    terms = {m: _held_terms(codes[held], n_classes, proba[held], vote[held], counts, m) for m in grid}
+    terms = {m: _held_terms(codes[held], proba[held], vote[held], counts, m) for m in grid}
     means = {m: float(np.average(t, weights=w)) for m, t in terms.items()}
     best = min(grid, key=lambda m: (means[m], m is not None))
     if best is None or None not in terms:
@@ -132,13 +136,13 @@ def _group_counts(group, codes, n_classes: int, n_groups: int, weights, rows) ->
     return flat.reshape(n_groups, n_classes).astype(float)
 
 
-def _held_terms(codes, n_classes: int, proba, vote, counts, m) -> np.ndarray:
+def _held_terms(codes, proba, vote, counts, m) -> np.ndarray:
     """The Brier term of each held-out row (classes ``codes``, the vote's ``proba`` and ``vote``) under its
     probabilities moved towards its group's class ``counts`` on the other rows (``m`` None: not moved)."""
     p = proba
     if m is not None:
-        p = agree((counts + m * p) / (counts.sum(axis=1, keepdims=True) + m), vote)
-    return ((p - np.eye(n_classes)[codes]) ** 2).sum(axis=1)
+        p = agree(toward_group(p, counts, m), vote)
+    return row_brier(p, codes)
 
 
 @dataclass(frozen=True)
@@ -263,13 +267,18 @@ def brier_score(proba: np.ndarray, codes: np.ndarray, weights=None) -> float:
     return brier_terms(proba, codes, weights)[0]
 
 
+def row_brier(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Each row's squared distance between its probabilities and its class as a one-hot vector."""
+    target = np.eye(proba.shape[1])[np.asarray(codes, dtype=np.int64)]
+    return ((proba - target) ** 2).sum(axis=1)
+
+
 def brier_terms(proba: np.ndarray, codes: np.ndarray, weights=None) -> tuple[float, float]:
     """(:func:`brier_score`, its standard error over the rows: their weighted spread over the root of their
     number)."""
     if not len(codes):
         return 0.0, 0.0
-    target = np.eye(proba.shape[1])[np.asarray(codes, dtype=np.int64)]
-    terms = ((proba - target) ** 2).sum(axis=1)
+    terms = row_brier(proba, codes)
     mean = float(np.average(terms, weights=weights))
     spread = float(np.sqrt(np.average((terms - mean) ** 2, weights=weights)))
     return mean, spread / np.sqrt(len(terms))
