@@ -669,6 +669,7 @@ def coverage_sparse(rules, X, feature_index: dict[str, int] | None = None) -> sp
     rows x rules bytes whatever the rules cover, and its sparse copy as much again: 118 MB and 185 MB for the
     validation's held-out rows of a 364,035-row table."""
     index_type = row_index_type(len(X))
+    # each rule's rows narrowed as they come: the lists wait for the matrix, and int64 ones would double them
     rows = [np.flatnonzero(covered).astype(index_type) for covered in rule_masks(rules, X, feature_index)]
     return _csc_from_rows(rows, len(X))
 
