@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,17 +70,29 @@ def test_sizes_count_the_arrays_and_tables_a_value_holds():
     assert approx_bytes((ds, ds.X)) >= 2 * ds.X.to_numpy().nbytes
 
 
+class _Point(NamedTuple):
+    """A frontier point as the stand-in sweep makes it: equal to a plain tuple, with a selection of nothing."""
+
+    label: str
+    be: int
+
+    @property
+    def selection(self):
+        return None
+
+
 class _Sweep:
     """Stands for a FrontierJob: finishes at once with an empty frontier, and counts the sweeps started."""
 
     started: list = []
     stopped_frontiers = False
 
-    def __init__(self, pool, *, error_budget, budget_range, eps, seeds, alive):
+    def __init__(self, pool, *, error_budget, budget_range, eps, seeds, alive, before=None):
         from explainer.selection.frontier import Frontier
 
+        self.budget_range, self.seeds, self.before = budget_range, seeds, before
         self.done = False
-        self.frontier = Frontier(points=[("point at Be", error_budget)], axis="complexity", fixed_budget=error_budget,
+        self.frontier = Frontier(points=[_Point("point at Be", error_budget)], axis="complexity", fixed_budget=error_budget,
                                  n_rows=10, eps=eps, stopped=self.stopped_frontiers)
 
     def start(self):
@@ -172,6 +186,25 @@ def test_a_frontier_kept_by_the_server_serves_a_new_session_at_any_bc_in_its_ran
     assert _Sweep.started == [5, 7]
     beyond = sweeps.budgets.ensure_frontier(reloaded, pool, bc=first.range[1] + 1, be=5, eps=1.0, bc_max=50)
     assert beyond.job is not None and _Sweep.started == [5, 7, 5]  # a longer range is computed
+
+
+def test_a_longer_frontier_computes_only_the_budgets_beyond_the_one_kept(sweeps):
+    """Bc past a kept frontier's range: the new sweep starts where the kept one ends, from its last selection,
+    and the page's entry covers the whole range."""
+    from explainer.rules.pool import build_pool
+    from explainer.selection.frontier import frontier
+
+    ds = load_dataset(sample_datasets()["iris"])
+    kept = frontier(build_pool(ds.X, ds.y, 4, random_state=0), 5, (1, 20), exact_time_limit=0, qga_time_limit=0)
+    sweeps.budgets.COMPUTED.put(sweeps.budgets.frontier_key((sweeps.state.pool_key, 5, 1.0, (1, 20))), kept)
+    pool = type("Pool", (), {"best_tree": lambda self: None})()
+    entry = sweeps.budgets.ensure_frontier(sweeps.state, pool, bc=21, be=5, eps=1.0, bc_max=50)
+    assert entry.range == (1, 25) and entry.key[3] == (1, 25)
+    assert entry.job.budget_range == (21, 25) and entry.job.before is kept
+    assert entry.job.seeds[-1] is kept.points[-1].selection
+    # another Be has no kept frontier: the whole range
+    other = sweeps.budgets.ensure_frontier(sweeps.state, pool, bc=21, be=6, eps=1.0, bc_max=50)
+    assert other.job.budget_range == (1, 25) and other.job.before is None
 
 
 def _run(selection, problem):

@@ -328,3 +328,25 @@ def test_the_qga_time_cap_grows_with_the_nonzeros_and_is_validated():
     for bad in ("fast", -1.0):
         with pytest.raises(ValueError, match="qga_time_limit"):
             frontier(small, 3, (1, 2), qga_time_limit=bad)
+
+
+@pytest.mark.parametrize("seed", seeds(6, 1))
+def test_a_frontier_extended_by_the_budgets_beyond_it_is_one_frontier_of_the_whole_range(seed):
+    from explainer.selection.frontier import extended
+
+    base = random_problem(seed)
+    be = int(np.random.default_rng(seed).integers(0, base.errors.sum() + 1))
+    top = int(base.lengths.sum()) + 1
+    middle = max(1, top // 2)
+    kept = frontier(base, be, (0, middle), random_state=seed)
+    bounds = [p.bound for p in kept]
+    more = frontier(base, be, (middle + 1, top), random_state=seed, seeds=[kept.points[-1].selection])
+    whole = extended(kept, more)
+    assert [p.complexity_budget for p in whole] == list(range(0, top + 1))
+    assert whole.settings["budget_range"] == [0, top] and whole.time_s == pytest.approx(kept.time_s + more.time_s)
+    check_points(whole, base)  # feasible, never above the optimum, bounds that hold, monotone
+    assert [p.bound for p in kept] == bounds  # the kept frontier is not changed
+    with pytest.raises(ValueError, match="follow"):
+        extended(more, kept)
+    with pytest.raises(ValueError, match="same axis"):
+        extended(kept, frontier(base, be + 1, (middle + 1, top), random_state=seed))

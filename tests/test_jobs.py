@@ -254,3 +254,18 @@ def test_the_status_line_names_what_the_run_maximises(iris, monkeypatch):
         job = RunJob(pool, ds, _run("greedy", 0, objective=objective))  # not started: nothing waits for a core
         monkeypatch.setattr(job, "records", lambda: [record])
         assert words in job.status_text(), job.status_text()
+
+
+def test_a_frontier_job_beyond_a_kept_frontier_computes_only_the_budgets_beyond_it(iris):
+    _, pool = iris
+    kept = frontier(pool, 5, (1, 6), exact_time_limit=0, qga_time_limit=0)
+    job = FrontierJob(pool, error_budget=5, budget_range=(7, 12), eps=1.0, seeds=[kept.points[-1].selection],
+                      line=_Line(1), before=kept)
+    assert job.shown_range == (1, 12) and job.frontier_points() == list(kept.points)  # shown before it starts
+    job.start().join(HANG_S)
+    assert job.done and job.errors == [None] and job.frontier is not None
+    assert [p.complexity_budget for p in job.frontier] == list(range(1, 13))
+    assert [p.coverage for p in job.frontier][:6] == [p.coverage for p in kept]  # the kept points, not again
+    coverages = [p.coverage for p in job.frontier]
+    assert coverages == sorted(coverages)  # from the kept frontier's last selection on: never below it
+    assert job.frontier.settings["budget_range"] == [1, 12]

@@ -343,7 +343,8 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
     """The frontier at Be for this pool: finished (from the server's cache) or being computed in a worker.
 
     A new Be, eps or pool stops the old computation; a Bc beyond the computed range starts a longer
-    one.  The sweep starts from the known runs' selections where they fit (the best :data:`MAX_SEEDS`).
+    one, which computes only the budgets beyond a shorter frontier kept for the same pool, Be and eps (from
+    its last selection on).  The sweep starts from the known runs' selections where they fit (the best :data:`MAX_SEEDS`).
     """
     entry = state.frontier
     base_key = (state.pool_key, int(be), float(eps))
@@ -363,7 +364,17 @@ def ensure_frontier(state: Session, pool: RulePool, *, bc: int, be: int, eps: fl
     key = (*base_key, rng)
     known = sorted(known_runs(state, be, eps), key=lambda r: -float(r.coverage))
     seeds = [r.selection for r in known[:MAX_SEEDS]]
-    job = FrontierJob(pool, error_budget=be, budget_range=rng, eps=eps, seeds=seeds, alive=state.alive())
+    # a shorter frontier kept for the same pool, Be and eps: its budgets are not computed again, only those
+    # beyond it, from its last selection on
+    shorter = _kept_frontier(base_key, 0)
+    before, todo = None, rng
+    if shorter is not None:
+        (*_, (low, high)), found = shorter
+        if low == rng[0] and high < rng[1] and len(found):
+            before, todo = found, (high + 1, rng[1])
+            seeds.append(found.points[-1].selection)
+    job = FrontierJob(pool, error_budget=be, budget_range=todo, eps=eps, seeds=seeds, alive=state.alive(),
+                      before=before)
     job.start()
     entry = FrontierEntry(key=key, range=rng, job=job, result=None)
     state.frontier = entry

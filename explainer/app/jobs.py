@@ -41,7 +41,7 @@ from explainer.app.worker import (
 )
 from explainer.pipeline import Explanation
 from explainer.report.figures import FITNESS_NAMES
-from explainer.selection.frontier import Frontier
+from explainer.selection.frontier import Frontier, extended
 from explainer.selection.settings import RunSettings
 
 if TYPE_CHECKING:  # the fork server's context exists only where there is fork
@@ -505,15 +505,22 @@ class FrontierJob(Job):
 
     Besides :class:`Job`'s: :meth:`frontier_points` (so far), :attr:`frontier` (the finished
     :class:`~explainer.selection.frontier.Frontier`).  ``seeds``: selections already known
-    (a run's, a frontier's at a smaller Be), tried at every point where they fit.
+    (a run's, a frontier's at a smaller Be), tried at every point where they fit.  ``before``: a finished
+    frontier of the budgets just below ``budget_range`` (same Be and eps), whose points come first and are not
+    computed again (:func:`~explainer.selection.frontier.extended`).
     """
 
     def __init__(self, pool, *, error_budget: int, budget_range: tuple[int, int], eps: float,
-                 seeds=(), alive: Callable[[], bool] | None = None, line: _Line | None = None):
+                 seeds=(), alive: Callable[[], bool] | None = None, line: _Line | None = None,
+                 before: Frontier | None = None):
         self.pool = pool
         self.error_budget = int(error_budget)
         low, high = budget_range
         self.budget_range = (int(low), int(high))
+        self.before = before
+        #: the whole range shown: from the first budget of ``before``, when given
+        self.shown_range = (before.budgets[0] if before is not None and len(before) else self.budget_range[0],
+                            self.budget_range[1])
         self.eps = float(eps)
         request = FrontierRequest(pool=pool, error_budget=self.error_budget, budget_range=self.budget_range,
                                   eps=self.eps, seeds=tuple(seeds))
@@ -526,7 +533,7 @@ class FrontierJob(Job):
             case PointFound(point=point):
                 self.points.append(point)
             case FrontierFound(frontier=found):
-                self.frontier = found
+                self.frontier = found if self.before is None else extended(self.before, found)
 
     def _has_answer(self, i):
         return self.frontier is not None or self.errors[i] is not None
@@ -536,13 +543,15 @@ class FrontierJob(Job):
 
     def frontier_points(self) -> list:
         with self._lock:
-            return list(self.frontier.points if self.frontier is not None else self.points)
+            if self.frontier is not None:
+                return list(self.frontier.points)
+            return [*(self.before.points if self.before is not None else ()), *self.points]
 
     def progress(self) -> float:
         if self.done:
             return 1.0
         points = self.frontier_points()
-        lo, hi = self.budget_range
+        lo, hi = self.shown_range
         return min(1.0, (points[-1].complexity_budget - lo + 1) / (hi - lo + 1)) if points else 0.0
 
     def status_text(self) -> str:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -557,6 +557,22 @@ def _point_of(problem: SelectionProblem, selection, old: FrontierPoint, how: str
     )
 
 
+def extended(kept: Frontier, more: Frontier) -> Frontier:
+    """One frontier of ``kept`` and ``more``, a sweep of the budgets just beyond ``kept``'s (same axis, fixed
+    budget and eps): what a sweep of the whole range gives, without computing ``kept``'s budgets again.  The
+    bounds of ``more`` spread back over ``kept``'s points (copies: ``kept`` stays as it is)."""
+    if (kept.axis, kept.fixed_budget, kept.eps) != (more.axis, more.fixed_budget, more.eps):
+        raise ValueError("a frontier extends only one of the same axis, fixed budget and eps")
+    if kept.points and more.points and more.budget_of(more.points[0]) <= kept.budget_of(kept.points[-1]):
+        raise ValueError("the budgets of the extension must follow those of the frontier it extends")
+    points = [replace(p) for p in kept.points] + list(more.points)
+    _propagate_bounds(points)
+    lo = kept.settings.get("budget_range", [kept.budgets[0] if kept.points else None])[0]
+    hi = more.settings.get("budget_range", [None, more.budgets[-1] if more.points else None])[1]
+    return replace(more, points=points, time_s=kept.time_s + more.time_s,
+                   settings={**more.settings, "budget_range": [lo, hi]})
+
+
 def _propagate_bounds(points: list[FrontierPoint]) -> None:
     """A bound at a larger budget bounds every smaller one: proofs spread back along plateaus."""
     running = np.inf
@@ -566,5 +582,5 @@ def _propagate_bounds(points: list[FrontierPoint]) -> None:
         p.proven_optimal = p.proven_optimal or p.coverage >= running - _TOL
 
 
-__all__ = ["AXES", "Frontier", "FrontierPoint", "WarmQGA", "coverable_rows", "default_range", "frontier",
-           "lifted", "local_search", "qga_time_cap", "usable_rules"]
+__all__ = ["AXES", "Frontier", "FrontierPoint", "WarmQGA", "coverable_rows", "default_range", "extended",
+           "frontier", "lifted", "local_search", "qga_time_cap", "usable_rules"]
