@@ -7,7 +7,8 @@ dashboard does for an upload: reads it (``read_table``), encodes it (``dataset_f
 pool at the Explain page's settings.  Prints, for the table as read, the memory its objects keep and the peak
 while it was read (Python's ``tracemalloc``, which numpy reports to), the data cache's estimate of it
 (``frame_bytes``) and pandas' own count (one string a cell); for the pool, the peak of what was allocated while
-it was built and its size by the cache's estimate.
+it was built and its size by the cache's estimate; for the default budgets chosen next (``choose_defaults``: the
+validation's folds, each with a pool of its own), the peak of what was allocated beyond the pool.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from upload_memory import BYTES_PER_ROW, census_like  # noqa: E402
 
+from explainer.app.budgets import choose_defaults  # noqa: E402
 from explainer.app.caching import MB, approx_bytes, frame_bytes  # noqa: E402
 from explainer.app.pools import PoolSettings, _build  # noqa: E402
 from explainer.data.datasets import dataset_from_table  # noqa: E402
@@ -53,6 +55,12 @@ def main(argv=None) -> None:
     tracemalloc.stop()
     print(f"rule pool of {pool.n_rules:,} rules, {pool.coverage.nnz:,} nonzeros, built in {seconds:.1f} s: "
           f"arrays at their peak {peak / MB:.0f} MB; the cache's estimate {approx_bytes(pool) / MB:.0f} MB")
+    tracemalloc.start()
+    choice = choose_defaults(pool)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"default budgets Bc = {choice.complexity_budget}, Be = {choice.error_budget}: arrays at their peak "
+          f"{peak / MB:.0f} MB beyond the pool")
 
 
 if __name__ == "__main__":
