@@ -245,7 +245,7 @@ def test_the_coverage_matrix_is_made_from_the_rows_in_its_own_index_type():
     rng = np.random.default_rng(0)
     lists = [np.sort(rng.choice(50, size=k, replace=False)).astype(t) for k, t in
              [(5, np.int32), (0, np.int64), (12, np.int64), (50, np.int32)]]
-    m = _csc_from_rows(lists, 50)
+    m = _csc_from_rows(list(lists), 50)
     dense = np.zeros((50, 4), dtype=np.float32)
     for j, rows in enumerate(lists):
         dense[rows, j] = 1

@@ -221,3 +221,18 @@ def test_spreading_a_folds_rows_over_the_table_puts_each_row_back_in_its_place()
         want[order] = stacked.toarray()
         got = _spread(stacked, order, n)
         assert got.shape == (n, m) and (got.toarray() == want).all()
+
+
+def test_held_out_coverage_read_in_blocks_is_each_rules_own_rows(rare, monkeypatch):
+    """A fold's held-out rows are turned into numbers a block at a time; whatever the block's size, each rule
+    covers the held-out rows its own conditions hold on, in the fold's order (a rule evaluated row by row)."""
+    from explainer.pipeline import validation
+
+    X, _, pool = rare
+    held = np.random.default_rng(3).permutation(len(X))[:137]
+    want = np.array([[rule.covers(X.iloc[[i]]).item() for rule in pool.rules] for i in held])
+    for block in (1, 10, 64, 4096):
+        monkeypatch.setattr(validation, "HELD_BLOCK_ROWS", block)
+        got = validation._held_coverage(pool, X, held)
+        assert got.shape == (held.size, pool.n_rules) and (got.toarray().astype(bool) == want).all()
+    assert validation._held_coverage(pool, X, held[:0]).shape == (0, pool.n_rules)

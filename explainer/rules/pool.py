@@ -419,13 +419,17 @@ def build_pool(
         settings["forbidden_columns"] = list(forbidden)
     if n_forbidden_extra:
         settings["n_extra_rules_forbidden"] = n_forbidden_extra
+    n_rows = Xv.shape[0]
+    # the float matrix (rows x features x 8 bytes: 300 MB at 364,035 rows) is the build's largest array and the
+    # coverage matrix does not need it: gone before that is made, which takes the rows' lists' size twice again
+    del data, Xv, extractor, simplify
     return RulePool(
         rules=collected.rules,
         feature_names=names,
         classes=classes,
         y=codes,
         rule_class=np.array(collected.rule_class, dtype=np.int64),
-        coverage=_csc_from_rows(collected.row_lists, Xv.shape[0]),
+        coverage=_csc_from_rows(collected.row_lists, n_rows),
         trees=collected.trees,
         n_candidate_rules=n_candidates,
         settings=settings,
@@ -650,16 +654,21 @@ def row_numbers(n_rows: int) -> np.ndarray:
     return np.arange(n_rows, dtype=row_index_type(n_rows))
 
 
-def _csc_from_rows(row_lists: list[np.ndarray], n_rows: int) -> sp.csc_matrix:
+def _csc_from_rows(row_lists: list, n_rows: int) -> sp.csc_matrix:
+    """The N x len(row_lists) CSC float32 matrix whose column k holds the rows ``row_lists[k]``; the list is
+    emptied as its arrays are copied, so they and the matrix are not all held at once."""
+    n_cols = len(row_lists)
     lengths = np.array([r.size for r in row_lists], dtype=np.int64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     # filled in place in the matrix's index type: joining lists of another type made a copy of them all first
     index_type = row_index_type(max(n_rows, int(indptr[-1])))
     indices = np.empty(int(indptr[-1]), dtype=index_type)
-    for rows, start, end in zip(row_lists, indptr[:-1], indptr[1:], strict=True):
-        indices[start:end] = rows
+    for k, (start, end) in enumerate(zip(indptr[:-1], indptr[1:], strict=True)):
+        indices[start:end] = row_lists[k]
+        row_lists[k] = None
+    row_lists.clear()
     data = np.ones(indices.size, dtype=np.float32)
-    return sp.csc_matrix((data, indices, indptr.astype(index_type)), shape=(n_rows, len(row_lists)))
+    return sp.csc_matrix((data, indices, indptr.astype(index_type)), shape=(n_rows, n_cols))
 
 
 def coverage_sparse(rules, X, feature_index: dict[str, int] | None = None) -> sp.csc_matrix:
