@@ -1110,3 +1110,29 @@ def test_number_facts_of_a_block_are_each_columns_own():
             assert facts.max_abs == (float(np.abs(present).max()) if present.size else 0.0)
             with np.errstate(over="ignore"):  # 4e38 is beyond float32: the encoder refuses it before asking
                 assert facts.low == (low_resolution_pair(present.astype(float)) is not None)
+
+
+def test_the_reader_splits_lines_as_a_text_stream_with_universal_newlines_does():
+    """The reader feeds the CSV parser one line at a time instead of a StringIO of the whole text (which holds it
+    again at four bytes a character); the lines are the same, whatever the line breaks and other characters."""
+    import io
+    import random
+
+    from explainer.data.tables import _lines
+
+    rng = random.Random(0)
+    alphabet = ["a", "b", ",", '"', "\r", "\n", "\r\n", " ", "\x0c", "\x0b", "\u2028", "\x85", "\x1c", "é"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert list(_lines(text)) == list(io.StringIO(text, newline="")), repr(text)
+
+
+def test_equal_cells_of_a_column_are_read_as_one_string():
+    from explainer.data.tables import _read_columns
+
+    read = _read_columns("a,b\nx,1\nx,1\ny,1\n", ",", 10)
+    assert read.header == ["a", "b"] and read.n_rows == 3 and read.misfit is None
+    assert read.columns == [["x", "x", "y"], ["1", "1", "1"]]
+    assert read.columns[0][0] is read.columns[0][1] and read.columns[1][0] is read.columns[1][2]
+    short = _read_columns("a,b\nx,1\n\nz\ny,1,2\n", ",", 10)
+    assert short.misfit == (4, 1) and short.n_rows == 3  # the first record of another width, by its line
