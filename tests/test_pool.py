@@ -6,6 +6,7 @@ import pytest
 from sklearn.datasets import load_iris
 
 from explainer.rules import parse_rules
+from explainer.rules.defaults import default_pool_settings
 from explainer.rules.pool import build_pool, grid_params, pool_from_rules
 from explainer.selection.problem import SelectionProblem
 
@@ -303,3 +304,56 @@ def test_a_pool_build_ends_when_it_is_no_longer_wanted(monkeypatch):
         # one after another it stops at once; in threads, the trees already handed out still finish
         assert 5 <= len(asked) and (threaded or len(asked) == 5)
     assert BUILD_STOP.get() is None  # each build ran in a context of its own
+
+
+def test_the_feature_matrix_is_float32_only_where_float32_holds_every_value(monkeypatch):
+    from explainer.rules import pool as pool_module
+    from explainer.rules.pool import feature_matrix
+
+    exact = pd.DataFrame({"a": [0, 1, 1, 0], "b": [3.0, np.nan, 16777216.0, -2.5], "c": np.array([1, 0, 1, 1], np.uint8)})
+    m = feature_matrix(exact)
+    assert m.dtype == np.float32 and m.flags.f_contiguous
+    np.testing.assert_array_equal(m.astype(np.float64), exact.to_numpy(dtype=float))
+    for value in (0.1, 16777217.0, 1e39):  # not a float32 number: the whole matrix stays float64
+        inexact = exact.assign(b=[3.0, np.nan, value, -2.5])
+        m = feature_matrix(inexact)
+        assert m.dtype == np.float64
+        np.testing.assert_array_equal(m, inexact.to_numpy(dtype=float))
+    monkeypatch.setattr(pool_module, "FEATURE_BLOCK_CELLS", 5)  # a block of one column at four rows, then of two
+    wide = pd.DataFrame(np.arange(40).reshape(4, 10) % 7, columns=[f"x{i}" for i in range(10)])
+    np.testing.assert_array_equal(feature_matrix(wide), wide.to_numpy(dtype=float))
+    monkeypatch.setattr(pool_module, "FEATURE_BLOCK_CELLS", 1 << 22)
+    inexact = wide.assign(x9=wide.x9 + 0.1)
+    assert feature_matrix(inexact).dtype == np.float64  # the last block decides too
+
+
+def test_a_float32_matrix_is_compared_as_float64_by_a_rule():
+    """1.00000006 lies between 1 and the next float32 number, 1.0000001192...; rounded to float32 it would be that
+    number, and a float32 comparison would put it on the other side of the threshold."""
+    from explainer.rules.model import Condition
+
+    X = np.array([[1.0000001192092896], [1.0]], dtype=np.float32)
+    assert Condition("x", "<=", 1.00000006).mask(X, {"x": 0}).tolist() == [False, True]
+    assert Condition("x", ">", 1.00000006).mask(X, {"x": 0}).tolist() == [True, False]
+
+
+def test_a_pool_on_a_float32_matrix_is_the_pool_on_float64(monkeypatch):
+    """Whole numbers, 0/1 features and gaps (float32 holds them all): the pool built on the float32 matrix is the
+    one built on the float64 matrix, rule for rule and row for row."""
+    from explainer.rules import pool as pool_module
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"age": rng.integers(17, 90, 3000).astype(float), "hours": rng.integers(1, 99, 3000),
+                      "flag": rng.integers(0, 2, 3000), "big": rng.integers(0, 2**23, 3000).astype(float)})
+    X.loc[rng.random(3000) < 0.05, "age"] = np.nan
+    # two neighbouring float32 numbers: a threshold between them, rounded to float32, is one of them
+    a = np.nextafter(np.float32(1), np.float32(2))
+    X["fine"] = np.where(rng.random(3000) < 0.5, float(a), float(np.nextafter(a, np.float32(2))))
+    y = np.where((X.age.fillna(0) > 40) & (X.hours > 30) | (X.flag == 1) & (X.big < 2**22), "a", "b")
+    y = np.where(X.fine > float(a), "c", y)
+    assert pool_module.feature_matrix(X).dtype == np.float32
+    narrow = build_pool(X, y, **default_pool_settings())
+    monkeypatch.setattr(pool_module, "feature_matrix", lambda frame: frame.to_numpy(dtype=float))
+    wide = build_pool(X, y, **default_pool_settings())
+    assert [str(r) for r in narrow.rules] == [str(r) for r in wide.rules]
+    assert (narrow.coverage != wide.coverage).nnz == 0 and (narrow.rule_class == wide.rule_class).all()

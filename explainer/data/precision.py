@@ -75,12 +75,16 @@ class Float32View:
     """
 
     def __init__(self, X):
+        X = np.asarray(X)
+        #: column index -> sorted distinct values, for the ranked columns
+        self.ranked: dict[int, np.ndarray] = {}
+        if X.dtype == np.float32:  # float32 already: nothing it cannot tell apart, and no copy
+            self.matrix = X
+            return
         X = np.asarray(X, dtype=np.float64)
         ranked = low_resolution_columns(X)
         # the copy only where a column is ranked: the view of a large table is otherwise the table itself
         self.matrix = np.array(X, dtype=np.float64, copy=True) if ranked.size else X
-        #: column index -> sorted distinct values, for the ranked columns
-        self.ranked: dict[int, np.ndarray] = {}
         for j in ranked:
             col = self.matrix[:, j]
             present = ~np.isnan(col)

@@ -145,11 +145,12 @@ def grow_rules(
     is kept when its precision on the rows it was grown on is at least ``min_precision``; the
     rules' labels are the class codes, to be replaced by the caller's labels.
     """
-    A = np.asarray(X, dtype=np.float64)
+    A = np.asarray(X)
     y = np.asarray(y_codes)
     if len(y) > max_rows:
         keep = np.sort(np.random.RandomState(random_state).choice(len(y), max_rows, replace=False))
         A, y = A[keep], y[keep]
+    A = np.asarray(A, dtype=np.float64)  # the sample's rows only: a whole float32 matrix as float64 is large
     n = len(y)
     if n == 0 or A.shape[1] == 0:
         return []

@@ -71,7 +71,7 @@ def column_domain(X: np.ndarray, specs: list[FeatureSpec], column: str, idx: lis
     j_numeric = next((j for j in idx if specs[j].kind == "numeric"), None)
     numeric = specs[j_numeric] if j_numeric is not None else None
     indicator = next((specs[j] for j in idx if specs[j].kind == "missing"), None)
-    num_col = X[:, j_numeric] if j_numeric is not None else None
+    num_col = np.asarray(X[:, j_numeric], dtype=np.float64) if j_numeric is not None else None
     if onehot:
         values = list(onehot)
         coded = X[:, [j for j in idx if specs[j].kind == "onehot"]]
@@ -93,7 +93,9 @@ class Simplifier:
     """Rewrites a rule's conditions column by column (see the module docstring)."""
 
     def __init__(self, X: np.ndarray, specs: list[FeatureSpec]):
-        self.X, self.specs = np.asarray(X, dtype=float), specs
+        X = np.asarray(X)
+        # a pool's float32 matrix is read as it is (its columns are read back as float64): no copy of it
+        self.X, self.specs = (X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)), specs
         self._features = column_features(specs)
         # each column's domain and points when a rule first names it: the rules of a pool name few of a
         # wide table's columns (all 10,000 of them took seconds a pool)
