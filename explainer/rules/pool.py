@@ -451,8 +451,8 @@ def build_pool(
     if n_forbidden_extra:
         settings["n_extra_rules_forbidden"] = n_forbidden_extra
     n_rows = Xv.shape[0]
-    # the float matrix (rows x features x 8 bytes: 300 MB at 364,035 rows) is the build's largest array and the
-    # coverage matrix does not need it: it goes before that matrix is made, when the rows' lists are held too
+    # the float matrix (rows x features x 4 or 8 bytes: 150 or 300 MB at 364,035 rows) is the build's largest array
+    # and the coverage matrix does not need it: it goes before that matrix is made, when the rows' lists are held too
     del data, Xv, extractor, simplify
     return RulePool(
         rules=collected.rules,
