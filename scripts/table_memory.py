@@ -1,6 +1,6 @@
 """What one uploaded table costs the server, step by step, in one process.
 
-    python scripts/table_memory.py [--mb 41.5] [--seed 1]
+    python scripts/table_memory.py [--mb 41.5] [--seed 1] [--fractions]
 
 Writes the table ``scripts/upload_memory.py`` uploads (about ``--mb`` MB of CSV, census-like), then, as the
 dashboard does for an upload: reads it (``read_table``), encodes it (``dataset_from_table``) and builds its rule
@@ -36,9 +36,11 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=41.5)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fractions", action="store_true",
+                        help="number columns with decimal fractions, which keep the pool's matrix float64")
     args = parser.parse_args(argv)
     n_rows = int(args.mb * 1e6 / BYTES_PER_ROW)
-    data = census_like(n_rows, seed=args.seed).to_csv(index=False).encode()
+    data = census_like(n_rows, seed=args.seed, fractions=args.fractions).to_csv(index=False).encode()
     tracemalloc.start()
     table = read_table(data)  # (not timed: tracemalloc slows it several times)
     gc.collect()

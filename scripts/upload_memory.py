@@ -1,6 +1,6 @@
 """The dashboard server's memory as large tables are uploaded one after the other.
 
-    python scripts/upload_memory.py [--uploads 6] [--mb 41.5] [--sessions] [--after-close 240]
+    python scripts/upload_memory.py [--uploads 6] [--mb 41.5] [--sessions] [--fractions] [--after-close 240]
 
 Starts ``streamlit run app.py`` on a free local port, then in headless
 Chromium uploads ``--uploads`` different CSV files of about ``--mb`` MB each
@@ -48,16 +48,18 @@ CHROMIUM = "/usr/bin/chromium"
 BYTES_PER_ROW = 114  # of the table below, as written by pandas (measured)
 
 
-def census_like(n_rows: int, seed: int) -> pd.DataFrame:
+def census_like(n_rows: int, seed: int, fractions: bool = False) -> pd.DataFrame:
+    """The uploaded table; ``fractions``: two of its number columns hold decimal fractions (``fnlwgt`` to two
+    places, ``hours`` to one), which float32 cannot hold, so its rule pool is built on a float64 matrix."""
     rng = np.random.default_rng(seed)
     cats = {f"c{k}": [f"cat{k}-val{i}" for i in range(n)] for k, n in enumerate((2, 5, 7, 9, 16, 6, 15, 40))}
     frame = pd.DataFrame({
         "age": rng.integers(17, 90, n_rows),
-        "fnlwgt": rng.lognormal(12, 0.5, n_rows).round(0),
+        "fnlwgt": rng.lognormal(12, 0.5, n_rows).round(2 if fractions else 0),
         "education_num": rng.integers(1, 17, n_rows),
         "capital_gain": np.where(rng.random(n_rows) < 0.08, rng.lognormal(8, 1, n_rows).round(0), 0),
         "capital_loss": np.where(rng.random(n_rows) < 0.05, rng.lognormal(7, 0.5, n_rows).round(0), 0),
-        "hours": rng.normal(40, 12, n_rows).clip(1, 99).round(0),
+        "hours": rng.normal(40, 12, n_rows).clip(1, 99).round(1 if fractions else 0),
         **{name: rng.choice(values, n_rows) for name, values in cats.items()},
     })
     for name in ("c3", "c6"):
@@ -93,6 +95,8 @@ def main(argv=None) -> int:
     parser.add_argument("--mb", type=float, default=41.5)
     parser.add_argument("--sessions", action="store_true",
                         help="each upload from a new session (Streamlit keeps a closed one for 2 minutes)")
+    parser.add_argument("--fractions", action="store_true",
+                        help="number columns with decimal fractions, which keep the pool's matrix float64")
     parser.add_argument("--after-close", type=float, default=240.0,
                         help="seconds to wait after the browser closes before the last measure")
     args = parser.parse_args(argv)
@@ -103,7 +107,7 @@ def main(argv=None) -> int:
         files = []
         for i in range(args.uploads):
             path = pathlib.Path(tmp) / f"census_{i}.csv"
-            census_like(n_rows, seed=i).to_csv(path, index=False)
+            census_like(n_rows, seed=i, fractions=args.fractions).to_csv(path, index=False)
             files.append(path)
         log = pathlib.Path(tmp) / "held.jsonl"
         os.environ[MEMORY_LOG_ENV] = str(log)  # the server writes what it holds there every 30 s

@@ -991,6 +991,13 @@ def test_float32_view_ranks_only_columns_float32_cannot_resolve():
             assert ((X[:, 0] > thr) == (view.matrix[:, 0] > t)).all()
     assert view.original_threshold(1, 1.25) == 1.25
     assert not Float32View(X[:, [1]]).ranked
+    # the copy is in the learner's float32 (half the table's size): the other columns as float32 reads them
+    tenths = np.column_stack([X[:, 0], [0.1, 0.2, 0.3, 0.4, 0.5]])
+    view = Float32View(tenths)
+    assert view.matrix.dtype == np.float32 and list(view.ranked) == [0]
+    np.testing.assert_array_equal(view.matrix[:, 1], tenths[:, 1].astype(np.float32))
+    unranked = tenths[:, [1]]
+    assert Float32View(unranked).matrix is unranked  # nothing ranked: the table itself, no copy
 
 
 @pytest.mark.parametrize("cells", [1 << 20, 7])  # every column sorted at once, and a few at a time
@@ -1136,3 +1143,4 @@ def test_equal_cells_of_a_column_are_read_as_one_string():
     assert read.columns[0][0] is read.columns[0][1] and read.columns[1][0] is read.columns[1][2]
     short = _read_columns("a,b\nx,1\n\nz\ny,1,2\n", ",", 10)
     assert short.misfit == (4, 1) and short.n_rows == 3  # the first record of another width, by its line
+

@@ -67,7 +67,9 @@ class Float32View:
 
     Every column holding distinct values that float32 cannot tell apart is replaced by
     the rank of its value among the column's distinct values (0, 1, 2, ...; NaN stays
-    NaN), which float32 holds exactly; other columns are unchanged.  Trees trained on
+    NaN), which float32 holds exactly; the other columns are as float32 reads them, which is all the tree
+    learner reads of them anyway (the view is float32 then; without a ranked column it is the matrix itself).
+    Trees trained on
     :attr:`matrix` split ranked columns between any two values;
     :meth:`original_threshold` turns such a split back into a threshold on the original
     values that selects the same rows, so rules are still written and evaluated on
@@ -83,14 +85,18 @@ class Float32View:
             return
         X = np.asarray(X, dtype=np.float64)
         ranked = low_resolution_columns(X)
-        # the copy only where a column is ranked: the view of a large table is otherwise the table itself
-        self.matrix = np.array(X, dtype=np.float64, copy=True) if ranked.size else X
+        if not ranked.size:  # the view of a table float32 reads without loss is the table itself: no copy
+            self.matrix = X
+            return
+        # the copy in the learner's own float32, half the size of the table: the other columns are what the learner
+        # would read of them anyway, and every rank below 2**24 is a float32 number
+        self.matrix = np.asarray(X, dtype=np.float32, order="F")
         for j in ranked:
-            col = self.matrix[:, j]
+            col = X[:, j]
             present = ~np.isnan(col)
             u = np.unique(col[present])
             self.ranked[int(j)] = u
-            col[present] = np.searchsorted(u, col[present]).astype(np.float64)
+            self.matrix[present, j] = np.searchsorted(u, col[present])
 
     def original_threshold(self, column: int, threshold: float) -> float:
         """``rank <= t`` as ``value <= u[floor(t)]`` (same rows, also for ``>``); others unchanged."""
