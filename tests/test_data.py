@@ -1144,3 +1144,12 @@ def test_equal_cells_of_a_column_are_read_as_one_string():
     short = _read_columns("a,b\nx,1\n\nz\ny,1,2\n", ",", 10)
     assert short.misfit == (4, 1) and short.n_rows == 3  # the first record of another width, by its line
 
+
+def test_a_category_ending_in_a_nul_character_is_its_own_value():
+    """numpy reads a str as its own text type, which drops trailing NUL characters: compared so, a cell "\\x00"
+    would match the value "" and never itself, and its one-hot feature would be 0 on every row."""
+    frame = pd.DataFrame({"kind": ["\x00", "a", "\x00", "a\x00", "a", "\x00"], "y": ["p", "q", "p", "q", "q", "p"]})
+    ds = load_dataset(frame, target="y")
+    assert ds.X["kind=\x00"].tolist() == [1, 0, 1, 0, 0, 1]
+    assert ds.X["kind=a\x00"].tolist() == [0, 0, 0, 1, 0, 0]
+    assert ds.X["kind=a"].tolist() == [0, 1, 0, 0, 1, 0]

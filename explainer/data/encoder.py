@@ -629,7 +629,9 @@ class TableEncoder(BaseEstimator):
                 out.append((keys[:, None] == cats[None, :]).astype(np.float64))
             else:
                 keys, cat_values = _category_keys(df[p.column] if col is None else col, missing, p.categories)
-                out.extend((keys == v).astype(np.float64)[:, None] for v in cat_values)
+                # each value as an object: numpy turns a str into its own text type, which drops a trailing NUL
+                # ('\x00' would match '' and never itself)
+                out.extend((keys == np.array(v, dtype=object)).astype(np.float64)[:, None] for v in cat_values)
         if p.indicator:
             out.append(missing.astype(np.float64)[:, None])
         return out
