@@ -346,7 +346,8 @@ def test_a_pool_on_a_float32_matrix_is_the_pool_on_float64(monkeypatch):
     X = pd.DataFrame({"age": rng.integers(17, 90, 3000).astype(float), "hours": rng.integers(1, 99, 3000),
                       "flag": rng.integers(0, 2, 3000), "big": rng.integers(0, 2**23, 3000).astype(float)})
     X.loc[rng.random(3000) < 0.05, "age"] = np.nan
-    # two neighbouring float32 numbers: a threshold between them, rounded to float32, is one of them
+    # two neighbouring float32 numbers: the short threshold between them (1.0000002), rounded to float32, is the
+    # larger one, so any comparison made in float32 would put that value on the wrong side
     a = np.nextafter(np.float32(1), np.float32(2))
     X["fine"] = np.where(rng.random(3000) < 0.5, float(a), float(np.nextafter(a, np.float32(2))))
     y = np.where((X.age.fillna(0) > 40) & (X.hours > 30) | (X.flag == 1) & (X.big < 2**22), "a", "b")

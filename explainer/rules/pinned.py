@@ -19,7 +19,7 @@ from explainer.data.labels import encode_labels, label_array
 from explainer.rules.binding import rules_for_data
 from explainer.rules.model import Rule
 from explainer.rules.parse import parse_rule
-from explainer.rules.pool import RulePool, _as_frame, coverage_sparse
+from explainer.rules.pool import RulePool, _as_frame, coverage_sparse, feature_matrix
 
 
 def bind_rule_text(text: str, features, classes, what: str = "rule") -> Rule:
@@ -53,7 +53,7 @@ def add_rules(pool: RulePool, rules: list[Rule], X) -> RulePool:
     frame = _as_frame(X, pool.feature_names)
     if frame.shape[0] != pool.n_rows:
         raise ValueError(f"the rows to add rules on ({frame.shape[0]}) are not the pool's ({pool.n_rows})")
-    Xv = frame[pool.feature_names].to_numpy(dtype=float)
+    Xv = feature_matrix(frame[pool.feature_names])  # float32 where it holds the table, as the pool's own build
     index = {name: i for i, name in enumerate(pool.feature_names)}
     cov = coverage_sparse(rules, Xv, index)
     codes = encode_labels(label_array([r.label for r in rules]), pool.classes)[0]
