@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
+from explainer.data.precision import MixedPrecisionMatrix
 from explainer.rules import parse_rules
 from explainer.rules.defaults import default_pool_settings
-from explainer.rules.pool import build_pool, grid_params, pool_from_rules
+from explainer.rules.pool import build_pool, feature_matrix, grid_params, pool_from_rules
 from explainer.selection.problem import SelectionProblem
 
 
@@ -308,23 +309,54 @@ def test_a_pool_build_ends_when_it_is_no_longer_wanted(monkeypatch):
 
 def test_the_feature_matrix_is_float32_only_where_float32_holds_every_value(monkeypatch):
     from explainer.rules import pool as pool_module
-    from explainer.rules.pool import feature_matrix
 
     exact = pd.DataFrame({"a": [0, 1, 1, 0], "b": [3.0, np.nan, 16777216.0, -2.5], "c": np.array([1, 0, 1, 1], np.uint8)})
     m = feature_matrix(exact)
     assert m.dtype == np.float32 and m.flags.f_contiguous
     np.testing.assert_array_equal(m.astype(np.float64), exact.to_numpy(dtype=float))
-    for value in (0.1, 16777217.0, 1e39):  # not a float32 number: the whole matrix stays float64
+    for value in (0.1, 16777217.0, 1e39):  # not a float32 number: that column alone is kept in float64 too
         inexact = exact.assign(b=[3.0, np.nan, value, -2.5])
         m = feature_matrix(inexact)
-        assert m.dtype == np.float64
-        np.testing.assert_array_equal(m, inexact.to_numpy(dtype=float))
+        assert isinstance(m, MixedPrecisionMatrix) and sorted(m.wide) == [1] and m.narrow.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(m), inexact.to_numpy(dtype=float))
     monkeypatch.setattr(pool_module, "FEATURE_BLOCK_CELLS", 5)  # a block of one column at four rows, then of two
     wide = pd.DataFrame(np.arange(40).reshape(4, 10) % 7, columns=[f"x{i}" for i in range(10)])
     np.testing.assert_array_equal(feature_matrix(wide), wide.to_numpy(dtype=float))
+    inexact = wide.assign(x4=wide.x4 + 0.1, x9=wide.x9 / 3)  # columns in the middle and the last block
+    m = feature_matrix(inexact)
+    assert sorted(m.wide) == [4, 9]
+    np.testing.assert_array_equal(np.asarray(m), inexact.to_numpy(dtype=float))
     monkeypatch.setattr(pool_module, "FEATURE_BLOCK_CELLS", 1 << 22)
-    inexact = wide.assign(x9=wide.x9 + 0.1)
-    assert feature_matrix(inexact).dtype == np.float64  # the last block decides too
+    assert sorted(feature_matrix(inexact).wide) == [4, 9]
+
+
+def test_a_mixed_precision_matrix_reads_the_table_own_values():
+    """Every form of read gives float64, the float64 columns' own values (not their float32 roundings)."""
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"whole": rng.integers(0, 50, 200).astype(float), "tenths": rng.integers(0, 100, 200) / 10,
+                          "flag": rng.integers(0, 2, 200), "third": rng.random(200) / 3})
+    frame.loc[rng.random(200) < 0.1, "tenths"] = np.nan
+    m = feature_matrix(frame)
+    truth = frame.to_numpy(dtype=float)
+    assert isinstance(m, MixedPrecisionMatrix) and sorted(m.wide) == [1, 3]
+    assert len(m) == 200 and m.shape == (200, 4) and m.nbytes == 200 * (4 * 4 + 2 * 8)
+    rows = np.array([5, 0, 199, 17], dtype=np.int32)
+    for j in range(4):
+        assert m[:, j].dtype == np.float64
+        np.testing.assert_array_equal(m[:, j], truth[:, j])
+        np.testing.assert_array_equal(m[rows, j], truth[rows, j])
+        np.testing.assert_array_equal(m.column(j, rows), truth[rows, j])
+    np.testing.assert_array_equal(m[:, [3, 0, 1]], truth[:, [3, 0, 1]])
+    np.testing.assert_array_equal(m[rows, :], truth[rows])
+    np.testing.assert_array_equal(m[:, np.array([False, True, False, True])], truth[:, [1, 3]])
+    assert m[rows, []].shape == (4, 0)
+    with pytest.raises(IndexError):
+        m[0]
+    # a rule reads the float64 column: 0.1 and float32's 0.1 (0.100000001...) fall on either side of this threshold
+    from explainer.rules.model import Condition
+
+    tenth = pd.DataFrame({"x": [0.1, 0.2, 1.0]})
+    assert Condition("x", "<=", 0.1).mask(feature_matrix(tenth), {"x": 0}).tolist() == [True, False, False]
 
 
 def test_a_float32_matrix_is_compared_as_float64_by_a_rule():
@@ -335,6 +367,34 @@ def test_a_float32_matrix_is_compared_as_float64_by_a_rule():
     X = np.array([[1.0000001192092896], [1.0]], dtype=np.float32)
     assert Condition("x", "<=", 1.00000006).mask(X, {"x": 0}).tolist() == [False, True]
     assert Condition("x", ">", 1.00000006).mask(X, {"x": 0}).tolist() == [True, False]
+
+
+def test_a_pool_on_a_mixed_precision_matrix_is_the_pool_on_float64(monkeypatch):
+    """Decimal fractions, values float32 cannot tell apart (ranked for the trees), whole numbers and gaps, with the
+    grown rules, the simplifier and a forbidden column: the pool built on the mixed matrix is the one built on the
+    float64 matrix, rule for rule and row for row, and its trees learn from the mixed matrix's float32 part."""
+    from explainer.data.precision import Float32View
+    from explainer.rules import pool as pool_module
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    X = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "rate": np.round(rng.random(n) * 20, 2),
+                      "huge": 1e15 + 0.125 * rng.integers(0, 9, n), "flag": rng.integers(0, 2, n),
+                      "ratio": rng.random(n) / 3, "id": np.arange(n) / 7})
+    X.loc[rng.random(n) < 0.05, "rate"] = np.nan
+    y = np.where((X.rate.fillna(0) > 10.05) & (X.age > 40) | (X.huge > 1e15 + 0.5) & (X.flag == 1), "a", "b")
+    y = np.where(X.ratio > 0.3, "c", y)
+    m = pool_module.feature_matrix(X)
+    assert isinstance(m, MixedPrecisionMatrix) and sorted(m.wide) == [1, 2, 4, 5]
+    view = Float32View(m)
+    assert list(view.ranked) == [2] and view.matrix is m.narrow  # ranked in place: no copy of the table
+    settings = {**default_pool_settings(), "forbidden_columns": ["id"]}
+    mixed = build_pool(X, y, **settings)
+    monkeypatch.setattr(pool_module, "feature_matrix", lambda frame: frame.to_numpy(dtype=float))
+    wide = build_pool(X, y, **settings)
+    assert [str(r) for r in mixed.rules] == [str(r) for r in wide.rules]
+    assert any("rate" in str(r) for r in mixed.rules) and any("huge" in str(r) for r in mixed.rules)
+    assert (mixed.coverage != wide.coverage).nnz == 0 and (mixed.rule_class == wide.rule_class).all()
 
 
 def test_a_pool_on_a_float32_matrix_is_the_pool_on_float64(monkeypatch):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FLOAT32_MAX", "Float32View", "exact_integer_columns", "exact_integers", "low_resolution_columns",
-           "low_resolution_pair"]
+__all__ = ["FLOAT32_MAX", "Float32View", "FeatureMatrix", "MixedPrecisionMatrix", "exact_integer_columns", "exact_integers",
+           "low_resolution_columns", "low_resolution_pair"]
 
 #: The largest magnitude the tree learner accepts (it computes in float32).
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -62,6 +62,65 @@ def low_resolution_columns(X: np.ndarray) -> np.ndarray:
     return np.concatenate(found)
 
 
+class MixedPrecisionMatrix:
+    """A feature matrix held in float32, with each column float32 cannot hold exactly kept beside it in float64.
+
+    Why: a table with a few columns of decimal fractions (0.1 is not a float32 number) would otherwise be held
+    whole in float64, twice the size of its float32 form, its 0/1 features included.
+
+    Every read gives float64, the table's own values: ``m[rows, j]`` (a column, ``rows`` a slice or
+    indices), ``m[rows, cols]`` (a 2-D float64 copy), :meth:`column`, and ``np.asarray(m)`` (the whole
+    matrix, a full float64 copy: for callers that need no more than correctness).  ``narrow`` holds every
+    column as the tree learner reads it (float32); in the columns of ``wide`` it holds the learner's reading,
+    not the values (:class:`Float32View` writes ranks there), so nothing else reads those.
+    """
+
+    ndim = 2
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, narrow: np.ndarray, wide: dict[int, np.ndarray]):
+        self.narrow, self.wide = narrow, wide
+        self.shape = narrow.shape
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        return self.narrow.nbytes + sum(c.nbytes for c in self.wide.values())
+
+    def column(self, j: int, rows=slice(None)) -> np.ndarray:
+        """Column ``j`` at ``rows`` as float64."""
+        exact = self.wide.get(int(j))
+        if exact is not None:
+            return exact[rows]
+        return self.narrow[rows, int(j)].astype(np.float64)
+
+    def __getitem__(self, key):
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise IndexError("index a MixedPrecisionMatrix by [rows, columns]")
+        rows, cols = key
+        if isinstance(cols, (int, np.integer)):
+            return self.column(int(cols), rows)
+        picked = np.arange(self.shape[1])[cols]
+        if not picked.size:
+            return np.empty((len(np.arange(self.shape[0])[rows]), 0))
+        first = self.column(int(picked[0]), rows)
+        out = np.empty((first.shape[0], picked.size), dtype=np.float64, order="F")
+        out[:, 0] = first
+        for k, j in enumerate(picked[1:], start=1):
+            out[:, k] = self.column(int(j), rows)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        out = self[:, :]
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+
+#: a feature matrix as the rule stage reads it: every read float64 (a float32 or float64 array, or a mixed one)
+FeatureMatrix = np.ndarray | MixedPrecisionMatrix
+
+
 class Float32View:
     """A copy of a feature matrix that the tree learner (float32) reads without losing distinctions.
 
@@ -77,9 +136,12 @@ class Float32View:
     """
 
     def __init__(self, X):
-        X = np.asarray(X)
         #: column index -> sorted distinct values, for the ranked columns
         self.ranked: dict[int, np.ndarray] = {}
+        if isinstance(X, MixedPrecisionMatrix):
+            self._rank_in_place(X)
+            return
+        X = np.asarray(X)
         if X.dtype == np.float32:  # float32 already: nothing it cannot tell apart, and no copy
             self.matrix = X
             return
@@ -93,6 +155,18 @@ class Float32View:
         self.matrix = np.asarray(X, dtype=np.float32, order="F")
         for j in ranked:
             col = X[:, j]
+            present = ~np.isnan(col)
+            u = np.unique(col[present])
+            self.ranked[int(j)] = u
+            self.matrix[present, j] = np.searchsorted(u, col[present])
+
+    def _rank_in_place(self, X: MixedPrecisionMatrix) -> None:
+        """The view of a mixed matrix is its own float32 part, without a copy: only its float64 columns can hold
+        values float32 cannot tell apart, and the float32 part's copies of those are the learner's alone."""
+        self.matrix = X.narrow
+        for j, col in X.wide.items():
+            if not low_resolution_columns(col.reshape(-1, 1)).size:
+                continue
             present = ~np.isnan(col)
             u = np.unique(col[present])
             self.ranked[int(j)] = u

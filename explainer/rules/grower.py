@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explainer.data.precision import MixedPrecisionMatrix
 from explainer.rules.model import Condition, Rule
 from explainer.rules.numbers import shorten_threshold
 
@@ -145,11 +146,11 @@ def grow_rules(
     is kept when its precision on the rows it was grown on is at least ``min_precision``; the
     rules' labels are the class codes, to be replaced by the caller's labels.
     """
-    A = np.asarray(X)
+    A = X if isinstance(X, MixedPrecisionMatrix) else np.asarray(X)  # a mixed matrix read row by row, not whole
     y = np.asarray(y_codes)
     if len(y) > max_rows:
         keep = np.sort(np.random.RandomState(random_state).choice(len(y), max_rows, replace=False))
-        A, y = A[keep], y[keep]
+        A, y = A[keep, :], y[keep]
     A = np.asarray(A, dtype=np.float64)  # the sample's rows only: a whole float32 matrix as float64 is large
     n = len(y)
     if n == 0 or A.shape[1] == 0:

@@ -27,7 +27,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from explainer.data.features import FeatureSpec, numeric_specs
 from explainer.data.labels import encode_labels, label_array
-from explainer.data.precision import Float32View
+from explainer.data.precision import FeatureMatrix, Float32View, MixedPrecisionMatrix
 from explainer.rules.binding import rules_for_data
 from explainer.rules.forbid import allowed_features, forbidden_names, names_forbidden
 from explainer.rules.grower import grow_rules
@@ -257,7 +257,7 @@ class _Extractor:
     indicator where the data has one.
     """
 
-    def __init__(self, X: np.ndarray, feature_names: list[str], feature_specs: list[FeatureSpec],
+    def __init__(self, X: FeatureMatrix, feature_names: list[str], feature_specs: list[FeatureSpec],
                  view: Float32View | None = None):
         self.X = X
         self.view = view  # trees trained on ranks of low-resolution columns: thresholds mapped back
@@ -330,9 +330,10 @@ class _Extractor:
             stack.append((int(left[node]), left_rows, left_conds))
 
 
-def feature_matrix(frame: pd.DataFrame) -> np.ndarray:
-    """The features as one matrix, NaN = missing: float32 when float32 holds every value exactly (0/1 features,
-    whole numbers below 2**24, ...), else float64.
+def feature_matrix(frame: pd.DataFrame) -> FeatureMatrix:
+    """The features as one matrix, NaN = missing, every read of it float64: float32 when float32 holds every value
+    exactly (0/1 features, whole numbers below 2**24, ...), else a :class:`MixedPrecisionMatrix` holding the columns
+    float32 cannot hold (decimal fractions, ...) in float64 beside the float32 rest.
 
     Why: it is a pool build's largest array (rows x features, 300 MB as float64 at 364,035 rows and 108
     features); the trees learn in float32 anyway, and every comparison reads a column back as float64, so the
@@ -340,21 +341,21 @@ def feature_matrix(frame: pd.DataFrame) -> np.ndarray:
     """
     n_rows, n_cols = frame.shape
     out = np.empty((n_rows, n_cols), dtype=np.float32, order="F")  # a column's rows side by side, as pandas gives
+    wide: dict[int, np.ndarray] = {}
     step = max(1, FEATURE_BLOCK_CELLS // max(n_rows, 1))  # columns read at a time: a block, not a second matrix
     with np.errstate(over="ignore", invalid="ignore"):
         for j in range(0, n_cols, step):
             try:
                 block = frame.iloc[:, j:j + step].to_numpy(dtype=np.float64)
             except (TypeError, ValueError):  # the whole frame's conversion says what is wrong, as it always did
-                break
+                del out
+                return frame.to_numpy(dtype=float)
             narrow = block.astype(np.float32)
-            if not np.array_equal(narrow, block, equal_nan=True):
-                break
             out[:, j:j + step] = narrow
-        else:
-            return out
-    del out
-    return frame.to_numpy(dtype=float)
+            held = ((narrow == block) | np.isnan(block)).all(axis=0)  # NaN stays NaN in float32
+            for k in np.flatnonzero(~held):
+                wide[j + int(k)] = np.ascontiguousarray(block[:, k])
+    return MixedPrecisionMatrix(out, wide) if wide else out
 
 
 #: cells of the table turned into float64 at a time by :func:`feature_matrix` (32 MB)
@@ -490,10 +491,11 @@ class _TrainingData:
 
     names: list[str]
     specs: list[FeatureSpec]
-    X: np.ndarray  # float, NaN = missing
+    X: FeatureMatrix  # read as float64, NaN = missing
     codes: np.ndarray
     classes: list
     view: Float32View | None  # the ranked copy the trees learn from, where float32 loses values
+    fit_matrix: np.ndarray  # what the trees learn from: the view's matrix, or X's float32 part, or X
 
     @classmethod
     def of(cls, X, y, classes, feature_names, feature_specs) -> _TrainingData:
@@ -509,11 +511,7 @@ class _TrainingData:
         # float32 (the tree learner's type) cannot tell some values apart (0.1 + 0.2 vs 0.3): such
         # columns are learned on their ranks and every threshold is mapped back to the original values
         view = Float32View(Xv)
-        return cls(names, specs, Xv, codes, classes, view if view.ranked else None)
-
-    @property
-    def fit_matrix(self) -> np.ndarray:
-        return self.X if self.view is None else self.view.matrix
+        return cls(names, specs, Xv, codes, classes, view if view.ranked else None, view.matrix)
 
 
 def _fitted_trees(data: _TrainingData, rng: np.random.Generator, source: str, max_depth: int, n_repeats: int,
@@ -611,11 +609,11 @@ class _Collector:
             errors=errors, covered=covered, rule_ids=ids,
         ))
 
-    def add_grown(self, X: np.ndarray, codes: np.ndarray, names: list[str], index: dict[str, int], seed: int,
+    def add_grown(self, X: FeatureMatrix, codes: np.ndarray, names: list[str], index: dict[str, int], seed: int,
                   extractor: _Extractor, simplify, classes: list, allowed: np.ndarray | None = None) -> None:
         """The rules grown one condition at a time, with the thresholds a tree path would get; ``index``: the
         position of each of ``names``; ``allowed``: the only features they may read."""
-        A, grow_names = (X, names) if allowed is None else (X[:, allowed], [names[i] for i in allowed])
+        A, grow_names = (X, names) if allowed is None else (_columns(X, allowed), [names[i] for i in allowed])
         for rule, label in grow_rules(A, codes, grow_names, random_state=seed):
             self.n_candidates += 1
             # shortest exact decimal, whole numbers on integer columns
@@ -627,6 +625,14 @@ class _Collector:
             grown = Rule(drop_implied(merge_conditions(conds)), classes[label])
             rows = np.flatnonzero(grown.covers(X, index))
             self.add(grown if simplify is None else simplify(grown), label, rows)
+
+
+def _columns(X: FeatureMatrix, picked: np.ndarray) -> FeatureMatrix:
+    """The columns ``picked`` of a feature matrix, in the same form (a mixed matrix's float64 part stays apart)."""
+    if not isinstance(X, MixedPrecisionMatrix):
+        return X[:, picked]
+    where = {int(j): k for k, j in enumerate(picked)}
+    return MixedPrecisionMatrix(X.narrow[:, picked], {where[j]: c for j, c in X.wide.items() if j in where})
 
 
 def _fit_sample(codes: np.ndarray, max_rows: int | None, seed: int) -> np.ndarray | None:

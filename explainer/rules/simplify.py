@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explainer.data.features import FeatureSpec
+from explainer.data.precision import FeatureMatrix, MixedPrecisionMatrix
 from explainer.rules.model import Condition, Rule, ValueSet
 
 #: an integer column with at most this many distinct values reads as its values (``thal in {6, 7}``)
@@ -64,7 +65,7 @@ def column_features(specs: list[FeatureSpec]) -> dict[str, list[int]]:
     return by_column
 
 
-def column_domain(X: np.ndarray, specs: list[FeatureSpec], column: str, idx: list[int]) -> ColumnDomain | None:
+def column_domain(X: FeatureMatrix, specs: list[FeatureSpec], column: str, idx: list[int]) -> ColumnDomain | None:
     """The domain of ``column`` (its features ``idx`` of the encoded training matrix ``X``), or None when its
     values cannot be listed."""
     onehot = {specs[j].value: specs[j] for j in idx if specs[j].kind == "onehot"}
@@ -92,10 +93,12 @@ def column_domain(X: np.ndarray, specs: list[FeatureSpec], column: str, idx: lis
 class Simplifier:
     """Rewrites a rule's conditions column by column (see the module docstring)."""
 
-    def __init__(self, X: np.ndarray, specs: list[FeatureSpec]):
-        X = np.asarray(X)
-        # a pool's float32 matrix is read as it is (its columns are read back as float64): no copy of it
-        self.X, self.specs = (X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)), specs
+    def __init__(self, X: FeatureMatrix, specs: list[FeatureSpec]):
+        if not isinstance(X, MixedPrecisionMatrix):
+            X = np.asarray(X)
+            X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
+        # a pool's float32 (or mixed) matrix is read as it is (its columns are read back as float64): no copy of it
+        self.X, self.specs = X, specs
         self._features = column_features(specs)
         # each column's domain and points when a rule first names it: the rules of a pool name few of a
         # wide table's columns (all 10,000 of them took seconds a pool)
