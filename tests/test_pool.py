@@ -328,27 +328,33 @@ def test_the_feature_matrix_is_float32_only_where_float32_holds_every_value(monk
     np.testing.assert_array_equal(np.asarray(m), inexact.to_numpy(dtype=float))
     monkeypatch.setattr(pool_module, "FEATURE_BLOCK_CELLS", 1 << 22)
     assert sorted(feature_matrix(inexact).wide) == [4, 9]
+    # half the columns or more not float32 numbers: float64 whole, no larger than float32 beside float64 copies
+    for tenths in (wide / 10, wide.assign(**{f"x{i}": wide[f"x{i}"] + 0.1 for i in range(5)})):
+        m = feature_matrix(tenths)
+        assert isinstance(m, np.ndarray) and m.dtype == np.float64
+        np.testing.assert_array_equal(m, tenths.to_numpy(dtype=float))
 
 
 def test_a_mixed_precision_matrix_reads_the_table_own_values():
     """Every form of read gives float64, the float64 columns' own values (not their float32 roundings)."""
     rng = np.random.default_rng(7)
     frame = pd.DataFrame({"whole": rng.integers(0, 50, 200).astype(float), "tenths": rng.integers(0, 100, 200) / 10,
-                          "flag": rng.integers(0, 2, 200), "third": rng.random(200) / 3})
+                          "flag": rng.integers(0, 2, 200), "third": rng.random(200) / 3,
+                          "count": rng.integers(0, 9, 200)})
     frame.loc[rng.random(200) < 0.1, "tenths"] = np.nan
     m = feature_matrix(frame)
     truth = frame.to_numpy(dtype=float)
     assert isinstance(m, MixedPrecisionMatrix) and sorted(m.wide) == [1, 3]
-    assert len(m) == 200 and m.shape == (200, 4) and m.nbytes == 200 * (4 * 4 + 2 * 8)
+    assert len(m) == 200 and m.shape == (200, 5) and m.nbytes == 200 * (5 * 4 + 2 * 8) < truth.nbytes
     rows = np.array([5, 0, 199, 17], dtype=np.int32)
-    for j in range(4):
+    for j in range(5):
         assert m[:, j].dtype == np.float64
         np.testing.assert_array_equal(m[:, j], truth[:, j])
         np.testing.assert_array_equal(m[rows, j], truth[rows, j])
         np.testing.assert_array_equal(m.column(j, rows), truth[rows, j])
     np.testing.assert_array_equal(m[:, [3, 0, 1]], truth[:, [3, 0, 1]])
     np.testing.assert_array_equal(m[rows, :], truth[rows])
-    np.testing.assert_array_equal(m[:, np.array([False, True, False, True])], truth[:, [1, 3]])
+    np.testing.assert_array_equal(m[:, np.array([False, True, False, True, False])], truth[:, [1, 3]])
     assert m[rows, []].shape == (4, 0)
     with pytest.raises(IndexError):
         m[0]
@@ -380,10 +386,11 @@ def test_a_pool_on_a_mixed_precision_matrix_is_the_pool_on_float64(monkeypatch):
     n = 3000
     X = pd.DataFrame({"age": rng.integers(17, 90, n).astype(float), "rate": np.round(rng.random(n) * 20, 2),
                       "huge": 1e15 + 0.125 * rng.integers(0, 9, n), "flag": rng.integers(0, 2, n),
-                      "ratio": rng.random(n) / 3, "id": np.arange(n) / 7})
+                      "ratio": rng.random(n) / 3, "id": np.arange(n) / 7,
+                      **{f"code{i}": rng.integers(0, 2 + i, n) for i in range(5)}})
     X.loc[rng.random(n) < 0.05, "rate"] = np.nan
     y = np.where((X.rate.fillna(0) > 10.05) & (X.age > 40) | (X.huge > 1e15 + 0.5) & (X.flag == 1), "a", "b")
-    y = np.where(X.ratio > 0.3, "c", y)
+    y = np.where(X.ratio > 0.3, "c", np.where(X.code3 == 4, "d", y))
     m = pool_module.feature_matrix(X)
     assert isinstance(m, MixedPrecisionMatrix) and sorted(m.wide) == [1, 2, 4, 5]
     view = Float32View(m)

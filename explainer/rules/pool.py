@@ -333,7 +333,8 @@ class _Extractor:
 def feature_matrix(frame: pd.DataFrame) -> FeatureMatrix:
     """The features as one matrix, NaN = missing, every read of it float64: float32 when float32 holds every value
     exactly (0/1 features, whole numbers below 2**24, ...), else a :class:`MixedPrecisionMatrix` holding the columns
-    float32 cannot hold (decimal fractions, ...) in float64 beside the float32 rest.
+    float32 cannot hold (decimal fractions, ...) in float64 beside the float32 rest, or float64 when those are
+    half the columns or more.
 
     Why: it is a pool build's largest array (rows x features, 300 MB as float64 at 364,035 rows and 108
     features); the trees learn in float32 anyway, and every comparison reads a column back as float64, so the
@@ -355,7 +356,16 @@ def feature_matrix(frame: pd.DataFrame) -> FeatureMatrix:
             held = ((narrow == block) | np.isnan(block)).all(axis=0)  # NaN stays NaN in float32
             for k in np.flatnonzero(~held):
                 wide[j + int(k)] = np.ascontiguousarray(block[:, k])
-    return MixedPrecisionMatrix(out, wide) if wide else out
+    if not wide:
+        return out
+    if 2 * len(wide) < n_cols:
+        return MixedPrecisionMatrix(out, wide)
+    # half the columns or more in float64: the whole matrix in float64 is no larger than float32 and those copies
+    full = out.astype(np.float64)
+    del out
+    for j, column in wide.items():
+        full[:, j] = column
+    return full
 
 
 #: cells of the table turned into float64 at a time by :func:`feature_matrix` (32 MB)
