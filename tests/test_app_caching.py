@@ -386,39 +386,6 @@ def test_once_the_grace_holds_the_rest_closed_pages_are_released_and_their_entri
     assert caching.keep_within_limit(process, data) == 0 and len(data) == 1
 
 
-def test_room_made_for_work_brings_the_process_within_its_limit_less_the_work(guard, monkeypatch):
-    """Before a pool's build the guard frees what the build will take, so the build's peak lands within the
-    limit; without a guard (the CLI, the tests) nothing happens."""
-    clock = Clock()
-    data = BoundedStore(1000, 10_000, clock=clock)
-    monkeypatch.setattr(caching, "return_freed_memory", lambda: True)
-    for i, key in enumerate("abc"):
-        data.put(key, key, size=100)
-        clock.now = 10.0 * (i + 1)
-    clock.now = 1000.0
-    process = FakeProcess(200, data)  # 500 in all
-    assert caching.make_room(250, process, data) == 0 and len(data) == 3  # no guard set
-    guard.limit_bytes = 600
-    assert caching.keep_within_limit(process, data) == 0  # within the limit itself
-    assert caching.make_room(250, process, data) == 2 and [k for k, _ in data.items()] == ["c"]  # 300 <= 600 - 250
-    assert caching.make_room(0, process, data) == 0 and len(data) == 1
-
-
-def test_a_pool_build_in_the_page_makes_room_for_itself_first(monkeypatch):
-    from explainer.app import pools
-
-    events = []
-    monkeypatch.setattr(pools, "make_room", lambda nbytes: events.append(("room", nbytes)))
-    real = pools.build_pool
-    monkeypatch.setattr(pools, "build_pool", lambda *a, **k: events.append(("build",)) or real(*a, **k))
-    ds = load_dataset(sample_datasets()["iris"])
-    settings = pools.PoolSettings(max_depth=3)
-    pool, _ = pools._build(settings, ds)
-    assert pool.n_rules > 0
-    # the float32 matrix and every tree's rows twice as int32: 150 x (4 x 4 + 8 x trees)
-    assert events == [("room", 150 * (4 * ds.n_features + 8 * pools.n_trees(settings))), ("build",)]
-
-
 _GUARD_PROBE = """
 import numpy as np
 from explainer.app import caching

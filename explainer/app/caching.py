@@ -324,17 +324,15 @@ def guard_memory(base_bytes: int | None = None, relieve: Callable[[BoundedStore]
     return GUARD.limit_bytes
 
 
-def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: BoundedStore | None = None,
-                      headroom: int = 0) -> int:
-    """While this process's resident memory is over :data:`GUARD`'s limit (less ``headroom`` bytes: see
-    :func:`make_room`), drop the data cache's least recently used entries (anything computed can be computed
-    again) and return what they freed to the system; how many entries were dropped.  The uploads stay: they
-    are the user's files, within their own budget.  An entry a session still holds frees nothing, so the
-    cache may empty while the sessions' own data keeps the process over: the excess is then the sessions',
-    which the cache no longer adds to."""
-    if GUARD.limit_bytes is None or not GUARD.lock.acquire(blocking=False):  # one guard at a time
+def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: BoundedStore | None = None) -> int:
+    """While this process's resident memory is over :data:`GUARD`'s limit, drop the data cache's least recently
+    used entries (anything computed can be computed again) and return what they freed to the system; how many
+    entries were dropped.  The uploads stay: they are the user's files, within their own budget.  An entry a
+    session still holds frees nothing, so the cache may empty while the sessions' own data keeps the process
+    over: the excess is then the sessions', which the cache no longer adds to."""
+    limit = GUARD.limit_bytes
+    if limit is None or not GUARD.lock.acquire(blocking=False):  # one guard at a time; the other finds it done
         return 0
-    limit = GUARD.limit_bytes - max(0, int(headroom))
     store = COMPUTED if store is None else store
     dropped = 0
     relieve = GUARD.relieve
@@ -358,15 +356,6 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
     finally:
         GUARD.lock.release()
     return dropped
-
-
-def make_room(nbytes: int, rss: Callable[[], int | None] = resident_bytes, store: BoundedStore | None = None) -> int:
-    """Before work that will allocate about ``nbytes`` for a while (a rule pool's build): bring the process
-    within its limit less that much, as :func:`keep_within_limit` does, so that the work's peak lands within the
-    limit.  Why: the guard otherwise acts once the process is over, at the next cache entry or housekeeping
-    round, while the pool of a large table is being built beside what pages closed a moment ago still hold
-    (``scripts/upload_memory.py --fractions`` measured a load 25 MB over so).  How many entries were dropped."""
-    return keep_within_limit(rss, store, headroom=nbytes)
 
 
 #: seconds between two of the server's own full garbage collections (:func:`collect_garbage`)

@@ -12,7 +12,7 @@ import numpy as np
 
 from explainer.app import steps
 from explainer.app.budgets import choose_defaults, defaults_key
-from explainer.app.caching import COMPUTED, make_room
+from explainer.app.caching import COMPUTED
 from explainer.app.session import Session, Slot
 from explainer.app.sources import dataset_key, prepare_source
 from explainer.app.split import Split
@@ -60,16 +60,7 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
     return COMPUTED.get_or_make(("split", dataset.fingerprint, fraction, seed), lambda: _split(fraction, seed, dataset))
 
 
-def pool_work_bytes(dataset: Dataset, settings: PoolSettings) -> int:
-    """A bound on what building a pool of ``dataset`` allocates beyond the data set: its float32 matrix, and each
-    tree's rows (every tree's leaves hold every row once) as int32 row numbers, first in a list per rule, then
-    in the coverage matrix.  From the pool's structure, not measured and tuned: at 364,035 rows, 108 features
-    and 84 trees it gives 402 MB, where the build's arrays peak at 264-308 MB (``scripts/table_memory.py``)."""
-    return dataset.n_rows * (4 * dataset.n_features + 8 * n_trees(settings))
-
-
 def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
-    make_room(pool_work_bytes(dataset, settings))
     t0 = time.perf_counter()
     pool = build_pool(
         dataset.X,
@@ -95,15 +86,8 @@ def _build_then_budgets(settings: PoolSettings, dataset: Dataset, budgets_key: t
     and they are chosen while it draws the pool."""
     built = _build(settings, dataset)
     if COMPUTED.get(budgets_key, None) is None:
-        steps.start(budgets_key, lambda: _budgets_with_room(built[0], pool_work_bytes(dataset, settings)))
+        steps.start(budgets_key, lambda: choose_defaults(built[0]))
     return built
-
-
-def _budgets_with_room(pool: RulePool, room: int):
-    """The pool's default budgets, room made first: their folds build pools of their own (on fewer rows) beside
-    the pool just made."""
-    make_room(room)
-    return choose_defaults(pool)
 
 
 def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:
