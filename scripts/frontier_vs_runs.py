@@ -8,6 +8,7 @@ coverage, the run's, and the difference (the frontier should not be below a run 
 0.1 point), and the frontier as the page draws it once the runs are known (lifted by them).
 
     PYTHONPATH=$PWD python scripts/frontier_vs_runs.py --rows 32561 --be 2539 [--quick]
+        [--qga-seconds S] [--stall N] [--ratio R]   (the QGA points otherwise as the page runs them)
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import time
 import numpy as np
 
 from explainer.bench.census import census_like
-from explainer.data import load_dataset
+from explainer.data import load_dataset, load_paper_dataset
 from explainer.rules.defaults import DEFAULT_DEPTH
 from explainer.rules.pool import build_pool
-from explainer.selection.frontier import frontier, lifted, local_search, qga_time_cap
+from explainer.selection.frontier import default_range, frontier, lifted, local_search, qga_time_cap
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.solvers import solve
 
@@ -31,23 +32,42 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=32_561)
     parser.add_argument("--be", type=int, default=None, help="error budget (default: 43 %% of the best tree's e*)")
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
-    parser.add_argument("--top", type=int, default=60, help="largest Bc of the frontier")
+    parser.add_argument("--paper", default=None, metavar="NAME",
+                        help="one of the paper's data sets instead of the census-like table")
+    parser.add_argument("--top", type=int, default=None,
+                        help="largest Bc of the frontier (default: 60, or 2 c* with --paper, as the page's range)")
+    parser.add_argument("--qga-seconds", type=float, default=None,
+                        help="each QGA point's time cap (default: the page's, qga_time_cap of the problem)")
+    parser.add_argument("--stall", type=int, default=None,
+                        help="the QGA points end after this many generations without a better selection "
+                             "(default: QGA's own)")
+    parser.add_argument("--ratio", type=float, default=1.5, help="QGA points at budgets about this ratio apart")
     parser.add_argument("--quick", action="store_true",
                         help="also a sweep without QGA and a greedy selection at each Bc (improved by the local moves)")
     args = parser.parse_args()
 
     t = time.perf_counter()
-    ds = load_dataset(census_like(args.rows), "income")
+    ds = load_paper_dataset(args.paper) if args.paper else load_dataset(census_like(args.rows), "income")
     pool = build_pool(ds.X, ds.y, args.depth)
     best = pool.best_tree()
     be = args.be if args.be is not None else int(round(0.43 * best.errors))
+    if args.top is None:
+        args.top = default_range(pool)[1] if args.paper else 60
+    args.rows = ds.n_rows
     base = SelectionProblem.from_pool(pool, eps=1.0)
-    print(f"census_like({args.rows:,}): {pool.n_rules} rules, {base.indices.size:,} nonzeros, best tree "
+    name = args.paper or f"census_like({args.rows:,})"
+    print(f"{name}: {pool.n_rules} rules, {base.indices.size:,} nonzeros, best tree "
           f"c* = {best.complexity}, e* = {best.errors:,}; Be = {be:,}; pool in {time.perf_counter() - t:.1f} s; "
           f"QGA point cap {qga_time_cap(base):.2f} s\n")
     t = time.perf_counter()
-    fr = frontier(base, be, (1, args.top), random_state=0, backward=True)
-    print(f"frontier Bc 1..{args.top}: {fr.time_s:.1f} s, {fr.n_proven} of {len(fr)} points proven\n")
+    qga_params = None
+    if args.qga_seconds is not None or args.stall is not None:
+        seconds = qga_time_cap(base) if args.qga_seconds is None else args.qga_seconds
+        qga_params = {"time_limit": seconds, **({} if args.stall is None else {"stall": args.stall})}
+    fr = frontier(base, be, (1, args.top), random_state=0, backward=True, qga_params=qga_params,
+                  qga_ratio=args.ratio)
+    print(f"frontier Bc 1..{args.top} (QGA points {qga_params or 'as the page runs them'}, ratio {args.ratio}): "
+          f"{fr.time_s:.1f} s, {fr.n_proven} of {len(fr)} points proven\n")
     marks = sorted({int(round(x)) for x in np.linspace(args.top / 5, args.top, 5)})
     runs = []
     print("| Bc | frontier | found by | default QGA run | run time | frontier - run |")

@@ -330,6 +330,43 @@ def test_the_qga_time_cap_grows_with_the_nonzeros_and_is_validated():
             frontier(small, 3, (1, 2), qga_time_limit=bad)
 
 
+def test_the_qga_points_end_at_their_first_stalled_generation_at_budgets_a_quarter_apart(monkeypatch):
+    """Each QGA point gets the time cap and ends after one generation without a better selection (a default run
+    waits three); the points are at budgets about 1.25x apart, and only there."""
+    from explainer.selection.frontier import WarmQGA, _geometric_marks, qga_time_cap
+
+    base = random_problem(41)
+    be, hi = int(base.errors.sum()), int(base.lengths.sum())
+    made, solved = [], []
+    real_init, real_solve = WarmQGA.__init__, WarmQGA.solve
+
+    def init(self, **kwargs):
+        made.append(kwargs)
+        real_init(self, **kwargs)
+
+    def solve(self, problem, **kwargs):
+        solved.append(int(problem.complexity_budget))
+        return real_solve(self, problem, **kwargs)
+
+    monkeypatch.setattr(WarmQGA, "__init__", init)
+    monkeypatch.setattr(WarmQGA, "solve", solve)
+    frontier(base, be, (1, hi), exact_time_limit=0, random_state=0)
+    assert solved and set(solved) <= _geometric_marks(1, hi, 1.25)
+    assert all(kw == {"time_limit": qga_time_cap(base), "stall": 1} for kw in made)
+    made.clear()
+    frontier(base, be, (1, hi), exact_time_limit=0, qga_stall=None, random_state=0)
+    assert made and all(kw["stall"] is None for kw in made)
+    made.clear()
+    frontier(base, be, (1, hi), exact_time_limit=0, qga_params={"n_generations": 1}, random_state=0)
+    assert made and all(kw == {"n_generations": 1} for kw in made)  # the caller's parameters, as given
+    made.clear()
+    frontier(base, be, (1, hi), exact_time_limit=0, qga_time_limit=0, random_state=0)
+    assert not made  # no QGA points
+    for bad in (0, -1, 1.5, True, "1"):
+        with pytest.raises(ValueError, match="qga_stall"):
+            frontier(base, be, (1, 2), qga_stall=bad)
+
+
 @pytest.mark.parametrize("seed", seeds(6, 1))
 def test_a_frontier_extended_by_the_budgets_beyond_it_is_one_frontier_of_the_whole_range(seed):
     from explainer.selection.frontier import extended

@@ -21,13 +21,18 @@ How a point is solved (budgets increasing along the sweep):
   nonzeros it is not tried at all: HiGHS does not keep a short limit there (on a
   census-like table of 32,561 rows, 2.8 M nonzeros, one call given 0.5 s took 11 s
   and proved nothing).
-* **QGA otherwise**, at points spaced geometrically (about 1.5x) along the range (only
+* **QGA otherwise**, at points spaced geometrically (about 1.25x) along the range (only
   where the exact solver did not prove the point), each capped by
   ``qga_time_limit`` (``"auto"``: :func:`qga_time_cap`, growing with the coverage
   matrix's nonzeros, since QGA's first population alone takes about a second to
-  evaluate at 32,561 rows).  Its initial population also holds the point's start
-  (the previous budget's selection, improved) and the known selections that fit
-  (``seeds``), so it starts where a default run would have to climb to; its
+  evaluate at 32,561 rows), and ended by the first generation that finds nothing
+  better (``qga_stall``).  Why: a default run spends its last three generations
+  confirming that it has stalled (at 32,561 rows its best came at 5.3 s of 12 s at
+  Bc 44); a point gives those seconds to more points instead, which is what brings the
+  curve up to the runs between them (``scripts/frontier_vs_runs.py``; the numbers in
+  ``docs/benchmarks/frontier_vs_runs.md``).  Its initial population also holds the
+  point's start (the previous budget's selection, improved) and the known selections
+  that fit (``seeds``), so it starts where a default run would have to climb to; its
   selection is carried forward like any other.
 * **Bounds.**  Every point's upper bound is the least of: the rows some usable
   rule covers (no selection can cover more), the exact solver's bound there,
@@ -303,7 +308,8 @@ def frontier(
     callback=None,
     exact_time_limit: float = 0.5,
     qga_time_limit: float | str = "auto",
-    qga_ratio: float = 1.5,
+    qga_ratio: float = 1.25,
+    qga_stall: int | None = 1,
     time_limit: float | None = None,
     seeds=None,
     qga_params: dict | None = None,
@@ -325,6 +331,8 @@ def frontier(
     exact_time_limit : seconds for the exact solver at one point (0: never use it).
     qga_time_limit : seconds for one QGA run (0: never use it); ``"auto"``: :func:`qga_time_cap` of the problem.
     qga_ratio : QGA runs at budgets about this ratio apart (where exact did not prove the point).
+    qga_stall : a QGA point ends after this many generations in a row without a better selection
+        (None: never; QGA's own default is 3); ignored when ``qga_params`` is given.
     time_limit : seconds; once the sweep has run this long, the remaining points get only the
         carry-forward and the local search (still feasible and monotone, rarely proven).
     seeds : selections (boolean, one entry per rule) tried at every point where they keep
@@ -351,13 +359,16 @@ def frontier(
     elif isinstance(qga_time_limit, str) or not float(qga_time_limit) >= 0:
         raise ValueError(f"qga_time_limit must be 'auto' or seconds >= 0, got {qga_time_limit!r}")
     qga_time_limit = float(qga_time_limit)
+    if qga_stall is not None and (isinstance(qga_stall, bool) or not isinstance(qga_stall, (int, np.integer))
+                                  or qga_stall < 1):
+        raise ValueError(f"qga_stall must be a whole number >= 1 or None, got {qga_stall!r}")
     # a fixed error budget of weighted rows is a weight, not rounded
     fixed = float(budget) if axis == "complexity" and base.row_weight is not None else int(budget)
     seed_list = [np.asarray(s, dtype=bool).ravel() for s in (seeds or [])]
     if any(s.shape != (base.n_rules,) for s in seed_list):
         raise ValueError("each seed selection needs one entry per rule")
     sweep = _Sweep(base, axis, fixed, lo, hi, seed_list, callback, random_state, exact_time_limit,
-                   qga_time_limit, qga_ratio, time_limit, qga_params)
+                   qga_ratio, time_limit, _qga_point_params(qga_params, qga_time_limit, qga_stall))
     if callback is not None:
         callback.on_start("frontier", base)
     stopped = sweep.run()
@@ -369,23 +380,31 @@ def frontier(
         time_s=time.perf_counter() - sweep.t_start, stopped=stopped,
         total_weight=None if base.row_weight is None else base.total_weight,
         settings={"budget_range": [lo, hi], "random_state": random_state, "exact_time_limit": exact_time_limit,
-                  "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "time_limit": time_limit,
-                  "qga_params": qga_params},
+                  "qga_time_limit": qga_time_limit, "qga_ratio": qga_ratio, "qga_stall": qga_stall,
+                  "time_limit": time_limit, "qga_params": qga_params},
     )
     if callback is not None:
         callback.on_end(result)
     return result
 
 
+def _qga_point_params(qga_params: dict | None, qga_time_limit: float, qga_stall: int | None) -> dict | None:
+    """The QGA points' parameters: the caller's, else the time cap and the stall; None: no QGA points."""
+    if qga_params:
+        return qga_params
+    return {"time_limit": qga_time_limit, "stall": qga_stall} if qga_time_limit > 0 else None
+
+
 class _Sweep:
     """The state of one sweep along the budget range (see the module docstring for the steps)."""
 
     def __init__(self, base: SelectionProblem, axis: str, fixed, lo: int, hi: int, seed_list: list, callback,
-                 random_state, exact_time_limit: float, qga_time_limit: float, qga_ratio: float,
+                 random_state, exact_time_limit: float, qga_ratio: float,
                  time_limit: float | None, qga_params: dict | None):
+        """``qga_params``: the QGA points' parameters (None: no QGA points)."""
         self.base, self.axis, self.fixed, self.lo, self.hi = base, axis, fixed, lo, hi
         self.seed_list, self.callback = seed_list, callback
-        self.exact_time_limit, self.qga_time_limit, self.time_limit = exact_time_limit, qga_time_limit, time_limit
+        self.exact_time_limit, self.time_limit = exact_time_limit, time_limit
         self.qga_params = qga_params
         self.rng = np.random.default_rng(random_state)
         self.marks = _geometric_marks(lo, hi, qga_ratio)
@@ -430,7 +449,7 @@ class _Sweep:
             (best, best_f, how), bound, proven = self._exact(problem, seed, best, best_f, how, bound)
         elif self.skip:
             self.skip -= 1
-        if not proven and (self.qga_params or self.qga_time_limit > 0) and b in self.marks and not late:
+        if not proven and self.qga_params is not None and b in self.marks and not late:
             res = self._qga(problem, seed, best)
             if res.coverage > best_f + _TOL:
                 best, best_f, how = res.selection, res.coverage, "qga"
@@ -460,7 +479,7 @@ class _Sweep:
     def _qga(self, problem: SelectionProblem, seed: int, start: np.ndarray):
         """QGA at one point, warm-started from ``start`` (this point's best so far), the previous point's
         selection and the seeds."""
-        solver = WarmQGA(**(self.qga_params or {"time_limit": self.qga_time_limit}))
+        solver = WarmQGA(**(self.qga_params or {}))
         solver.starts = (start, self.carried, *self.seed_list)
         return solver.solve(problem, random_state=seed, callback=self.relay)
 
