@@ -41,7 +41,8 @@ def main() -> None:
     parser.add_argument("--stall", type=int, default=None,
                         help="the QGA points end after this many generations without a better selection "
                              "(default: QGA's own)")
-    parser.add_argument("--ratio", type=float, default=1.5, help="QGA points at budgets about this ratio apart")
+    parser.add_argument("--ratio", type=float, default=None,
+                        help="QGA points at budgets about this ratio apart (default: the page's)")
     parser.add_argument("--quick", action="store_true",
                         help="also a sweep without QGA and a greedy selection at each Bc (improved by the local moves)")
     args = parser.parse_args()
@@ -65,9 +66,9 @@ def main() -> None:
         seconds = qga_time_cap(base) if args.qga_seconds is None else args.qga_seconds
         qga_params = {"time_limit": seconds, **({} if args.stall is None else {"stall": args.stall})}
     fr = frontier(base, be, (1, args.top), random_state=0, backward=True, qga_params=qga_params,
-                  qga_ratio=args.ratio)
-    print(f"frontier Bc 1..{args.top} (QGA points {qga_params or 'as the page runs them'}, ratio {args.ratio}): "
-          f"{fr.time_s:.1f} s, {fr.n_proven} of {len(fr)} points proven\n")
+                  **({} if args.ratio is None else {"qga_ratio": args.ratio}))
+    print(f"frontier Bc 1..{args.top} (QGA points {qga_params or 'as the page runs them'}, ratio "
+          f"{fr.settings['qga_ratio']}): {fr.time_s:.1f} s, {fr.n_proven} of {len(fr)} points proven\n")
     marks = sorted({int(round(x)) for x in np.linspace(args.top / 5, args.top, 5)})
     runs = []
     print("| Bc | frontier | found by | default QGA run | run time | frontier - run |")
