@@ -8,7 +8,7 @@ coverage, the run's, and the difference (the frontier should not be below a run 
 0.1 point), and the frontier as the page draws it once the runs are known (lifted by them).
 
     PYTHONPATH=$PWD python scripts/frontier_vs_runs.py --rows 32561 --be 2539 [--quick]
-        [--qga-seconds S] [--stall N] [--ratio R]   (the QGA points otherwise as the page runs them)
+        [--paper NAME] [--qga-seconds S] [--stall N] [--ratio R]   (QGA points otherwise as the page runs them)
 """
 
 from __future__ import annotations
