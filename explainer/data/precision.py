@@ -75,9 +75,6 @@ class MixedPrecisionMatrix:
     not the values (:class:`Float32View` writes ranks there), so nothing else reads those.
     """
 
-    ndim = 2
-    dtype = np.dtype(np.float64)
-
     def __init__(self, narrow: np.ndarray, wide: dict[int, np.ndarray]):
         self.narrow, self.wide = narrow, wide
         self.shape = narrow.shape
@@ -154,23 +151,22 @@ class Float32View:
         # would read of them anyway, and every rank below 2**24 is a float32 number
         self.matrix = np.asarray(X, dtype=np.float32, order="F")
         for j in ranked:
-            col = X[:, j]
-            present = ~np.isnan(col)
-            u = np.unique(col[present])
-            self.ranked[int(j)] = u
-            self.matrix[present, j] = np.searchsorted(u, col[present])
+            self._rank(int(j), X[:, j])
 
     def _rank_in_place(self, X: MixedPrecisionMatrix) -> None:
         """The view of a mixed matrix is its own float32 part, without a copy: only its float64 columns can hold
         values float32 cannot tell apart, and the float32 part's copies of those are the learner's alone."""
         self.matrix = X.narrow
         for j, col in X.wide.items():
-            if not low_resolution_columns(col.reshape(-1, 1)).size:
-                continue
-            present = ~np.isnan(col)
-            u = np.unique(col[present])
-            self.ranked[int(j)] = u
-            self.matrix[present, j] = np.searchsorted(u, col[present])
+            if low_resolution_columns(col.reshape(-1, 1)).size:
+                self._rank(j, col)
+
+    def _rank(self, j: int, col: np.ndarray) -> None:
+        """Column ``j`` of :attr:`matrix` as the ranks of ``col``'s values (its float64 values; NaN stays NaN)."""
+        present = ~np.isnan(col)
+        u = np.unique(col[present])
+        self.ranked[j] = u
+        self.matrix[present, j] = np.searchsorted(u, col[present])
 
     def original_threshold(self, column: int, threshold: float) -> float:
         """``rank <= t`` as ``value <= u[floor(t)]`` (same rows, also for ``>``); others unchanged."""

@@ -736,7 +736,7 @@ def pool_from_rules(rules, X, y, classes=None, feature_names=None, feature_specs
     codes, classes = encode_labels(y, classes)
     names = [str(c) for c in frame.columns.tolist()]
     specs = _check_specs(feature_specs, names)
-    Xv = frame.to_numpy(dtype=float)
+    Xv = feature_matrix(frame)  # read as the pool's own build reads a table
     index = {n: i for i, n in enumerate(names)}
     out = list(rules_for_data(rules, specs, classes))  # labels bound to the classes
     rule_class = encode_labels(label_array([r.label for r in out]), classes)[0]
