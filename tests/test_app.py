@@ -168,9 +168,13 @@ def test_run_gives_history_and_summary_cards(explained):
     assert ex.result.history, "no fitness history"
     assert ex.result.complexity <= 3
     labels = [m.label for m in at.metric]
-    for wanted in ("Accuracy", "Balanced accuracy", "Coverage", "Complexity / budget", "Errors / budget", "Rules",
-                   "Complexity c*"):
+    for wanted in ("Accuracy", "Balanced accuracy", "Coverage", "Complexity", "Errors", "Rules", "Complexity c*"):
         assert wanted in labels
+    # each total alone as the value (short enough for a narrow column), its budget under it
+    metrics = {m.label: m for m in at.metric}
+    bc, be = ex.result.complexity_budget, ex.result.error_budget
+    assert (metrics["Complexity"].value, metrics["Complexity"].delta) == (str(ex.result.complexity), f"budget {bc}")
+    assert (metrics["Errors"].value, metrics["Errors"].delta) == (str(ex.result.errors), f"budget {be}")
     assert any(md_escape(f"Found in {ex.result.time_s:.2f} s") in c.value for c in at.caption)
     assert any(c.value.strip() == ex.report.rules_text().strip() for c in at.code)
 
@@ -731,7 +735,7 @@ def test_the_frontier_says_why_a_run_in_the_fallback_form_sits_below_it():
     assert budgets._form_note(SimpleNamespace(explanation=None)) == ""
     assert budgets._form_note(state(None)) == ""
     note = budgets._form_note(state([">50K"]))
-    assert "rules for >50K only" in note and "gets <=50K" in note
+    assert 'rules for ">50K" only' in note and 'gets "<=50K"' in note  # quoted as the rules quote them
     # a run of the accuracy objective covers fewer rows by design: said too
     note = budgets._form_note(state(None, "accuracy"))
     assert "accuracy objective" in note and "maximises coverage" in note
@@ -786,3 +790,27 @@ def test_a_wide_tables_preview_shows_its_first_columns_and_the_target():
     assert list(shown.columns) == [f"c{i}" for i in range(PREVIEW_COLUMNS - 1)] + ["c140"]
     narrow = wide.iloc[:, :PREVIEW_COLUMNS]
     assert preview_columns(narrow, keep=("c3",)) is narrow
+
+
+def test_sentences_quote_the_else_class_as_the_rules_do():
+    """A label that is not a plain word is quoted in every sentence naming the ELSE class, as in the rules."""
+    from explainer.app import rule_cards
+    from explainer.report import evaluate_rules
+    from explainer.report.exports import export_text
+    from explainer.rules import parse_rules, rules_for_data
+    from explainer.rules.render import counted
+
+    frame = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6], "class": [">50K", ">50K", "**bold**", "**bold**", ">50K", ">50K"]})
+    dataset = load_dataset(frame, target="class")
+    rules_ = rules_for_data(parse_rules('IF x in {3, 4} THEN CLASS="**bold**"\nIF x = 5 THEN CLASS="**bold**"'),
+                            dataset.feature_specs, dataset.classes)
+    report = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
+    assert report.fallback == ">50K" and report.rules_text().rstrip().endswith('ELSE CLASS=">50K"')
+    assert '(ELSE CLASS=">50K")' in downloads.accuracy_text(report)
+    assert "the ELSE class" not in rule_cards.wrong_caption(["a wrong rule"], report)
+    assert md_escape('no rule fires and the ELSE class ">50K" is wrong') in rule_cards.wrong_caption(["fallback"],
+                                                                                                      report)
+    voted, true = md_escape('">50K"'), md_escape('"**bold**"')
+    assert rows.vote_text(">50K", "**bold**") == f"The rules that fire vote for class {voted}; the true class is {true}."
+    assert export_text(report, "text").startswith("# 2 rules, ")
+    assert (counted(1, "rule"), counted(0, "rule"), counted(2, "rule")) == ("1 rule", "0 rules", "2 rules")

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from test_exports import BUILTINS
 
 from explainer.cli import main
 
@@ -237,7 +238,7 @@ def test_explain_exports_sql_and_python_and_shows_accuracy_first(tmp_path, capsy
         sql = (tmp_path / "rules.sql").read_text(encoding="utf-8")
         by_sql = [r[0] for r in con.execute(f"SELECT {sql} FROM data")]
     namespace: dict = {}
-    exec((tmp_path / "rules.py").read_text(encoding="utf-8"), {"__builtins__": {"max": max, "len": len}}, namespace)
+    exec((tmp_path / "rules.py").read_text(encoding="utf-8"), {"__builtins__": BUILTINS}, namespace)
     by_python = [namespace["predict"](row) for row in table.to_dict("records")]
     ds = load_dataset(loans)
     right = sum(str(a) == str(b) for a, b in zip(by_sql, ds.y, strict=True))

@@ -1,5 +1,7 @@
 """SQL and Python exports give exactly the estimator's predictions, missing values included."""
 
+import csv
+import io
 import sqlite3
 
 import numpy as np
@@ -14,6 +16,9 @@ from explainer.estimator import RuleSetExplainer
 from explainer.report.exports import rules_to_python, rules_to_sql
 from explainer.rules import Condition, Rule, RuleSet
 from explainer.rules.model import ValueSet
+
+#: all the exported function may call: it imports nothing
+BUILTINS = {"max": max, "len": len, "isinstance": isinstance, "str": str, "float": float, "ValueError": ValueError}
 
 
 def _sql_votes(table: pd.DataFrame, expression: str) -> list:
@@ -37,9 +42,19 @@ def _sql_votes_on_text(table: pd.DataFrame, expression: str) -> list:
 
 def _python_votes(table: pd.DataFrame, source: str) -> list:
     namespace: dict = {}
-    exec(compile(source, "<export>", "exec"), {"__builtins__": {"max": max, "len": len}}, namespace)
+    exec(compile(source, "<export>", "exec"), {"__builtins__": BUILTINS}, namespace)
     predict = namespace["predict"]
     return [predict(row) for row in table.to_dict("records")]
+
+
+def _python_votes_on_text(table: pd.DataFrame, source: str) -> list:
+    """The Python export's classes on the rows as ``csv.DictReader`` reads the table's CSV: every value text,
+    a missing one ''."""
+    namespace: dict = {}
+    exec(compile(source, "<export>", "exec"), {"__builtins__": BUILTINS}, namespace)
+    rows = list(csv.DictReader(io.StringIO(table.to_csv(index=False))))
+    assert all(isinstance(v, str) for row in rows for v in row.values())
+    return [namespace["predict"](row) for row in rows]
 
 
 def _check(table: pd.DataFrame, target: str, **params):
@@ -50,7 +65,9 @@ def _check(table: pd.DataFrame, target: str, **params):
     sql = rules_to_sql(est.rules_, est.default_class_)
     assert [str(v) for v in _sql_votes(X, sql)] == expected
     assert [str(v) for v in _sql_votes_on_text(X, sql)] == expected
-    assert [str(v) for v in _python_votes(X, rules_to_python(est.rules_, est.default_class_))] == expected
+    python = rules_to_python(est.rules_, est.default_class_)
+    assert [str(v) for v in _python_votes(X, python)] == expected
+    assert [str(v) for v in _python_votes_on_text(X, python)] == expected
     return est
 
 

@@ -106,7 +106,7 @@ def test_csv_export_header_is_inert_and_skipped_by_a_comment_aware_reader():
     rules = parse_rules("IF a <= 3 THEN CLASS=#1")
     rep = evaluate_rules(rules, X, yh, settings={"pinned": ["IF a <= 3 THEN CLASS=#1"]})
     text = export_text(rep, "csv")
-    assert text.startswith("# 1 rules, complexity 1") and "# pinned: IF a <= 3 THEN CLASS=#1\n" in text
+    assert text.startswith("# 1 rule, complexity 1") and "# pinned: IF a <= 3 THEN CLASS=#1\n" in text
     back = pd.read_csv(io.StringIO(text), comment="#", dtype=str, keep_default_na=False)
     assert back["text"].tolist() == [rep.per_rule[0].text, rep.else_text]
     assert back["class"].tolist() == ["#1", str(rep.fallback)] and back["rule"].tolist() == ["1", "ELSE"]

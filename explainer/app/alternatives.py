@@ -14,6 +14,7 @@ import streamlit as st
 from explainer.app import steps
 from explainer.app.session import Session
 from explainer.pipeline.alternatives import explain_alternatives
+from explainer.rules.render import counted
 from explainer.selection.alternatives import METHODS
 
 #: the most alternatives the page offers to find
@@ -70,7 +71,7 @@ def show_alternatives(found: dict) -> None:
                 icon=":material/info:")
         return
     core = found["stable_core"]
-    st.markdown(f"**Stable core**: in every one ({len(core)} rules)")
+    st.markdown(f"**Stable core**: in every one ({counted(len(core), 'rule')})")
     st.code("".join(t + "\n" for t in core) or "(no rule is in every one)", language=None, wrap_lines=True)
     core_set = set(core)
     cards = [("This run", found["best"])] + [(f"Alternative {n}", alt) for n, alt in enumerate(alts, 1)]

@@ -20,6 +20,7 @@ from explainer.app.text import algorithm_parameters, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
+from explainer.rules.render import counted, render_label
 from explainer.selection.frontier import Frontier, lifted
 from explainer.selection.result import ReadsEvaluation, SelectionResult
 from explainer.selection.settings import RunSettings
@@ -135,7 +136,7 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     chosen = _choice(state)
     if chosen is None or chosen.form == "all":
         return "rules for every class"
-    return f"rules for the classes other than {pool.classes[chosen.fallback]}, which takes every row they leave (ELSE)"
+    return f"rules for the classes other than {render_label(pool.classes[chosen.fallback])}, which takes every row they leave (ELSE)"
 
 
 #: what a run maximises, in words, by its objective
@@ -409,7 +410,7 @@ def _frontier_caption(points, n_rows: int, bc: int | None) -> None:
     here = next((p for p in points if p.complexity_budget == bc), None)
     if here is not None:
         proof = "proven optimal" if here.proven_optimal else f"best found; at most {100 * here.bound / n_rows:.2f}%"
-        st.caption(f"At Bc = {bc}: {100 * here.coverage_score:.2f}% of the rows with {here.n_rules} rules "
+        st.caption(f"At Bc = {bc}: {100 * here.coverage_score:.2f}% of the rows with {counted(here.n_rules, 'rule')} "
                    f"({proof}). Click a point to use its Bc.")
     elif points:
         st.caption("Click a point to use its Bc.")
@@ -437,8 +438,8 @@ def _form_note(state: Session) -> str:
         return ""
     classes = run.report.settings.get("rule_classes")
     if classes:
-        return (f"The last run used rules for {', '.join(map(str, classes))} only (the default form: every other "
-                f"row gets {run.report.fallback}), so it covers fewer rows than the curve, which chooses among every "
+        return (f"The last run used rules for {', '.join(map(render_label, classes))} only (the default form: every "
+                f"other row gets {render_label(run.report.fallback)}), so it covers fewer rows than the curve, which chooses among every "
                 "rule; compare them by accuracy.")
     if run.report.settings.get("objective") == "accuracy":
         return ("The last run maximised the rows it gets right (the accuracy objective), not the rows it covers, so "

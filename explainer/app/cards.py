@@ -19,7 +19,9 @@ from explainer.app.text import label, md_escape
 from explainer.data import Dataset
 from explainer.pipeline.validation import SIZES, eligible_points
 from explainer.report import RuleSetReport
+from explainer.rules.model import COMPLEXITY_COUNTS
 from explainer.rules.pool import RulePool
+from explainer.rules.render import counted
 
 #: the Data page's previews show at most this many of a table's columns (a grid of 10,000 columns took the
 #: page seconds to send and the browser longer to draw, and no one reads it); the table is read whole
@@ -204,7 +206,7 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     st.markdown("**Selected rules**")
     tree_over = best is not None and ((bc_run is not None and best.complexity > bc_run)
                                       or (be_run is not None and best.errors > be_run))
-    _selected_metrics(explanation, bt_report, tree_over, bc_run, be_run, n_rows,
+    _selected_metrics(explanation, bt_report, tree_over, bc_run, be_run,
                       weighted=run is not None and run.class_weight is not None)
 
     if bt_report is not None and best is not None:
@@ -237,8 +239,15 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     alternatives_panel(state, pool)
 
 
+def budget_metric(column, name: str, value, budget, *, help: str) -> None:
+    """A total and, under it in grey, its budget: the value alone stays short enough for a narrow column (a
+    value such as ``2943 / 2948`` was cut to ``2943 / …`` at 1,440 pixels)."""
+    column.metric(name, value, delta="no budget" if budget is None else f"budget {downloads.count_text(budget)}", delta_color="off",
+                  delta_arrow="off", help=help)
+
+
 def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int | None,
-                      be_run: float | None, n_rows: int, *, weighted: bool) -> None:
+                      be_run: float | None, *, weighted: bool) -> None:
     result = explanation.result
     report = explanation.report
     s0, sb, s1, s2, s3, s4 = st.columns(6)
@@ -257,10 +266,10 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
               delta_color="off" if tree_over else "normal",
               help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
                    "so it is only a reference." if tree_over else None)
-    s2.metric("Complexity / budget", f"{result.complexity} / {'—' if bc_run is None else bc_run}")
-    s3.metric("Errors / budget", f"{downloads.count_text(result.errors)} / {'—' if be_run is None else be_run}",
-              help=f"{100 * result.errors / n_rows:.1f}% of the rows"
-              + (" (the weight of the rows the rules get wrong: rows weighted by class)" if weighted else ""))
+    budget_metric(s2, "Complexity", result.complexity, bc_run,
+                  help=md_escape(f"The selected rules' {COMPLEXITY_COUNTS}."))
+    budget_metric(s3, "Errors", downloads.count_text(result.errors), be_run, help=downloads.ERRORS_HELP
+                  + (" Rows are weighted by class here: the weights of those rows." if weighted else ""))
     s4.metric("Rules", result.n_rules)
     st.caption(md_escape(downloads.accuracy_text(report)
                          + f" Found in {result.time_s:.2f} s ({len(result.history)} generations or steps)."))
@@ -314,7 +323,7 @@ def live_curves(job: RunJob):
 DOWNLOADS = (
     ("text", "Rules as text", ":material/description:", "the IF-THEN lines and the ELSE class"),
     ("json", "Report as JSON", ":material/data_object:", "metrics, settings and data fingerprint"),
-    ("csv", "Rules as CSV", ":material/table_view:", "one row per rule, the settings on # lines above; safe for spreadsheets"),
+    ("csv", "Rules as CSV", ":material/table_view:", "one row per rule, the totals and settings on # lines above (pandas: read_csv(..., comment='#')); safe for spreadsheets"),
     ("sql", "Rules as SQL", ":material/database:", "a CASE WHEN expression over the table's columns"),
     ("python", "Rules as Python", ":material/code:", "a predict(row) function, no imports"),
 )
@@ -330,7 +339,7 @@ def download_card(state: Session) -> None:
         return
     payloads = downloads.export_payloads(explanation, dataset)
     st.caption(
-        f"{label(explanation.result.algorithm)} · {explanation.report.n_rules} rules · "
+        f"{label(explanation.result.algorithm)} · {counted(explanation.report.n_rules, 'rule')} · "
         f"data fingerprint {(explanation.report.fingerprint or dataset.fingerprint)[:16]}…"
     )
     for col, (kind, title, icon, what) in zip(st.columns(5), DOWNLOADS, strict=True):
@@ -348,14 +357,13 @@ def download_card(state: Session) -> None:
 
 def evaluation_card(file_name: str, report: RuleSetReport, rows_text: str) -> None:
     """An uploaded rule file's totals on the current data, and its rules."""
-    st.text(f"{file_name}: {report.n_rules} rules, evaluated on {rows_text}.")
+    st.text(f"{file_name}: {counted(report.n_rules, 'rule')}, evaluated on {rows_text}.")
     e1, e2, e3, e4, e5 = st.columns(5)
     e1.metric("Coverage", f"{100 * report.coverage_score:.2f}%")
-    e2.metric("Complexity", report.complexity if report.complexity_budget is None
-              else f"{report.complexity} / {report.complexity_budget}")
-    e3.metric("Errors", report.errors if report.error_budget is None
-              else f"{report.errors} / {report.error_budget}")
-    e4.metric("Rows covered", f"{report.covered} / {report.n_rows}")
+    budget_metric(e2, "Complexity", report.complexity, report.complexity_budget,
+                  help=md_escape(f"The rules' {COMPLEXITY_COUNTS}."))
+    budget_metric(e3, "Errors", report.errors, report.error_budget, help=downloads.ERRORS_HELP)
+    e4.metric("Rows covered", report.covered, delta=f"of {report.n_rows}", delta_color="off", delta_arrow="off")
     e5.metric("Within budgets", {True: "yes", False: "no", None: "—"}[report.within_budgets])
     if report.holdout is not None:
         st.caption("The same rules on the training rows and on the held-out rows:")

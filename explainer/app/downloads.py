@@ -37,6 +37,10 @@ def export_payloads(explanation: Explanation, dataset: Dataset | None = None) ->
     return {kind: out[kind] for kind in ("text", "json", "csv", "sql", "python")}
 
 
+ERRORS_HELP = ("The paper's error count, which the budget Be bounds: for each rule, the rows it covers whose class "
+               "is not the rule's, added up over the rules, so a row two rules get wrong counts twice. It is not "
+               "the number of rows the explanation gets wrong: those are listed, each with its reason, under "
+               "Misclassified rows on the Rules page.")
 BALANCED_HELP = ("The mean over the classes of the share of their rows that get their class (the vote, else the "
                  "fallback): a class of few rows counts as much as a large one.")
 
@@ -48,7 +52,7 @@ def accuracy_text(report: RuleSetReport) -> str:
     left = report.n_uncovered + report.n_ties
     target = f"Class column '{report.target}': " if report.target is not None else ""
     return (f"{target}{voted} of {n} rows are voted right by the rules that fire; {report.n_uncovered} "
-            f"uncovered and {report.n_ties} tied rows get the fallback class (ELSE CLASS={report.fallback}), "
+            f"uncovered and {report.n_ties} tied rows get the fallback class ({report.else_text}), "
             f"{report.fallback_right} of those {left} rightly. Coverage counts the rows a rule fires on, "
             "right or wrong.")
 

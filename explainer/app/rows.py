@@ -19,6 +19,7 @@ from explainer.app.text import md_escape
 from explainer.data import Dataset
 from explainer.data.encoder import ColumnValues, format_value
 from explainer.report import TIE, UNCOVERED, RuleSetReport, explain_row
+from explainer.rules.render import render_label
 
 #: how a missing value is shown and chosen
 MISSING = "missing"
@@ -169,7 +170,7 @@ def vote_text(voted, true_label=None) -> str:
         return "No rule fires on this row: it is uncovered."
     if isinstance(voted, str) and voted == TIE:
         return "The rules that fire disagree and tie: no class wins the vote."
-    text = f"The rules that fire vote for class {md_escape(voted)}"
+    text = f"The rules that fire vote for class {md_escape(render_label(voted))}"
     if true_label is None:
         return text + "."
-    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(true_label)}.")
+    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(render_label(true_label))}.")

@@ -21,6 +21,7 @@ from explainer.data.labels import label_array, label_key
 from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, accuracy_by_group
 from explainer.report.diagnosis import REASONS
+from explainer.rules.render import counted, render_label
 
 
 def rule_columns() -> dict:
@@ -35,7 +36,7 @@ def summary_card(explanation: Explanation) -> None:
     report = explanation.report
     result = explanation.result
     st.caption(
-        f"{label(result.algorithm)} · {report.n_rules} rules · complexity {report.complexity} · "
+        f"{label(result.algorithm)} · {counted(report.n_rules, 'rule')} · complexity {report.complexity} · "
         f"{report.errors} errors · {report.covered} of {report.n_rows} rows covered · "
         f"{report.conflicting_pairs} conflicting pairs"
     )
@@ -79,8 +80,8 @@ def wrong_caption(reasons: list[str], report: RuleSetReport) -> str:
     words = {
         "a wrong rule": "only rules of another class fire",
         "outvoted": "rules of their class fire, but are outvoted",
-        "tie -> fallback": f"classes tie and the ELSE class {report.fallback} is wrong",
-        "fallback": f"no rule fires and the ELSE class {report.fallback} is wrong",
+        "tie -> fallback": f"classes tie and the ELSE class {render_label(report.fallback)} is wrong",
+        "fallback": f"no rule fires and the ELSE class {render_label(report.fallback)} is wrong",
     }
     parts = "; ".join(f"{counts[r]:,} {r} ({words[r]})" for r in REASONS if counts[r])
     return md_escape(
@@ -102,7 +103,7 @@ def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.
                                      step=1, key=Session.explain_row.key))
         position = rows.row_position(dataset, row_no)
         if position is not None:
-            st.text(f"true class: {dataset.y[position]}")
+            st.text(f"true class: {render_label(dataset.y[position])}")
     if position is None:
         r2.info(f"Row {row_no} is held out: the explanation was computed without it.", icon=":material/info:")
         return
@@ -232,7 +233,8 @@ def missing_detail(pick: int, metrics) -> str:
 def per_class_card(report: RuleSetReport) -> None:
     """Coverage per class, as a table and a chart."""
     per_class = report.per_class()
-    p1, p2 = st.columns([1, 1], gap="large")
+    # the table's six columns need more than half the page at 1,440 pixels (its last one was cut off there)
+    p1, p2 = st.columns([3, 2], gap="large")
     with p1:
         st.dataframe(
             per_class,
@@ -240,7 +242,7 @@ def per_class_card(report: RuleSetReport) -> None:
             width="stretch",
             column_config={
                 "covered_pct": st.column_config.ProgressColumn("covered %", format="%.1f%%", min_value=0,
-                                                               max_value=100),
+                                                               max_value=100, width="small"),
                 "right": st.column_config.NumberColumn(
                     "right", help="Rows that get their class: the rules' vote, else the ELSE class."),
                 "by_fallback": st.column_config.NumberColumn(

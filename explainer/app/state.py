@@ -52,6 +52,7 @@ from explainer.app.sources import (
 from explainer.app.text import label, md_escape
 from explainer.pipeline.validation import SIZES
 from explainer.report.figures import fitness_figure
+from explainer.rules.render import counted
 from explainer.selection.solvers import available
 
 #: The pages, in navigation order: (script, label, icon).  Drawn with ``st.page_link`` rather than
@@ -467,7 +468,7 @@ def sidebar(state: Session, page: str) -> None:
             r = explanation.result
             with last.container():
                 st.caption("Last explanation")
-                st.text(f"{label(r.algorithm)}: {r.n_rules} rules · {100 * explanation.report.accuracy:.1f}% "
+                st.text(f"{label(r.algorithm)}: {counted(r.n_rules, 'rule')} · {100 * explanation.report.accuracy:.1f}% "
                         f"accuracy · {100 * explanation.report.balanced_accuracy:.1f}% balanced · "
                         f"{100 * r.coverage_score:.1f}% coverage")
         running = [("Explain", state.job), ("Compare", state.compare_job)]

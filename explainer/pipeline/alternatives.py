@@ -17,6 +17,7 @@ from explainer.pipeline.policy import form_rules
 from explainer.pipeline.reading import left_out_class, widen_selection
 from explainer.report import evaluate_rules
 from explainer.rules.pool import RulePool
+from explainer.rules.render import counted
 from explainer.selection.alternatives import METHODS, alternatives
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.settings import RunSettings
@@ -118,7 +119,7 @@ def alternatives_text(found: dict) -> str:
              + ("" if found["complete"] or not found["message"] else f"; {found['message']}") + ")"]
     if not alts:
         return lines[0] + "\n"
-    lines.append(f"  stable core ({len(found['stable_core'])} rules in every one):")
+    lines.append(f"  stable core ({counted(len(found['stable_core']), 'rule')} in every one):")
     lines += [f"    {text}" for text in found["stable_core"]]
     for n, alt in enumerate(alts, 1):
         lines.append(f"  #{n}: coverage {100 * alt['coverage']:.2f}%, accuracy {100 * alt['accuracy']:.2f}%, "

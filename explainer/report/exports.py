@@ -24,6 +24,7 @@ import numpy as np
 from explainer.report.metrics import csv_comment_line
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
+from explainer.rules.render import counted
 
 __all__ = ["EXPORT_FORMATS", "export_header", "export_text", "forbidden_columns", "pin_lines", "rules_to_python",
            "rules_to_sql"]
@@ -155,21 +156,25 @@ def rules_to_sql(rules: RuleSet, fallback) -> str:
 def _py_condition(cond) -> str:
     kind, column, detail = _test(cond)
     v = f"row.get({column!r})"
+    # as the SQL export casts: a value compared with a number is read as one (rows read from a CSV hold text)
+    n = f"_number({v})"
     if kind == "cmp":
         op, t = detail
-        return f"(not _missing({v}) and {v} {op} {format_number(t)})"
+        return f"(not _missing({v}) and {n} {op} {format_number(t)})"
     if kind == "eq":
-        return f"{v} == {detail!r}"
+        return f"{n if _is_number(detail) else v} == {detail!r}"
     if kind == "ne":
-        return f"{v} != {detail!r}"
+        return f"{n if _is_number(detail) else v} != {detail!r}"
     if kind in ("in", "not in"):
-        return f"{v} {kind} {tuple(detail)!r}"
+        numbers = bool(detail) and all(_is_number(x) for x in detail)
+        return f"{n if numbers else v} {kind} {tuple(detail)!r}"
     return {"missing": f"_missing({v})", "present": f"not _missing({v})", "true": "True", "false": "False"}[kind]
 
 
 def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
     """Source text of a function ``name(row)`` (``row`` maps column names to values; a value
-    that is ``None`` or NaN, or a column that is absent, is missing) returning the row's class.
+    that is ``None``, NaN or an empty string, or a column that is absent, is missing) returning the row's
+    class.  A value compared with a number may be a number or its text (``csv.DictReader``'s rows).
     It imports nothing."""
     if not name.isidentifier():
         raise ValueError(f"{name!r} is not a Python function name")
@@ -178,7 +183,16 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
         '    """The class the rule set gives a row: the vote of the rules that fire, else the fallback."""',
         "",
         "    def _missing(value):",
-        "        return value is None or value != value  # NaN is the one value unequal to itself",
+        "        # NaN is the one value unequal to itself; an empty cell of a CSV read as text is ''",
+        "        return value is None or value != value or value == ''",
+        "",
+        "    def _number(value):",
+        "        if not isinstance(value, str):",
+        "            return value",
+        "        try:",
+        "            return float(value)",
+        "        except ValueError:",
+        "            return float('nan')  # not a number: no comparison holds",
         "",
         "    votes = {}",
     ]
@@ -215,7 +229,7 @@ def export_header(report) -> list[str]:
     # a name is written as it is, on a comment line: a line break in it would end the comment
     names = ", ".join(" ".join(c.splitlines()) for c in forbidden)
     return [
-        f"{report.n_rules} rules, complexity {report.complexity}, errors {report.errors}, "
+        f"{counted(report.n_rules, 'rule')}, complexity {report.complexity}, errors {report.errors}, "
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
         f"accuracy {100 * report.accuracy:.2f} %, balanced accuracy {100 * report.balanced_accuracy:.2f} % of the "

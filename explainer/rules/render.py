@@ -235,3 +235,8 @@ def render_rule(rule) -> str:
     parts = render_phrases(rule)
     body = " AND ".join(parts) if parts else "TRUE"
     return f"IF {body} THEN CLASS={render_label(rule.label)}"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: ``1 rule``, ``0 rules``, ``8 rules``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
