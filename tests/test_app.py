@@ -695,7 +695,7 @@ def test_row_tables_of_some_columns_are_those_columns_of_the_whole_table():
     dataset = load_dataset(frame, target="class")
     whole = rows.rows_frame(dataset, [0, 1, 2])
     assert list(whole.columns) == ["row", "class (true)", "x", "colour", "n"]
-    assert whole["colour"].tolist() == ["red", "blue", "missing"] and whole["x"].tolist() == ["1.5", "missing", "3"]
+    assert whole["colour"].tolist() == ["red", "blue", "(missing)"] and whole["x"].tolist() == ["1.5", "(missing)", "3"]
     for some in (["colour"], ["x", "n"], ["n", "x"], []):
         part = rows.rows_frame(dataset, [0, 1, 2], columns=some)
         shown = [c for c in ["x", "colour", "n"] if c in some]  # in the table's order

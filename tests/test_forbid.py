@@ -144,19 +144,28 @@ def test_forbidden_column_keeps_its_rows_and_its_groups(fitted_census):
     assert got["rows"].sum() == len(df)
 
 
+def test_a_category_written_missing_is_not_the_group_of_missing_values(fitted_census):
+    clf, df, y = fitted_census
+    words = pd.Series(np.where(np.arange(len(df)) % 3 == 0, "missing", "present"), dtype=object)
+    words.iloc[:10] = None
+    got = accuracy_by_group(clf.report_, words, "words").frame.set_index("group")["rows"]
+    assert got.to_dict() == {"missing": int((words == "missing").sum()), "present": int((words == "present").sum()),
+                             "(missing)": 10}
+
+
 def test_groups_of_a_numeric_column_are_ranges_of_its_values(fitted_census):
     clf, df, y = fitted_census
     ages = df["age"].astype(float).copy()
     ages.iloc[:25] = np.nan  # a missing value is a group of its own
     table = accuracy_by_group(clf.report_, ages, "age")
     groups = list(table.frame["group"])
-    assert table.binned and groups[-1] == "missing" and 2 <= len(groups) - 1 <= 8
+    assert table.binned and groups[-1] == "(missing)" and 2 <= len(groups) - 1 <= 8
     # each range names the smallest and largest age it holds; the ranges cover every row once
     bounds = [tuple(float(v) for v in g.split(" to ")) for g in groups[:-1]]
-    labels = np.full(len(ages), "missing", dtype=object)
+    labels = np.full(len(ages), "(missing)", dtype=object)
     for g, (lo, *hi) in zip(groups[:-1], bounds, strict=True):
         inside = (ages >= lo) & (ages <= (hi[0] if hi else lo))
-        assert not (labels[inside.to_numpy()] != "missing").any()  # no row in two ranges
+        assert not (labels[inside.to_numpy()] != "(missing)").any()  # no row in two ranges
         labels[inside.to_numpy()] = g
         assert ages[inside].min() == lo and ages[inside].max() == (hi[0] if hi else lo)
     hand = _by_hand(clf, df, y, labels)

@@ -17,12 +17,12 @@ import pandas as pd
 
 from explainer.app.text import md_escape
 from explainer.data import Dataset
-from explainer.data.encoder import ColumnValues, format_value
+from explainer.data.encoder import MISSING_TEXT, ColumnValues, format_value
 from explainer.report import TIE, UNCOVERED, RuleSetReport, explain_row
 from explainer.rules.render import render_label
 
 #: how a missing value is shown and chosen
-MISSING = "missing"
+MISSING = MISSING_TEXT
 
 
 def original_values(dataset: Dataset, rows, columns=None) -> pd.DataFrame:

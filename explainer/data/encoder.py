@@ -132,6 +132,11 @@ def _feature_specs(plans: list[_Plan], low_columns: set[str]) -> tuple[list[Feat
     return specs, low
 
 
+#: how a missing value is shown among a column's values (row tables, groups): in brackets, so that a category
+#: written "missing" is not taken for one
+MISSING_TEXT = "(missing)"
+
+
 def format_value(v: Any) -> str:
     """A category as written in a feature name: whole floats without ``.0``."""
     if isinstance(v, float | np.floating):

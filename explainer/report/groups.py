@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from explainer.data.encoder import MISSING_TEXT
 from explainer.report.metrics import RuleSetReport, balanced_accuracy_of_codes
 from explainer.rules.numbers import format_number
 
 #: at most this many ranges for a numeric column of many values
 MAX_GROUPS = 8
 #: the group of the rows whose value is missing
-MISSING_GROUP = "missing"
+MISSING_GROUP = MISSING_TEXT
 
 COLUMNS = ("group", "rows", "covered", "coverage", "right", "accuracy", "balanced_accuracy")
 
