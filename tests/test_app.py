@@ -171,10 +171,15 @@ def test_run_gives_history_and_summary_cards(explained):
     for wanted in ("Accuracy", "Balanced accuracy", "Coverage", "Complexity", "Errors", "Rules", "Complexity c*"):
         assert wanted in labels
     # each total alone as the value (short enough for a narrow column), its budget under it
-    metrics = {m.label: m for m in at.metric}
+    metrics: dict = {}
+    for m in at.metric:  # the selection's first, then the best tree's under the same labels
+        metrics.setdefault(m.label, m)
     bc, be = ex.result.complexity_budget, ex.result.error_budget
     assert (metrics["Complexity"].value, metrics["Complexity"].delta) == (str(ex.result.complexity), f"budget {bc}")
     assert (metrics["Errors"].value, metrics["Errors"].delta) == (str(ex.result.errors), f"budget {be}")
+    for name in ("Accuracy", "Balanced accuracy", "Coverage"):  # a difference from the tree, never "+0.00"
+        delta = metrics[name].delta
+        assert delta == "as the tree" or (delta.endswith(" pp vs tree") and delta[1:5] != "0.00"), (name, delta)
     assert any(md_escape(f"Found in {ex.result.time_s:.2f} s") in c.value for c in at.caption)
     assert any(c.value.strip() == ex.report.rules_text().strip() for c in at.code)
 

@@ -251,21 +251,26 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
     result = explanation.result
     report = explanation.report
     s0, sb, s1, s2, s3, s4 = st.columns(6)
-    s0.metric("Accuracy", f"{100 * report.accuracy:.2f}%",
-              delta=(f"{100 * (report.accuracy - bt_report.accuracy):+.2f} pp vs tree"
-                     if bt_report else None),
-              delta_color="off" if tree_over else "normal",
-              help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
-    sb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.2f}%",
-              delta=(f"{100 * (report.balanced_accuracy - bt_report.balanced_accuracy):+.2f} pp vs tree"
-                     if bt_report else None),
-              delta_color="off" if tree_over else "normal", help=downloads.BALANCED_HELP)
-    s1.metric("Coverage", f"{100 * result.coverage_score:.2f}%",
-              delta=(f"{100 * (result.coverage_score - bt_report.coverage_score):+.2f} pp vs tree"
-                     if bt_report else None),
-              delta_color="off" if tree_over else "normal",
-              help="Grey: the best tree is over these budgets (more conditions or errors than they allow), "
-                   "so it is only a reference." if tree_over else None)
+
+    def share(column, name: str, value: float, of_tree: float | None, help: str | None) -> None:
+        """A share in percent and, under it, the points it is above or below the best tree's (grey, without an
+        arrow, when the tree is over the budgets or the two are equal to the two decimals shown)."""
+        if of_tree is None:
+            column.metric(name, f"{100 * value:.2f}%", help=help)
+            return
+        points = round(100 * (value - of_tree), 2)
+        column.metric(name, f"{100 * value:.2f}%", delta=f"{points:+.2f} pp vs tree" if points else "as the tree",
+                      delta_color="off" if tree_over or not points else "normal",
+                      delta_arrow="auto" if points else "off", help=help)
+
+    tree = bt_report
+    share(s0, "Accuracy", report.accuracy, None if tree is None else tree.accuracy,
+          "Rows that get their true class: the vote of the rules that fire, else the fallback class.")
+    share(sb, "Balanced accuracy", report.balanced_accuracy, None if tree is None else tree.balanced_accuracy,
+          downloads.BALANCED_HELP)
+    share(s1, "Coverage", result.coverage_score, None if tree is None else tree.coverage_score,
+          "Grey: the best tree is over these budgets (more conditions or errors than they allow), so it is only a "
+          "reference." if tree_over else None)
     budget_metric(s2, "Complexity", result.complexity, bc_run,
                   help=md_escape(f"The selected rules' {COMPLEXITY_COUNTS}."))
     budget_metric(s3, "Errors", downloads.count_text(result.errors), be_run, help=downloads.ERRORS_HELP
