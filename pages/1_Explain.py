@@ -4,7 +4,7 @@ import streamlit as st
 
 from explainer.app import budgets, cards, forms, guards, pools, runs
 from explainer.app.state import collect_finished, setup, sync_url
-from explainer.app.text import algorithm_choices, default_algorithm
+from explainer.app.text import algorithm_choices
 
 state = setup("Explain")
 st.title("Explain")
@@ -29,8 +29,7 @@ choices = algorithm_choices()
 if not choices:
     st.error("No selection algorithm could be loaded.")
     st.stop()
-if state.algorithm not in choices:
-    state.algorithm = default_algorithm(choices)
+budgets.chosen_algorithm(state)
 # the defaults become values (the URL holds values only)
 state.eps, state.seed, state.size = state.eps, state.seed, state.size
 

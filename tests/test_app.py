@@ -819,3 +819,12 @@ def test_sentences_quote_the_else_class_as_the_rules_do():
     assert rows.vote_text(">50K", "**bold**") == f"The rules that fire vote for class {voted}; the true class is {true}."
     assert export_text(report, "text").startswith("# 2 rules, ")
     assert (counted(1, "rule"), counted(0, "rule"), counted(2, "rule")) == ("1 rule", "0 rules", "2 rules")
+
+
+def test_runs_read_the_default_algorithm_before_the_explain_page_drew_its_widget():
+    """The Compare page reads the Explain page's run settings before that page drew its algorithm widget (the
+    default budgets still under way): the default algorithm, not a traceback."""
+    state = Session({"w_bc": 3, "w_be": 1, "w_eps": 1.0, "w_seed": 0, "w_class_weight": "none"})
+    assert budgets.run_settings(state).algorithm == pick_algorithm() == state.algorithm
+    state.algorithm = "no such algorithm"
+    assert budgets.chosen_algorithm(state) == pick_algorithm()

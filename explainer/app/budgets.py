@@ -16,7 +16,7 @@ from explainer.app.caching import COMPUTED
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
-from explainer.app.text import algorithm_parameters, md_escape
+from explainer.app.text import algorithm_choices, algorithm_parameters, default_algorithm, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
@@ -179,16 +179,26 @@ def run_form(state: Session, bc: int, be: int, class_weight) -> tuple[str, str]:
     return chosen.form_at(bc, be), chosen.objective_at(bc, be)
 
 
+def chosen_algorithm(state: Session) -> str:
+    """The algorithm the Explain page's widget holds, the default one when it holds none of those that load (the
+    widget is drawn only once the pool and budgets are ready, and the Compare page reads it before that)."""
+    choices = algorithm_choices()
+    if state.algorithm not in choices:
+        state.algorithm = default_algorithm(choices) or "qga"  # none loads: the run says so
+    return state.algorithm
+
+
 def run_settings(state: Session) -> RunSettings:
     """The run the Explain page's widgets describe: budgets, algorithm and its changed parameters, eps, seed,
     class weight (the widget's ``"none"`` is ``None``), at the default budgets the policy's form and objective,
     and the pinned and banned rules of the Rules page that the pool holds (:func:`pins_in_pool`)."""
     class_weight = None if state.class_weight == "none" else state.class_weight
+    algorithm = chosen_algorithm(state)
     pinned, banned = pins_in_pool(state)
     form, objective = run_form(state, state.bc, state.be, class_weight)
     return RunSettings(
-        complexity_budget=state.bc, error_budget=state.be, algorithm=state.algorithm,
-        algorithm_params=changed_parameters(state, state.algorithm), eps=state.eps,
+        complexity_budget=state.bc, error_budget=state.be, algorithm=algorithm,
+        algorithm_params=changed_parameters(state, algorithm), eps=state.eps,
         form=form, class_weight=class_weight, seed=state.seed, objective=objective, pinned=pinned, banned=banned,
     )
 
