@@ -168,7 +168,7 @@ def test_run_gives_history_and_summary_cards(explained):
     assert ex.result.history, "no fitness history"
     assert ex.result.complexity <= 3
     labels = [m.label for m in at.metric]
-    for wanted in ("Accuracy", "Balanced accuracy", "Coverage", "Complexity", "Errors", "Rules", "Complexity c*"):
+    for wanted in ("Accuracy", "Balanced accuracy", "Coverage f*", "Complexity", "Errors", "Rules", "Complexity c*"):
         assert wanted in labels
     # each total alone as the value (short enough for a narrow column), its budget under it
     metrics: dict = {}
@@ -177,7 +177,7 @@ def test_run_gives_history_and_summary_cards(explained):
     bc, be = ex.result.complexity_budget, ex.result.error_budget
     assert (metrics["Complexity"].value, metrics["Complexity"].delta) == (str(ex.result.complexity), f"budget {bc}")
     assert (metrics["Errors"].value, metrics["Errors"].delta) == (str(ex.result.errors), f"budget {be}")
-    for name in ("Accuracy", "Balanced accuracy", "Coverage"):  # a difference from the tree, never "+0.00"
+    for name in ("Accuracy", "Balanced accuracy", "Coverage f*"):  # a difference from the tree, never "+0.00"
         delta = metrics[name].delta
         assert delta == "as the tree" or (delta.endswith(" pp vs tree") and delta[1:5] != "0.00"), (name, delta)
     assert any(md_escape(f"Found in {ex.result.time_s:.2f} s") in c.value for c in at.caption)
@@ -811,7 +811,15 @@ def test_sentences_quote_the_else_class_as_the_rules_do():
                             dataset.feature_specs, dataset.classes)
     report = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
     assert report.fallback == ">50K" and report.rules_text().rstrip().endswith('ELSE CLASS=">50K"')
-    assert '(ELSE CLASS=">50K")' in downloads.accuracy_text(report)
+    text = downloads.accuracy_text(report)
+    assert '(ELSE CLASS=">50K")' in text and f"Coverage f* counts the {report.covered} rows" in text
+    assert report.conflicting_pairs == 0 and "pair of rules" not in text
+    rules_ = rules_for_data(parse_rules('IF x in {3, 4} THEN CLASS="**bold**"\nIF x = 4 THEN CLASS=">50K"'),
+                            dataset.feature_specs, dataset.classes)
+    clash = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
+    assert (clash.covered, clash.conflicting_pairs, clash.coverage) == (2, 1, 1)  # f* = 2 rows - eps x 1 pair
+    assert "Coverage f* counts the 2 rows a rule fires on, right or wrong, less 1 a pair of rules of different " \
+           "classes that fire on one row (1 such pair)." in downloads.accuracy_text(clash)
     assert "the ELSE class" not in rule_cards.wrong_caption(["a wrong rule"], report)
     assert md_escape('no rule fires and the ELSE class ">50K" is wrong') in rule_cards.wrong_caption(["fallback"],
                                                                                                       report)

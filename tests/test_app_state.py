@@ -95,7 +95,7 @@ def test_a_failed_run_leaves_no_old_result_and_its_error_goes_with_the_next_run(
     run_and_wait(at)
     assert "explanation" not in at.session_state  # the old result belonged to other settings
     assert any("could not run" in e.value for e in at.error)  # a ValueError: the settings, said as such
-    assert not any(s.label == "Coverage" for s in at.metric)
+    assert not any(s.label == "Coverage f*" for s in at.metric)
     at.session_state["w_param_ga_n_population"] = 20
     at.run()
     run_and_wait(at)

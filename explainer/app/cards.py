@@ -215,7 +215,7 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
         t0, tb, t1, t2, t3, t4 = st.columns(6)
         t0.metric("Accuracy", f"{100 * bt_report.accuracy:.2f}%")
         tb.metric("Balanced accuracy", f"{100 * bt_report.balanced_accuracy:.2f}%")
-        t1.metric("Coverage", f"{100 * bt_report.coverage_score:.2f}%")
+        t1.metric("Coverage f*", f"{100 * bt_report.coverage_score:.2f}%", help=downloads.COVERAGE_HELP)
         t2.metric("Complexity c*", best.complexity)
         t3.metric("Errors e*", best.errors)
         t4.metric("Rules (leaves)", best.tree.n_leaves)
@@ -268,16 +268,17 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
           "Rows that get their true class: the vote of the rules that fire, else the fallback class.")
     share(sb, "Balanced accuracy", report.balanced_accuracy, None if tree is None else tree.balanced_accuracy,
           downloads.BALANCED_HELP)
-    share(s1, "Coverage", result.coverage_score, None if tree is None else tree.coverage_score,
-          "Grey: the best tree is over these budgets (more conditions or errors than they allow), so it is only a "
-          "reference." if tree_over else None)
+    share(s1, "Coverage f*", result.coverage_score, None if tree is None else tree.coverage_score,
+          downloads.COVERAGE_HELP + (" Grey: the best tree is over these budgets (more conditions or errors than "
+                                     "they allow), so it is only a reference." if tree_over else ""))
     budget_metric(s2, "Complexity", result.complexity, bc_run,
                   help=md_escape(f"The selected rules' {COMPLEXITY_COUNTS}."))
     budget_metric(s3, "Errors", downloads.count_text(result.errors), be_run, help=downloads.ERRORS_HELP
                   + (" Rows are weighted by class here: the weights of those rows." if weighted else ""))
     s4.metric("Rules", result.n_rules)
     st.caption(md_escape(downloads.accuracy_text(report)
-                         + f" Found in {result.time_s:.2f} s ({len(result.history)} generations or steps)."))
+                         + f" Found in {result.time_s:.2f} s ({len(result.history)} "
+                         f"{'generation or step' if len(result.history) == 1 else 'generations or steps'})."))
 
 
 # ------------------------------------------------------------------ Compare page
@@ -364,7 +365,7 @@ def evaluation_card(file_name: str, report: RuleSetReport, rows_text: str) -> No
     """An uploaded rule file's totals on the current data, and its rules."""
     st.text(f"{file_name}: {counted(report.n_rules, 'rule')}, evaluated on {rows_text}.")
     e1, e2, e3, e4, e5 = st.columns(5)
-    e1.metric("Coverage", f"{100 * report.coverage_score:.2f}%")
+    e1.metric("Coverage f*", f"{100 * report.coverage_score:.2f}%", help=downloads.COVERAGE_HELP)
     budget_metric(e2, "Complexity", report.complexity, report.complexity_budget,
                   help=md_escape(f"The rules' {COMPLEXITY_COUNTS}."))
     budget_metric(e3, "Errors", report.errors, report.error_budget, help=downloads.ERRORS_HELP)

@@ -13,6 +13,7 @@ from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import parse_rules, rules_for_data
+from explainer.rules.render import counted
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.problem import within_error_budget
 
@@ -37,6 +38,8 @@ def export_payloads(explanation: Explanation, dataset: Dataset | None = None) ->
     return {kind: out[kind] for kind in ("text", "json", "csv", "sql", "python")}
 
 
+COVERAGE_HELP = ("The paper's coverage f*, as a share of the rows: the rows some rule fires on, right or wrong, less "
+                 "eps for each pair of rules of different classes that fire on one row.")
 ERRORS_HELP = ("The paper's error count, which the budget Be bounds: for each rule, the rows it covers whose class "
                "is not the rule's, added up over the rules, so a row two rules get wrong counts twice. It is not "
                "the number of rows the explanation gets wrong: those are listed, each with its reason, under "
@@ -53,8 +56,10 @@ def accuracy_text(report: RuleSetReport) -> str:
     target = f"Class column '{report.target}': " if report.target is not None else ""
     return (f"{target}{voted} of {n} rows are voted right by the rules that fire; {report.n_uncovered} "
             f"uncovered and {report.n_ties} tied rows get the fallback class ({report.else_text}), "
-            f"{report.fallback_right} of those {left} rightly. Coverage counts the rows a rule fires on, "
-            "right or wrong.")
+            f"{report.fallback_right} of those {left} rightly. Coverage f* counts the {report.covered} rows a rule "
+            f"fires on, right or wrong" + (f", less {report.eps:g} a pair of rules of different classes that fire on "
+                                           f"one row ({counted(report.conflicting_pairs, 'such pair')})"
+                                           if report.conflicting_pairs else "") + ".")
 
 
 def count_text(x) -> str:

@@ -38,13 +38,13 @@ def summary_card(explanation: Explanation) -> None:
     st.caption(
         f"{label(result.algorithm)} · {counted(report.n_rules, 'rule')} · complexity {report.complexity} · "
         f"{report.errors} errors · {report.covered} of {report.n_rows} rows covered · "
-        f"{report.conflicting_pairs} conflicting pairs"
+        f"{counted(report.conflicting_pairs, 'conflicting pair')}"
     )
     k0, kb, k1, k3, k4, k5 = st.columns(6)  # six fit their labels; the rows covered are in the line above
     k0.metric("Accuracy", f"{100 * report.accuracy:.1f}%",
               help="Rows that get their true class: the vote of the rules that fire, else the fallback class.")
     kb.metric("Balanced accuracy", f"{100 * report.balanced_accuracy:.1f}%", help=downloads.BALANCED_HELP)
-    k1.metric("Coverage f*/N", f"{100 * report.coverage_score:.2f}%")
+    k1.metric("Coverage f*", f"{100 * report.coverage_score:.2f}%", help=downloads.COVERAGE_HELP)
     k3.metric("Uncovered rows", report.n_uncovered,
               help=f"{report.covered} of {report.n_rows} rows are covered by a rule.")
     k4.metric("Voted right", f"{100 * report.vote_accuracy:.1f}%",
@@ -167,7 +167,7 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
             conflict_rows = report.conflicts_between(pick, k)
             with st.container(border=True):
                 st.text(f"Rule {k + 1}: {report.rules[k].text}")
-                st.caption(f"{len(conflict_rows)} shared rows: "
+                st.caption(f"{counted(len(conflict_rows), 'shared row')}: "
                            + ", ".join(str(r) for r in rows.row_numbers(dataset)[conflict_rows[:50]])
                            + (" …" if len(conflict_rows) > 50 else ""))
                 with st.expander("Show these rows"):
