@@ -232,6 +232,10 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
             st.plotly_chart(charts.fitness_figure(result.history, n_rows, objective=objective),
                             key=Session.final_fitness.key,
                             width="stretch")
+        else:  # e.g. stopped before its first generation: an empty column reads as a chart still to come
+            st.markdown("**Fitness per generation**")
+            st.caption("No generation or step was recorded before the run ended, so there is no curve; the rules "
+                       "beside are its selection.")
     with g2:
         st.markdown("**Rules**")
         st.code(report.rules_text(), language=None, wrap_lines=True)
