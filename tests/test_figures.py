@@ -44,3 +44,27 @@ def test_thin_keeps_first_and_last():
     out = thin(recs, 50)
     assert len(out) <= 50 and out[0] is recs[0] and out[-1] is recs[-1]
     assert thin(recs[:10], 50) == recs[:10]
+
+
+def test_a_result_raised_by_its_clean_up_is_marked_where_the_curve_ends():
+    """The curve ends at the loop's best; the result after the clean-up is higher: a diamond at the last
+    generation shows the figure the tables give, and none when the clean-up changed nothing."""
+    recs = _records(4)  # best 0, 3, 6, 9
+    fig = fitness_figure(recs, n_rows=50, final=12)
+    diamond = [t for t in fig.data if t.name == "after the clean-up"]
+    assert len(diamond) == 1 and list(diamond[0].x) == [3] and list(diamond[0].y) == [24.0]
+    assert not [t for t in fitness_figure(recs, n_rows=50, final=9).data if t.name == "after the clean-up"]
+
+
+def test_compared_runs_one_colour_an_algorithm_one_dash_a_seed_and_their_results():
+    from explainer.app.charts import curves_figure
+
+    curves = [("QGA (seed 0)", "qga", _records(3), 6), ("QGA (seed 1)", "qga", _records(4), 20),
+              ("Greedy (seed 0)", "greedy", _records(2), None)]
+    fig = curves_figure(curves, 50)
+    lines = {t.name: t for t in fig.data if t.mode != "markers"}
+    assert lines["QGA (seed 0)"].line.color == lines["QGA (seed 1)"].line.color != lines["Greedy (seed 0)"].line.color
+    assert lines["QGA (seed 0)"].line.dash != lines["QGA (seed 1)"].line.dash
+    assert list(lines["QGA (seed 1)"].y) == [3 * g * 2.0 for g in range(4)]  # the best feasible, % of 50 rows
+    marks = [t for t in fig.data if t.mode == "markers"]  # only the run whose result is above its curve
+    assert len(marks) == 1 and list(marks[0].y) == [40.0] and list(marks[0].x) == [3]

@@ -229,7 +229,8 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     with g1:
         if result.history:
             objective = run.objective if run is not None else "coverage"
-            st.plotly_chart(charts.fitness_figure(result.history, n_rows, objective=objective),
+            st.plotly_chart(charts.fitness_figure(result.history, n_rows, objective=objective,
+                                                  final=result.evaluation.value),
                             key=Session.final_fitness.key,
                             width="stretch")
         else:  # e.g. stopped before its first generation: an empty column reads as a chart still to come
@@ -304,7 +305,7 @@ def compare_card(job: RunJob | None, running: bool) -> None:
         st.caption(f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}, "
                    f"class weight: {job.class_weight or 'none'}")
         show = [c for c in frame.columns if c not in ("algorithm", "seed")]
-        st.dataframe(frame[show], hide_index=True, width="stretch")
+        st.dataframe(frame[show], hide_index=True, width="stretch", height="content")  # every run in sight
         if "gap to optimum (pp)" in frame:
             st.caption("Gap to optimum: how much less coverage than the exact solver's proven optimum "
                        "(pp: percentage points of the rows).")
@@ -313,7 +314,7 @@ def compare_card(job: RunJob | None, running: bool) -> None:
         if not done.empty:
             st.plotly_chart(charts.comparison_dots(done), width="stretch", key=Session.cmp_dots.key)
             st.caption("Each panel spans the values themselves (not from 0), so small differences show.")
-        curves = [(label(t.algorithm) + f" (seed {t.seed})", ex.result.history)
+        curves = [(label(t.algorithm) + f" (seed {t.seed})", t.algorithm, ex.result.history, ex.result.evaluation.value)
                   for t, ex in zip(job.tasks, job.explanations, strict=True) if ex is not None]
         st.plotly_chart(charts.curves_figure(curves, job.n_rows), width="stretch", key=Session.cmp_curves.key)
     elif not running:
@@ -322,7 +323,7 @@ def compare_card(job: RunJob | None, running: bool) -> None:
 
 def live_curves(job: RunJob):
     """The Compare page's live chart: one curve per run so far."""
-    curves = [(label(t.algorithm) + f" (seed {t.seed})", job.records(i))
+    curves = [(label(t.algorithm) + f" (seed {t.seed})", t.algorithm, job.records(i), None)
               for i, t in enumerate(job.tasks[: job.current + 1])]
     return charts.curves_figure(curves, job.n_rows)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -61,27 +63,41 @@ def per_class_figure(per_class: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def curves_figure(curves: list[tuple[str, list]], n_rows: int) -> go.Figure:
-    """Best feasible coverage per generation of several runs, overlaid."""
+#: the line of a run, by how many runs of its algorithm came before it (its seeds)
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+
+
+def curves_figure(curves: Sequence[tuple[str, str, Sequence, float | None]], n_rows: int) -> go.Figure:
+    """The best feasible fitness per generation of several runs, overlaid: ``(name, algorithm, records, final)``
+    each, ``final`` the f* of the run's result (None while it runs), marked at its last generation when the
+    clean-up after the loop raised it (the table's figure).  One colour an algorithm, one dash a seed."""
     scale = 100.0 / n_rows if n_rows else 1.0
     fig = go.Figure()
-    for i, (name, records) in enumerate(curves):
+    colours: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for name, algorithm, records, final in curves:
+        colour = colours.setdefault(algorithm, PALETTE[len(colours) % len(PALETTE)])
+        dash = DASHES[seen.get(algorithm, 0) % len(DASHES)]
+        seen[algorithm] = seen.get(algorithm, 0) + 1
         if not records:
             continue
         records = thin(records)
-        fig.add_trace(
-            go.Scatter(
-                x=[r.generation for r in records],
-                y=[r.max * scale for r in records],
-                mode="lines+markers" if len(records) < 40 else "lines",
-                line=dict(color=PALETTE[i % len(PALETTE)], width=2),
-                cliponaxis=False,
-                name=plot_text(name),
-                hovertemplate="generation %{x}: %{y:.2f}%<extra>" + plot_text(name) + "</extra>",
-            )
-        )
+        text = plot_text(name)
+        fig.add_trace(go.Scatter(
+            x=[r.generation for r in records], y=[r.best * scale for r in records],
+            mode="lines+markers" if len(records) < 40 else "lines", line=dict(color=colour, width=2, dash=dash),
+            cliponaxis=False, name=text, legendgroup=text,
+            hovertemplate="generation %{x}: %{y:.2f}%<extra>" + text + "</extra>",
+        ))
+        if final is not None and final > records[-1].best + 1e-9:
+            fig.add_trace(go.Scatter(
+                x=[records[-1].generation], y=[final * scale], mode="markers", cliponaxis=False,
+                marker=dict(color=colour, symbol="diamond", size=11, line=dict(color="white", width=1)),
+                name=text + " after clean-up", legendgroup=text, showlegend=False,
+                hovertemplate="after the clean-up: %{y:.2f}%<extra>" + text + "</extra>",
+            ))
     fig.update_layout(
-        title="Max fitness per generation",
+        title="Best feasible fitness per generation (a diamond: the result after its clean-up)",
         xaxis_title="generation (or step)",
         yaxis_title="fitness (% of rows)",
         height=380,

@@ -38,14 +38,15 @@ FITNESS_NAMES = {"coverage": "coverage f*", "accuracy": "rows right"}
 
 def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str = "Fitness per generation",
                    height: int = 360, width: int | None = None, live: bool = False,
-                   objective: str = "coverage") -> go.Figure:
+                   objective: str = "coverage", final: float | None = None) -> go.Figure:
     """min / mean / max fitness (in % of rows when ``n_rows`` is given) per generation: the coverage f* or,
     with ``objective="accuracy"``, the rows the explanation gets right, as the axis says.
 
     ``records`` are :class:`~explainer.selection.callbacks.GenerationRecord` objects or dicts with the same
     keys; ``best`` (the best feasible coverage so far) is drawn when present.  The x axis starts at
     generation 0 (the initial population); with ``live=True`` it runs ahead of the curve, up to
-    the run's last generation, so a growing curve does not rescale at every point.
+    the run's last generation, so a growing curve does not rescale at every point.  ``final``: the result's
+    fitness, marked at the last generation when the clean-up after the loop raised it above the curve.
     """
     scale = 100.0 / n_rows if n_rows else 1.0
     n_records = len(records)
@@ -68,6 +69,12 @@ def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str =
                 hovertemplate="generation %{x}: %{y:.2f}" + ("%" if n_rows else "") + "<extra>" + name + "</extra>",
             )
         )
+    if has_best and final is not None and final > _get(records[-1], "best") + 1e-9:
+        fig.add_trace(go.Scatter(
+            x=[gens[-1]], y=[final * scale], mode="markers", name="after the clean-up",
+            marker=dict(color=PLOT_COLORS["best"], symbol="diamond", size=11, line=dict(color="white", width=1)),
+            hovertemplate="the result, after the clean-up: %{y:.2f}" + ("%" if n_rows else "") + "<extra></extra>",
+        ))
     fig.update_layout(
         title=title,
         xaxis_title="generation",
