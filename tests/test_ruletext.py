@@ -231,7 +231,7 @@ def test_syntax_errors_say_what_is_wrong(line, message):
         parse_rules(line)
 
 
-@pytest.mark.parametrize("label", [">50K", "<=50K", "=a", "!x", '"q'])
+@pytest.mark.parametrize("label", [">50K", "<=50K", "=a", "!x", '"q', "True", "False"])  # a boolean pair alike
 def test_labels_that_would_read_as_an_operator_are_quoted(label):
     text = RuleSet([Rule((Condition("x", ">", 1.0),), label)]).to_text()
     assert text.rstrip("\n").endswith(f"THEN CLASS={rulescan.quote(label)}")

@@ -43,8 +43,9 @@ _UPPER_OPS = ("<=", "<")
 # ---------------------------------------------------------------- names, values, labels
 
 
-#: words of the grammar: a name or value spelled so is quoted
-_GRAMMAR_WORDS = frozenset({"and", "then", "true", "not", "in", "is", "missing", "if", "else", "class"})
+#: words of the grammar: a name or value spelled so is quoted; "false" with them, so that the two labels of a
+#: boolean class read alike (CLASS="True", CLASS="False")
+_GRAMMAR_WORDS = frozenset({"and", "then", "true", "false", "not", "in", "is", "missing", "if", "else", "class"})
 _WORD_MARKS = frozenset("_-.")
 
 

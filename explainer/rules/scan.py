@@ -51,7 +51,7 @@ def is_plain(text: str, *, number_ok: bool = False) -> bool:
     if any(ch in _SPECIAL for ch in text):
         return False
     words = text.lower().split(" ")
-    if any(w in _RESERVED_WORDS for w in words) or text.lower() == "true":
+    if any(w in _RESERVED_WORDS for w in words) or text.lower() in ("true", "false"):  # alike: see render
         return False
     if words[-1] == "not":
         return False  # "x not" before "in {...}" would read as "x" and "not in"
