@@ -90,6 +90,19 @@ def test_missing_markers_in_text_column():
     assert df["b"].isna().tolist() == [True, False, True, True]
 
 
+def test_numbers_with_thousands_separators_are_numbers():
+    """A spreadsheet's "1,234" (quoted in the CSV) is the number 1234, not a text column taken for an identifier;
+    a column that only looks so in part stays text."""
+    df = read_table(csv_bytes('age,income,code,class\n30,"1,000",7,a\n41,"12,345.5",8,b\n52,800,"1,2",a\n'
+                              '23,"-2,234",9,b\n'))
+    assert df["income"].tolist() == [1000.0, 12345.5, 800.0, -2234.0] and df["income"].dtype == np.float64
+    assert df["code"].dtype == object and df["code"].tolist() == ["7", "8", "1,2", "9"]
+    assert df.attrs["notes"] == ["Read numbers written with thousands separators (1,234 = 1234) in 1 column: 'income'."]
+    # a file delimited otherwise writes decimal commas: "0,125" and "1,500" are 0.125 and 1.5 there
+    df = read_table(csv_bytes("x;y;class\n0,125;1,500;a\n2,25;3;b\n"))
+    assert df["x"].tolist() == [0.125, 2.25] and df["y"].tolist() == [1.5, 3.0]
+
+
 def test_whitespace_is_stripped_so_padded_numbers_are_numbers():
     df = read_table(csv_bytes("Recency,Frequency,class\n2 ,50,1\n 0, 13 , 0\n"))
     assert df["Recency"].tolist() == [2, 0]

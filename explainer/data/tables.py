@@ -61,6 +61,10 @@ _SNIFFER_CHARS = 4096
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # A number written with a decimal comma, optionally with '.' grouping thousands: 1,5  -2,25  1.234,5
 _DECIMAL_COMMA = re.compile(r"[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)(?:,\d+)?(?:[eE][+-]?\d+)?")
+# A number with ',' grouping thousands, as a spreadsheet exports it into a comma-delimited file (quoted there):
+# 1,234  -12,345.5  (no group after a leading 0: "0,125" is a decimal comma, not a thousand)
+_THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 
 
 class DataError(ValueError):
@@ -264,20 +268,42 @@ def _is_json(text: str) -> bool:
     return not stripped[end:].strip()
 
 
-def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Series, bool]:
+def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Series, str | None]:
     """Strip cells, mark missing values and convert to numbers where possible.
 
-    Returns the column and whether it was read with decimal commas.
+    Returns the column and how its numbers were written when not plainly: ``"decimal commas"`` (a file not
+    delimited by commas) or ``"thousands separators"`` (one delimited by commas), else None.
     """
     s = pd.Series(raw, dtype=object, name=name).map(str.strip)
     missing = s.isin(MISSING_MARKERS)
     s = s.where(~missing, None)
     out = to_best_dtype(s, missing.to_numpy())
-    if decimal_comma and out.dtype == object:
-        converted = _from_decimal_commas(s, missing.to_numpy())
-        if converted is not None:
-            return converted, True
-    return out, False
+    if out.dtype == object:
+        if decimal_comma:
+            converted = _from_decimal_commas(s, missing.to_numpy())
+            if converted is not None:
+                return converted, "decimal commas"
+        else:
+            converted = _from_thousands(s, missing.to_numpy())
+            if converted is not None:
+                return converted, "thousands separators"
+    return out, None
+
+
+def _from_thousands(s: pd.Series, missing: np.ndarray) -> pd.Series | None:
+    """The column as numbers when each present cell is a plain number or one with ',' grouping thousands, and
+    some are the latter (else None): a spreadsheet's "1,234" is the number 1234, not a text column."""
+    grouped = False
+    for cell in s[~missing]:
+        if _THOUSANDS.fullmatch(cell):
+            grouped = True
+        elif not _PLAIN_NUMBER.fullmatch(cell):
+            return None
+    if not grouped:
+        return None
+    text = s.copy()
+    text[~missing] = s[~missing].str.replace(",", "", regex=False)
+    return to_best_dtype(text, missing)
 
 
 def _from_decimal_commas(s: pd.Series, missing: np.ndarray) -> pd.Series | None:
@@ -402,9 +428,11 @@ def read_table(
     :data:`MISSING_MARKERS` become missing values.  Columns whose values are
     all numbers become int64 (no missing value, integral) or float64; in a file
     not delimited by commas, numbers written with decimal commas (``1,5``) are
-    numbers too.  Other columns hold Python strings (object dtype) with NaN for
-    missing.  Completely blank rows are skipped.  What the reader had to decide
-    for the person (decimal commas) is listed in ``df.attrs["notes"]``.
+    numbers too, and in one delimited by commas so are numbers whose commas group
+    thousands (``"1,234"``, quoted there).  Other columns hold Python strings (object
+    dtype) with NaN for missing.  Completely blank rows are skipped.  What the reader
+    had to decide for the person (decimal commas, thousands separators) is listed in
+    ``df.attrs["notes"]``.
     """
     label = source_label(source)
     data = _read_bytes(source, max_bytes)
@@ -443,15 +471,15 @@ def read_table(
     # whole-number columns as arrays: a frame made of 10,000 Series aligned their indexes one by one (1 s); the
     # others stay Series, which keep their dtype (text as object: pandas would read an array of it as str)
     columns: dict[str, Any] = {}
-    comma_columns: list[str] = []
+    written: dict[str, list[str]] = {"decimal commas": [], "thousands separators": []}
     seen = set(header)
     numbers = _number_columns(body)
     for j, name in enumerate(header):
         col: np.ndarray | pd.Series | None = numbers.get(j)
-        comma = False
+        how = None
         if col is None:
             raw = body[j]
-            col, comma = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
+            col, how = _clean_column(raw, name or f"column {j + 1}", decimal_comma=delimiter != ",")
         if isinstance(col, pd.Series) and col.dtype == object:
             col = _shared_strings(col)
         if not name:
@@ -461,16 +489,15 @@ def read_table(
             while name in seen:
                 name += "_"
         columns[name] = col
-        if comma:
-            comma_columns.append(name)
+        if how is not None:
+            written[how].append(name)
     df = pd.DataFrame(columns, index=pd.RangeIndex(read.n_rows))
     notes = []
-    if comma_columns:
-        names = ", ".join(f"'{c}'" for c in comma_columns)
-        notes.append(
-            f"Read numbers written with decimal commas (1,5 = 1.5) in {len(comma_columns)} "
-            f"column{'s' if len(comma_columns) > 1 else ''}: {names}."
-        )
+    for how, example in (("decimal commas", "1,5 = 1.5"), ("thousands separators", "1,234 = 1234")):
+        if written[how]:
+            names = ", ".join(f"'{c}'" for c in written[how])
+            notes.append(f"Read numbers written with {how} ({example}) in {len(written[how])} "
+                         f"column{'s' if len(written[how]) > 1 else ''}: {names}.")
     df.attrs["notes"] = notes
     return df
 
