@@ -12,6 +12,8 @@ import pathlib
 import threading
 import uuid
 
+import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from waits import HANG_S
@@ -290,3 +292,22 @@ def test_a_step_holds_a_value_too_large_for_the_cache_and_not_one_the_cache_let_
     step = steps.Step(("test", uuid.uuid4().hex), lambda: big).start()
     assert step.wait(HANG_S) and step.result() is steps._MISSING  # asked for again, it is computed again
     assert step._value is None  # and nothing of it stays with a step nobody claims
+
+
+def test_a_target_like_an_identifier_is_said_before_load_data():
+    """Choosing a column of about one value per row as the class is warned of on the form, before Load data."""
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame({"x0": rng.normal(size=400).round(4), "colour": rng.choice(["a", "b"], 400),
+                          "class": rng.choice(["p", "q"], 400)})
+    at = AppTest.from_file(APP, default_timeout=HANG_S)
+    at.run()
+    at.session_state["w_source_kind"] = "Upload a CSV"
+    source = app_state.remember_upload(Session(at.session_state), "measure.csv", table.to_csv(index=False).encode())
+    at.run()
+    settle(at, [])
+    assert not any("looks like an identifier" in w.value for w in at.warning)
+    at.selectbox(key=app_state.target_key(source)).set_value("x0").run()
+    settle(at, [])
+    assert any("The target 'x0' looks like an identifier" in w.value for w in at.warning)
+    assert "dataset" not in at.session_state or at.session_state["dataset"] is None \
+        or at.session_state["dataset"].target != "x0"  # nothing loaded yet

@@ -19,6 +19,7 @@ from explainer.app.sources import Source
 from explainer.app.text import algorithm_parameters, label, md_escape, missing_algorithms
 from explainer.data import Dataset
 from explainer.data.tables import SPREADSHEET_EXTENSIONS
+from explainer.data.target import explicit_target_warning
 from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
 from explainer.selection.settings import RunSettings
@@ -80,6 +81,9 @@ def load_form(state: Session, source: Source, table: pd.DataFrame) -> str:
         state.set_value(tkey, source.default_target if source.default_target in columns else suggested)
     st.caption(f"{len(table)} rows × {len(columns)} columns read. {md_escape(why)}")
     target = st.selectbox("Target column (the class)", columns, index=columns.index(state.value(tkey)), key=tkey)
+    warning = explicit_target_warning(table, target)  # said before Load data, not only after it
+    if warning:
+        st.warning(md_escape(warning), icon=":material/warning:")
 
     def kept(key):
         return [c for c in state.value(key, []) if c in columns]
