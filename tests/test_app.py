@@ -836,3 +836,20 @@ def test_runs_read_the_default_algorithm_before_the_explain_page_drew_its_widget
     assert budgets.run_settings(state).algorithm == pick_algorithm() == state.algorithm
     state.algorithm = "no such algorithm"
     assert budgets.chosen_algorithm(state) == pick_algorithm()
+
+
+def test_row_tables_show_the_columns_the_rules_read_first():
+    from explainer.app import rows
+    from explainer.report import evaluate_rules
+    from explainer.rules import parse_rules, rules_for_data
+
+    frame = pd.DataFrame({f"c{i}": np.arange(8) % (i + 2) for i in range(6)})
+    frame["class"] = ["a", "b"] * 4
+    dataset = load_dataset(frame, target="class")
+    rules_ = rules_for_data(parse_rules("IF c4 > 2 AND c1 <= 1 THEN CLASS=a\nIF c3 = 0 THEN CLASS=b"),
+                            dataset.feature_specs, dataset.classes)
+    report = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
+    assert rows.rules_first([f"c{i}" for i in range(6)], report) == ["c1", "c4", "c3", "c0", "c2", "c5"]
+    table = rows.rows_frame(dataset, [0, 1], report)
+    assert list(table.columns)[3:] == ["c1", "c4", "c3", "c0", "c2", "c5"]  # after row, true and voted class
+    assert list(rows.rows_frame(dataset, [0, 1]).columns)[2:] == [f"c{i}" for i in range(6)]  # no rules: as read

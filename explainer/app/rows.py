@@ -19,6 +19,7 @@ from explainer.app.text import md_escape
 from explainer.data import Dataset
 from explainer.data.encoder import MISSING_TEXT, ColumnValues, format_value
 from explainer.report import TIE, UNCOVERED, RuleSetReport, explain_row
+from explainer.rules.forbid import rule_columns
 from explainer.rules.render import render_label
 
 #: how a missing value is shown and chosen
@@ -34,8 +35,22 @@ def original_values(dataset: Dataset, rows, columns=None) -> pd.DataFrame:
     return dataset.encoder.inverse_transform(encoded, columns).reset_index(drop=True)
 
 
+def rules_first(columns, report: RuleSetReport | None) -> list:
+    """``columns`` with those the rules of ``report`` read first, in the order the rules name them (a wide
+    table's row is read where its rules look, not 7,000 columns to the right), the others as they were."""
+    columns = list(columns)
+    if report is None:
+        return columns
+    named: dict[str, None] = {}
+    for rule in report.rules:
+        for column in sorted(rule_columns(rule), key=lambda c: columns.index(c) if c in columns else len(columns)):
+            named.setdefault(column, None)
+    first = [c for c in named if c in columns]
+    return first + [c for c in columns if c not in named]
+
+
 def shown_values(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns with gaps become text, each gap reading ``missing``; full numeric columns stay numbers."""
+    """Columns with gaps become text, each gap reading ``(missing)``; full numeric columns stay numbers."""
     out = frame.copy()
     for name in out.columns:
         col = out[name]
@@ -48,8 +63,8 @@ def shown_values(frame: pd.DataFrame) -> pd.DataFrame:
 def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None, extra: dict | None = None,
                columns=None) -> pd.DataFrame:
     """One line per row: its number as read, the true class, the voted class (with ``report``), the columns of
-    ``extra`` (name -> values), then the original columns (those named in ``columns``, all by default) and
-    values."""
+    ``extra`` (name -> values), then the original columns (those named in ``columns``, all by default; with
+    ``report``, those its rules read first) and values."""
     rows = np.asarray(rows, dtype=int)
     lead: dict[str, object] = {"row": row_numbers(dataset)[rows]}
     lead[f"{dataset.target} (true)"] = [str(v) for v in np.asarray(dataset.y)[rows]]
@@ -57,6 +72,7 @@ def rows_frame(dataset: Dataset, rows, report: RuleSetReport | None = None, extr
         lead["voted class"] = voted_texts(report, rows)
     lead.update(extra or {})
     values = shown_values(original_values(dataset, rows, columns))
+    values = values[rules_first(values.columns, report)]
     # a data column named like one of the leading columns keeps its values under a longer name
     values.columns = [f"{c} (data)" if c in lead else c for c in values.columns]
     return pd.concat([pd.DataFrame(lead), values], axis=1)

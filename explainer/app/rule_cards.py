@@ -109,6 +109,7 @@ def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.
         return
     with r2:
         original = rows.editor_frame(dataset, position)
+        original = original[rows.rules_first(original.columns, report)]
         config = {}
         for col in rows.editor_columns(dataset):
             if col.options:
