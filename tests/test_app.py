@@ -853,3 +853,15 @@ def test_row_tables_show_the_columns_the_rules_read_first():
     table = rows.rows_frame(dataset, [0, 1], report)
     assert list(table.columns)[3:] == ["c1", "c4", "c3", "c0", "c2", "c5"]  # after row, true and voted class
     assert list(rows.rows_frame(dataset, [0, 1]).columns)[2:] == [f"c{i}" for i in range(6)]  # no rules: as read
+
+
+def test_another_target_for_the_loaded_table_is_a_preview_until_load_data():
+    at = load_iris(new_app())
+    loaded = at.session_state["dataset"].target
+    source = next(s for s in sources.sample_choices() if s.name == "iris")
+    other = next(c for c in sources.read_source(source).columns if c != loaded)
+    assert not any(h.value == "Preview" for h in at.subheader)
+    at.selectbox(key=app_state.target_key(source)).set_value(other).run()
+    assert any(h.value == "Preview" for h in at.subheader)
+    assert any("Not loaded yet" in c.value for c in at.caption)
+    assert at.session_state["dataset"].target == loaded  # still the data in use

@@ -34,9 +34,9 @@ def data_card(state: Session, source: Source | None, table: pd.DataFrame | None,
     """The Data page's right column: the table read but not loaded yet, else the data in use."""
     dataset = state.dataset
     loaded = state.data_ref or {}
-    # a table read comes with its source and the target chosen for it
+    # a table read comes with its source and the target chosen for it: a preview until that pair is loaded
     if table is not None and source is not None and target is not None and (
-            dataset is None or loaded.get("ident") != source.ident):
+            dataset is None or loaded.get("ident") != source.ident or loaded.get("target") != target):
         st.subheader("Preview")
         st.caption(f"{md_escape(source.title)}: the first rows as read and the values of the chosen target. "
                    "Not loaded yet: press **Load data**.")
