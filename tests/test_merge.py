@@ -77,6 +77,37 @@ def test_merge_takes_individuals_from_the_fittest_down_within_the_cap():
     assert PopulationMerge(max_rules=100, n_parents=2).rules(pop, fit).tolist() == [0, 1, 2, 3, 4]
 
 
+def _groups_by_hand(p, rules):
+    """Distinct sets of ``rules`` covering a row, over the rows some of them cover."""
+    cov = p.coverage_dense[:, rules]
+    return len({tuple(row) for row in cov[cov.any(axis=1)]})
+
+
+def test_merge_takes_fewer_parents_when_their_model_holds_too_many_row_groups():
+    from explainer.selection.solvers.merge import row_groups
+
+    p = random_problem(7, N=50, M=30)
+    pop = np.zeros((4, p.n_rules), dtype=bool)
+    pop[0, [0, 1, 2]] = True
+    pop[1, [3, 4]] = True
+    pop[2, [5, 6, 7]] = True
+    pop[3, [8, 9]] = True
+    fit = np.array([4.0, 3.0, 2.0, 1.0])
+    for rules in ([0, 1, 2], [0, 1, 2, 3, 4], list(range(10))):
+        assert row_groups(p, np.array(rules)) == _groups_by_hand(p, rules)
+    two, four = _groups_by_hand(p, [0, 1, 2, 3, 4]), _groups_by_hand(p, list(range(10)))
+    assert two < four < p.n_rows
+    merge = PopulationMerge(max_groups=four)  # the four parents fit
+    assert merge.rules(pop, fit, p).tolist() == list(range(10)) and merge.narrowed == 0
+    merge = PopulationMerge(max_groups=four - 1)  # halved to the two fittest
+    assert merge.rules(pop, fit, p).tolist() == [0, 1, 2, 3, 4] and merge.narrowed == 1
+    merge = PopulationMerge(max_groups=two - 1)  # even two exceed it: no merge
+    assert merge.rules(pop, fit, p).size == 0
+    assert merge(p, pop, fit) is None and merge.calls == 0
+    # a table of no more rows than the cap is never narrowed
+    assert PopulationMerge(max_groups=p.n_rows).rules(pop, fit, p).tolist() == list(range(10))
+
+
 def test_merge_is_skipped_when_a_proven_merge_covered_the_same_rules():
     p = random_problem(11, N=50, M=30)
     pop = random_population(p, np.random.default_rng(11))
