@@ -24,6 +24,7 @@ from explainer.data.labels import (
 from explainer.estimator import RuleSetExplainer
 from explainer.report import evaluate_rules
 from explainer.rules import parse_rules
+from explainer.rules.render import render_label
 
 
 def _fallback_by_hand(y, covered, w, classes):
@@ -184,5 +185,5 @@ def test_labels_of_any_type_through_the_command_line(kind, tmp_path, capsys):
     assert rc == 0
     d = json.loads(capsys.readouterr().out)
     assert d["accuracy"] == 1.0
-    texts = {str(lo_hi) for lo_hi in LABELS[kind]}
+    texts = {render_label(str(lo_hi)) for lo_hi in LABELS[kind]}  # as the rules write them ("False" quoted)
     assert d["rules_text"].rstrip().splitlines()[-1].split("CLASS=")[1] in texts
