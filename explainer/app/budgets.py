@@ -136,7 +136,8 @@ def default_form_text(state: Session, pool: RulePool) -> str:
     chosen = _choice(state)
     if chosen is None or chosen.form == "all":
         return "rules for every class"
-    return f"rules for the classes other than {render_label(pool.classes[chosen.fallback])}, which takes every row they leave (ELSE)"
+    return (f"rules for the classes other than {render_label(pool.classes[chosen.fallback])}, which takes every row "
+            "they leave (ELSE)")
 
 
 #: what a run maximises, in words, by its objective
@@ -449,8 +450,8 @@ def _form_note(state: Session) -> str:
     classes = run.report.settings.get("rule_classes")
     if classes:
         return (f"The last run used rules for {', '.join(map(render_label, classes))} only (the default form: every "
-                f"other row gets {render_label(run.report.fallback)}), so it covers fewer rows than the curve, which chooses among every "
-                "rule; compare them by accuracy.")
+                f"other row gets {render_label(run.report.fallback)}), so it covers fewer rows than the curve, which "
+                "chooses among every rule; compare them by accuracy.")
     if run.report.settings.get("objective") == "accuracy":
         return ("The last run maximised the rows it gets right (the accuracy objective), not the rows it covers, so "
                 "it may cover fewer rows than the curve, which maximises coverage; compare them by accuracy (the "

@@ -247,8 +247,8 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
 def budget_metric(column, name: str, value, budget, *, help: str) -> None:
     """A total and, under it in grey, its budget: the value alone stays short enough for a narrow column (a
     value such as ``2943 / 2948`` was cut to ``2943 / …`` at 1,440 pixels)."""
-    column.metric(name, value, delta="no budget" if budget is None else f"budget {downloads.count_text(budget)}", delta_color="off",
-                  delta_arrow="off", help=help)
+    under = "no budget" if budget is None else f"budget {downloads.count_text(budget)}"
+    column.metric(name, value, delta=under, delta_color="off", delta_arrow="off", help=help)
 
 
 def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: bool, bc_run: int | None,
@@ -314,7 +314,8 @@ def compare_card(job: RunJob | None, running: bool) -> None:
         if not done.empty:
             st.plotly_chart(charts.comparison_dots(done), width="stretch", key=Session.cmp_dots.key)
             st.caption("Each panel spans the values themselves (not from 0), so small differences show.")
-        curves = [(label(t.algorithm) + f" (seed {t.seed})", t.algorithm, ex.result.history, ex.result.evaluation.value)
+        curves = [(label(t.algorithm) + f" (seed {t.seed})", t.algorithm, ex.result.history,
+                   ex.result.evaluation.value)
                   for t, ex in zip(job.tasks, job.explanations, strict=True) if ex is not None]
         st.plotly_chart(charts.curves_figure(curves, job.n_rows), width="stretch", key=Session.cmp_curves.key)
     elif not running:
@@ -334,7 +335,9 @@ def live_curves(job: RunJob):
 DOWNLOADS = (
     ("text", "Rules as text", ":material/description:", "the IF-THEN lines and the ELSE class"),
     ("json", "Report as JSON", ":material/data_object:", "metrics, settings and data fingerprint"),
-    ("csv", "Rules as CSV", ":material/table_view:", "one row per rule, the totals and settings on # lines above (pandas: read_csv(..., comment='#')); safe for spreadsheets"),
+    ("csv", "Rules as CSV", ":material/table_view:",
+     "one row per rule, the totals and settings on # lines above (pandas: read_csv(..., comment='#')); safe for "
+     "spreadsheets"),
     ("sql", "Rules as SQL", ":material/database:", "a CASE WHEN expression over the table's columns"),
     ("python", "Rules as Python", ":material/code:", "a predict(row) function, no imports"),
 )

@@ -189,4 +189,6 @@ def vote_text(voted, true_label=None) -> str:
     text = f"The rules that fire vote for class {md_escape(render_label(voted))}"
     if true_label is None:
         return text + "."
-    return text + (" — right." if str(voted) == str(true_label) else f"; the true class is {md_escape(render_label(true_label))}.")
+    if str(voted) == str(true_label):
+        return text + " — right."
+    return text + f"; the true class is {md_escape(render_label(true_label))}."

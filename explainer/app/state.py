@@ -468,9 +468,9 @@ def sidebar(state: Session, page: str) -> None:
             r = explanation.result
             with last.container():
                 st.caption("Last explanation")
-                st.text(f"{label(r.algorithm)}: {counted(r.n_rules, 'rule')} · {100 * explanation.report.accuracy:.1f}% "
-                        f"accuracy · {100 * explanation.report.balanced_accuracy:.1f}% balanced · "
-                        f"{100 * r.coverage_score:.1f}% coverage")
+                report = explanation.report
+                st.text(f"{label(r.algorithm)}: {counted(r.n_rules, 'rule')} · {100 * report.accuracy:.1f}% accuracy · "
+                        f"{100 * report.balanced_accuracy:.1f}% balanced · {100 * r.coverage_score:.1f}% coverage f*")
         running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]
