@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import pathlib
 import sys
@@ -78,11 +79,27 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
                    "with the package)")
 
 
+def _at_least(minimum: float, *, whole: bool = False, above: bool = False):
+    """An argparse type: a finite number (a whole one with ``whole``) >= ``minimum`` (> with ``above``), else
+    argparse's own ``error: argument --x: ...`` and status 2 (``inf`` once reached the solver as a traceback)."""
+    def parse(text: str):
+        try:
+            value = int(text) if whole else float(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or value < minimum or (above and value == minimum):
+            kind = "a whole number" if whole else "a finite number"
+            raise argparse.ArgumentTypeError(f"expected {kind} {'>' if above else '>='} {minimum:g}, got {text!r}")
+        return value
+    return parse
+
+
 def _add_pool_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=None,
                    help=f"D: trees of depth 1..D-1 (default {DEFAULT_DEPTH})")
-    p.add_argument("--pool-seed", type=int, default=0, help="random state of the tree grid (default 0)")
-    p.add_argument("--repeats", type=int, default=None,
+    p.add_argument("--pool-seed", type=_at_least(0, whole=True), default=0,
+                   help="random state of the tree grid (default 0)")
+    p.add_argument("--repeats", type=_at_least(1, whole=True), default=None,
                    help=f"train the grid this many times (pool richness; default {DEFAULT_REPEATS})")
     p.add_argument("--source", choices=["grid", "forest"], default=None, help="default: grid")
     p.add_argument("--extra-rules", help="rule text file whose rules join the pool")
@@ -568,17 +585,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ripper-class", metavar="CLASS",
                    help="the file is a wittgenstein RIPPER rule set (str(clf.ruleset_)) for this class")
     p.add_argument("--eps", type=float, default=1.0)
-    p.add_argument("--complexity", type=int, help="complexity budget to check against")
-    p.add_argument("--errors", type=int, help="error budget to check against")
+    p.add_argument("--complexity", type=_at_least(0, whole=True), help="complexity budget to check against")
+    p.add_argument("--errors", type=_at_least(0, whole=True), help="error budget to check against")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("explain", help="select a rule set within the budgets")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--complexity", type=int,
+    p.add_argument("--complexity", type=_at_least(0, whole=True),
                    help="complexity budget Bc (default: the default policy's, with its form of explanation)")
-    p.add_argument("--errors", type=float, help="error budget Be (default: the default policy's; "
+    p.add_argument("--errors", type=_at_least(0), help="error budget Be (default: the default policy's; "
                    "a weight with --class-weight balanced)")
     p.add_argument("--eps", type=float, default=1.0)
     _add_weight_args(p)
@@ -589,8 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the default policy's at its budgets, else coverage)")
     _add_size_arg(p)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--generations", type=int, help="generation limit of the genetic algorithms")
-    p.add_argument("--time-limit", type=float, help="seconds; every algorithm stops there with its best selection so far")
+    p.add_argument("--generations", type=_at_least(1, whole=True), help="generation limit of the genetic algorithms")
+    p.add_argument("--time-limit", type=_at_least(0, above=True),
+                   help="seconds; every algorithm stops there with its best selection so far")
     _add_pin_args(p)
     p.add_argument("--out", help="also write the rules to this file, in the --format or as its suffix says "
                    "(.txt rules with the ELSE line, .json, .csv, .sql a CASE WHEN expression, .py a Python function)")
@@ -616,18 +634,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
     _add_data_args(p)
     _add_pool_args(p)
-    p.add_argument("--errors", type=float,
+    p.add_argument("--errors", type=_at_least(0),
                    help="error budget Be, fixed while Bc is swept (default, as for explain: the reference tree's errors e*; "
                         "a weight with --class-weight balanced)")
     _add_weight_args(p)
     p.add_argument("--complexity-range", metavar="A:B", help="complexity budgets to sweep (default 1:2c*)")
     p.add_argument("--axis", choices=["complexity", "errors"], default="complexity",
                    help="sweep Bc at a fixed --errors (default) or Be at a fixed --complexity")
-    p.add_argument("--complexity", type=int, help="complexity budget Bc (fixed with --axis errors)")
+    p.add_argument("--complexity", type=_at_least(0, whole=True), help="complexity budget Bc (fixed with --axis errors)")
     p.add_argument("--errors-range", metavar="A:B", help="error budgets to sweep with --axis errors (default 0:2e*)")
     p.add_argument("--eps", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--exact-time-limit", type=float, default=0.5, help="seconds of the exact solver per point")
+    p.add_argument("--exact-time-limit", type=_at_least(0), default=0.5,
+                   help="seconds of the exact solver per point (0: none)")
     p.add_argument("--qga-time-limit", type=float, default=0.5, help="seconds of one QGA run")
     p.add_argument("--metric", choices=["coverage", "accuracy"], default="coverage",
                    help="coverage: the best f* at every budget (default); accuracy: the default policy's held-out "

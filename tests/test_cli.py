@@ -274,3 +274,14 @@ def test_explain_class_weight_balanced(capsys):
     # unweighted, the error budget counts rows: a whole number
     assert main(args) == 2
     assert "--errors counts rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["--errors", "inf"], ["--errors", "nan"], ["--errors", "-1"], ["--complexity", "-2"],
+                                  ["--generations", "-2"], ["--time-limit", "-1"], ["--repeats", "0"],
+                                  ["--pool-seed", "-1"], ["--complexity", "2.5"]])
+def test_numbers_out_of_range_are_an_error_naming_the_option(args, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["explain", "iris", *args, "--quiet"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {args[0]}: expected a " in err and "Traceback" not in err
