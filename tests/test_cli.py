@@ -285,3 +285,11 @@ def test_numbers_out_of_range_are_an_error_naming_the_option(args, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {args[0]}: expected a " in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("param", ["n_population=0", "n_population=2.5", "stall=abc", "stall=-5", "time_limit=-1",
+                                   "n_generations=0"])
+def test_algorithm_parameters_out_of_range_are_an_error_naming_them(param, capsys):
+    assert main(["explain", "iris", "--param", param, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"the qga algorithm's {param.split('=')[0]} must be" in err and "Traceback" not in err

@@ -310,3 +310,12 @@ def test_an_encoder_given_keeps_its_own_refusal():
         RuleSetExplainer(random_state=0, encoder=TableEncoder(detect_identifiers=False)).fit(X, y)
     with pytest.raises(DataError, match="many_values must be 'refuse' or 'exclude'"):
         TableEncoder(many_values="drop").fit(X)
+
+
+@pytest.mark.parametrize("params", [{"n_population": 0}, {"stall": -5}, {"n_generations": -2}, {"time_limit": -1.0},
+                                    {"time_limit": float("inf")}])
+def test_algorithm_parameters_out_of_range_are_refused_before_any_work(params):
+    X = np.random.default_rng(0).random((40, 2))
+    y = np.repeat([0, 1], 20)
+    with pytest.raises(ValueError, match=f"algorithm_params: the qga algorithm's {next(iter(params))} must be"):
+        RuleSetExplainer(algorithm_params=params).fit(X, y)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import math
 
 from explainer.selection.pins import check_result
 from explainer.selection.solvers.base import Solver
@@ -68,8 +69,54 @@ def parameter_names(name: str) -> list[str] | None:
     return [n for n, p in signature.parameters.items() if n != "self" and p.kind is not p.VAR_POSITIONAL]
 
 
+#: the numeric parameters the algorithms share, by name: (least value, a whole number, the least excluded,
+#: None allowed); a value outside was accepted and failed deep in a run (``n_population=0``), or ran
+#: nonsense (``stall=-5``, ``time_limit=-1``)
+PARAM_RANGES: dict[str, tuple[float, bool, bool, bool]] = {
+    "n_population": (2, True, False, False),
+    "n_generations": (1, True, False, False),
+    "stall": (1, True, False, True),
+    "time_limit": (0, False, True, True),
+    "n_trials": (1, True, False, False),
+    "rfhc_trials": (0, True, False, False),
+    "subspace_size": (1, True, False, False),
+    "n_targets": (1, True, False, False),
+    "n_subspaces": (1, True, False, False),
+    "n_samples": (1, True, False, False),
+    "n_kernel": (0, True, False, True),
+    "kernel_subspace_size": (1, True, False, False),
+    "n_kernel_subspaces": (1, True, False, False),
+    "crossover_retries": (0, True, False, False),
+    "max_retries": (0, True, False, False),
+    "max_super_mutation_steps": (0, True, False, False),
+    "max_ejections": (0, True, False, False),
+    "merge_max_rules": (2, True, False, False),
+    "merge_node_limit": (1, True, False, False),
+    "node_limit": (1, True, False, True),
+    "k": (0, False, True, False),
+    "mip_rel_gap": (0, False, False, False),
+    "workers": (1, True, False, False),
+    "max_memory_mb": (0, False, True, False),
+}
+
+
+def _check_ranges(name: str, params: dict) -> None:
+    """ValueError naming the first parameter of :data:`PARAM_RANGES` out of its range (``"auto"`` passes: the
+    algorithm that takes it says so itself)."""
+    for key, value in params.items():
+        if key not in PARAM_RANGES or (value is None and PARAM_RANGES[key][3]) or value == "auto":
+            continue
+        least, whole, strict, _ = PARAM_RANGES[key]
+        number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not number or (whole and value != int(value)) or value < least or (strict and value == least):
+            kind = "a whole number" if whole else "a finite number"
+            raise ValueError(f"the {name} algorithm's {key} must be {kind} {'>' if strict else '>='} {least:g}, "
+                             f"got {value!r}")
+
+
 def check_params(name: str, params: dict) -> None:
-    """Raise ValueError unless ``name`` is registered and ``params`` are parameters it takes.
+    """Raise ValueError unless ``name`` is registered and ``params`` are parameters it takes, in their ranges
+    (:data:`PARAM_RANGES`).
 
     The solver is built (not run) with them, so the checks of its own ``__init__`` apply too.
     """
@@ -79,6 +126,7 @@ def check_params(name: str, params: dict) -> None:
         raise ValueError(
             f"the {name} algorithm has no parameter {unknown[0]!r} (its parameters: {', '.join(takes) or 'none'})"
         )
+    _check_ranges(name, params)
     try:
         get_solver(name, **params)
     except (TypeError, ValueError) as exc:
