@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from explainer.data.tables import MISSING_MARKERS
 from explainer.report.metrics import csv_comment_line
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
@@ -109,9 +110,20 @@ def _sql_number(column: str) -> str:
     return f"CAST({column} AS REAL)"
 
 
+#: the reader's missing markers, in a fixed order (a cell that is one of them is missing, as when the table was read)
+_MARKERS = tuple(sorted(MISSING_MARKERS))
+
+
+def _sql_cell(column: str) -> str:
+    """A column's value, NULL where the cell is one of the reader's missing markers ('' and '?' among them): a
+    table imported as text keeps them as they were written."""
+    markers = ", ".join(_sql_literal(m) for m in _MARKERS)
+    return f"(CASE WHEN TRIM({column}) IN ({markers}) THEN NULL ELSE {column} END)"
+
+
 def _sql_condition(cond) -> str:
     kind, column, detail = _test(cond)
-    c = _sql_name(column)
+    c = _sql_cell(_sql_name(column))
     if kind == "cmp":
         op, t = detail
         return f"{_sql_number(c)} {op} {format_number(t)}"
@@ -162,12 +174,14 @@ def _py_condition(cond) -> str:
         op, t = detail
         return f"(not _missing({v}) and {n} {op} {format_number(t)})"
     if kind == "eq":
-        return f"{n if _is_number(detail) else v} == {detail!r}"
+        return f"(not _missing({v}) and {n if _is_number(detail) else v} == {detail!r})"
     if kind == "ne":
-        return f"{n if _is_number(detail) else v} != {detail!r}"
+        return f"(_missing({v}) or {n if _is_number(detail) else v} != {detail!r})"
     if kind in ("in", "not in"):
         numbers = bool(detail) and all(_is_number(x) for x in detail)
-        return f"{n if numbers else v} {kind} {tuple(detail)!r}"
+        if kind == "in":
+            return f"(not _missing({v}) and {n if numbers else v} in {tuple(detail)!r})"
+        return f"(_missing({v}) or {n if numbers else v} not in {tuple(detail)!r})"
     return {"missing": f"_missing({v})", "present": f"not _missing({v})", "true": "True", "false": "False"}[kind]
 
 
@@ -183,8 +197,8 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
         '    """The class the rule set gives a row: the vote of the rules that fire, else the fallback."""',
         "",
         "    def _missing(value):",
-        "        # NaN is the one value unequal to itself; an empty cell of a CSV read as text is ''",
-        "        return value is None or value != value or value == ''",
+        "        # NaN is the one value unequal to itself; a CSV read as text holds the reader's markers ('', '?', ...)",
+        f"        return value is None or value != value or (isinstance(value, str) and value.strip() in {_MARKERS!r})",
         "",
         "    def _number(value):",
         "        if not isinstance(value, str):",
