@@ -45,6 +45,7 @@ from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pinned import check_rule_texts
 from explainer.rules.pool import build_pool
+from explainer.rules.render import counted
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.callbacks import ProgressBar
 from explainer.selection.frontier import default_range, frontier
@@ -336,7 +337,17 @@ def _algorithm_params(items) -> dict:
     return params
 
 
+def _check_outputs(args) -> None:
+    """--json, --format and --out that say what to write, before any work (each was silently overruled)."""
+    if args.json and args.format and not args.out:
+        raise CLIError("--json and --format both choose what is printed: give one (with --out FILE, --format is "
+                       "the file's export and --json the report printed)")
+    if args.out and not args.format and pathlib.Path(args.out).suffix.lower() not in OUT_FORMATS:
+        raise CLIError(f"--out {args.out}: its suffix names no export ({', '.join(OUT_FORMATS)}); give --format")
+
+
 def cmd_explain(args) -> int:
+    _check_outputs(args)
 
     ds = _load(args)
     class_weight = _class_weight(args)
@@ -392,7 +403,7 @@ def cmd_explain(args) -> int:
         print(table.to_text(rows), end="")
     r = exp.result
     print(f"algorithm:          {r.algorithm} ({r.status}{': ' + r.message if r.message else ''})")
-    print(f"time:               {r.time_s:.2f}s, {len(r.history)} generations; pool M = {pool.n_rules}")
+    print(f"time:               {r.time_s:.2f}s, {counted(len(r.history), 'generation')}; pool M = {pool.n_rules}")
     if r.algorithm == "exact":
         print(f"optimal:            {r.info.get('optimal')}  (bound {r.info.get('bound')}, gap {r.info.get('gap')})")
     if found is not None:

@@ -293,3 +293,10 @@ def test_algorithm_parameters_out_of_range_are_an_error_naming_them(param, capsy
     assert main(["explain", "iris", "--param", param, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"the qga algorithm's {param.split('=')[0]} must be" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [["--json", "--format", "csv"], ["--out", "rules.xyz"]])
+def test_outputs_that_overrule_each_other_are_an_error_before_any_work(args, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "iris", *args, "--quiet"]) == 2
+    assert "error: --" in capsys.readouterr().err and not (tmp_path / "rules.xyz").exists()
