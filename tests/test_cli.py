@@ -300,3 +300,11 @@ def test_outputs_that_overrule_each_other_are_an_error_before_any_work(args, tmp
     monkeypatch.chdir(tmp_path)
     assert main(["explain", "iris", *args, "--quiet"]) == 2
     assert "error: --" in capsys.readouterr().err and not (tmp_path / "rules.xyz").exists()
+
+
+def test_a_name_both_a_sample_and_a_paper_data_set_has_a_prefix_for_each():
+    from explainer.data.sources import find_source
+
+    assert find_source("iris").kind == "sample" == find_source("sample:iris").kind
+    assert find_source("paper:iris").kind == "paper" and find_source("paper:wine").kind == "paper"
+    assert find_source("paper:loans") is None  # a sample, not a paper data set

@@ -76,9 +76,14 @@ def find_source(
 
     ``file``: an existing file at that path; ``sample``: a bundled sample; ``paper``: one
     of :data:`PAPER_DATASETS`, found by its name even when its file is absent (then
-    ``available`` is False and :func:`load_source` says where it was looked for).
+    ``available`` is False and :func:`load_source` says where it was looked for).  A name
+    ``paper:NAME`` or ``sample:NAME`` asks for that kind only (iris and wine are both a
+    sample and a paper data set, and the sample comes first).
     """
     name = str(name)
+    prefix, colon, rest = name.partition(":")
+    if colon and prefix in ("paper", "sample") and prefix in kinds and not pathlib.Path(name).is_file():
+        name, kinds = rest, (prefix,)
     for kind in kinds:
         if kind == "file" and pathlib.Path(name).is_file():
             return NamedSource("file", name, pathlib.Path(name))
@@ -94,7 +99,8 @@ def find_source(
 def unknown_source_message(name: str) -> str:
     """Why ``name`` names nothing, with the names that would."""
     samples = ", ".join(s.name for s in sample_sources()) or "none"
-    return f"no file {str(name)!r}; bundled samples: {samples}; paper data sets: {', '.join(PAPER_DATASETS)}"
+    return (f"no file {str(name)!r}; bundled samples: {samples}; paper data sets: {', '.join(PAPER_DATASETS)} "
+            "(paper:NAME or sample:NAME for a name both hold)")
 
 
 def load_source(source: NamedSource, target: str | int | None = None, **kwargs: Any) -> Dataset:
