@@ -64,14 +64,17 @@ def test_merge_is_the_best_selection_of_the_parents_rules(seed):
     assert value == pytest.approx(best_over(p, rules), abs=1e-9)
 
 
+def four_individuals(p, last):
+    """Four individuals, fittest first: rules 0-2, 3-4, 5-7 and ``last``."""
+    pop = np.zeros((4, p.n_rules), dtype=bool)
+    for i, rules in enumerate(([0, 1, 2], [3, 4], [5, 6, 7], last)):
+        pop[i, rules] = True
+    return pop, np.array([4.0, 3.0, 2.0, 1.0])
+
+
 def test_merge_takes_individuals_from_the_fittest_down_within_the_cap():
     p = random_problem(7, N=50, M=30)
-    pop = np.zeros((4, p.n_rules), dtype=bool)
-    pop[0, [0, 1, 2]] = True
-    pop[1, [3, 4]] = True
-    pop[2, [5, 6, 7]] = True
-    pop[3, [0, 8]] = True
-    fit = np.array([4.0, 3.0, 2.0, 1.0])
+    pop, fit = four_individuals(p, [0, 8])
     assert PopulationMerge(max_rules=5).rules(pop, fit).tolist() == [0, 1, 2, 3, 4]
     assert PopulationMerge(max_rules=2).rules(pop, fit).tolist() == [0, 1, 2]  # the fittest, whatever its size
     assert PopulationMerge(max_rules=100, n_parents=2).rules(pop, fit).tolist() == [0, 1, 2, 3, 4]
@@ -87,12 +90,7 @@ def test_merge_takes_fewer_parents_when_their_model_holds_too_many_row_groups():
     from explainer.selection.solvers.merge import row_groups
 
     p = random_problem(7, N=50, M=30)
-    pop = np.zeros((4, p.n_rules), dtype=bool)
-    pop[0, [0, 1, 2]] = True
-    pop[1, [3, 4]] = True
-    pop[2, [5, 6, 7]] = True
-    pop[3, [8, 9]] = True
-    fit = np.array([4.0, 3.0, 2.0, 1.0])
+    pop, fit = four_individuals(p, [8, 9])
     for rules in ([0, 1, 2], [0, 1, 2, 3, 4], list(range(10))):
         assert row_groups(p, np.array(rules)) == _groups_by_hand(p, rules)
     two, four = _groups_by_hand(p, [0, 1, 2, 3, 4]), _groups_by_hand(p, list(range(10)))
