@@ -40,7 +40,7 @@ from explainer.pipeline import (
 from explainer.pipeline.alternatives import alternatives_text, check_method, explain_alternatives
 from explainer.pipeline.validation import frontier_table
 from explainer.report import accuracy_by_group, evaluate_rules
-from explainer.report.exports import EXPORT_FORMATS, export_text
+from explainer.report.exports import EXPORT_FORMATS, export_rule_text, export_text
 from explainer.rules import MAX_TEXT_CHARS, parse_rule_text, parse_rules, rules_for_data
 from explainer.rules.defaults import DEFAULT_DEPTH, DEFAULT_REPEATS, default_pool_settings
 from explainer.rules.pinned import check_rule_texts
@@ -255,7 +255,11 @@ def cmd_evaluate(args) -> int:
         # a peer's rule set: wittgenstein RIPPER's ruleset_ for one class against the rest
         parsed, fallback = parse_ripper(_read_text(args.rules), _class_of(ds, args.ripper_class)), None
     else:
-        parsed, fallback = parse_rule_text(_read_text(args.rules), labels=None)
+        try:  # the text export, or the JSON's or CSV's rules
+            text = export_rule_text(_read_text(args.rules))
+        except ValueError as exc:
+            raise CLIError(f"{args.rules}: {exc}") from None
+        parsed, fallback = parse_rule_text(text, labels=None)
     rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
     if fallback is not None:
         fallback = _class_of(ds, fallback)

@@ -308,3 +308,22 @@ def test_a_name_both_a_sample_and_a_paper_data_set_has_a_prefix_for_each():
     assert find_source("iris").kind == "sample" == find_source("sample:iris").kind
     assert find_source("paper:iris").kind == "paper" and find_source("paper:wine").kind == "paper"
     assert find_source("paper:loans") is None  # a sample, not a paper data set
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".json", ".csv"])
+def test_evaluating_an_export_gives_the_explanations_totals(suffix, tmp_path, capsys):
+    """The text, JSON and CSV exports read back by evaluate: the complexity, errors and coverage of the explanation
+    that wrote them; the SQL and Python exports, code, are refused with a message."""
+    out = tmp_path / f"rules{suffix}"
+    assert main(["explain", "loans", "--quiet", "--json", "--out", str(out)]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", "loans", str(out), "--json"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    for key in ("complexity", "errors", "coverage", "accuracy", "n_rules"):
+        assert evaluated[key] == explained[key], key
+    for code in (".sql", ".py") if suffix == ".txt" else ():  # once
+        path = tmp_path / f"rules{code}"
+        assert main(["explain", "loans", "--quiet", "--out", str(path)]) == 0
+        capsys.readouterr()
+        assert main(["evaluate", "loans", str(path)]) == 2
+        assert "holds the rules as code" in capsys.readouterr().err

@@ -17,6 +17,9 @@ Python ``repr``), so nothing a table holds can become code.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 
 import numpy as np
@@ -27,7 +30,8 @@ from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 from explainer.rules.render import counted
 
-__all__ = ["EXPORT_FORMATS", "export_header", "export_text", "forbidden_columns", "pin_lines", "rules_to_python",
+__all__ = ["EXPORT_FORMATS", "export_header", "export_rule_text", "export_text", "forbidden_columns", "pin_lines",
+           "rules_to_python",
            "rules_to_sql"]
 
 #: the exports of a report: kind -> (file suffix, MIME type)
@@ -284,3 +288,30 @@ def export_text(report, kind: str) -> str:
         head = "".join(f"# {line}\n" for line in export_header(report))
         return head + rules_to_python(report.rules, report.fallback)
     raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+
+
+def export_rule_text(text: str) -> str:
+    """The rule text (IF-THEN lines and the ELSE line) of an export read back: the text export as it is, the
+    JSON's ``rules_text``, the CSV's ``text`` column (its ``#`` lines skipped).  ValueError for the SQL and Python
+    exports, which hold the rules as code."""
+    body = text.lstrip("\ufeff")
+    if body.lstrip().startswith("{"):
+        try:
+            found = json.loads(body).get("rules_text")
+        except (ValueError, AttributeError):
+            found = None
+        if not isinstance(found, str):
+            raise ValueError("a JSON file without the rules_text of an explainer export")
+        return found
+    lines = [line for line in body.splitlines() if not line.startswith(("#", "--"))]
+    head = next((line for line in lines if line.strip()), "")
+    if head.startswith(('"rule",', "rule,")):
+        rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+        if not rows or "text" not in rows[0]:
+            raise ValueError("a CSV file without the text column of an explainer export")
+        return "".join(row["text"] + "\n" for row in rows)
+    if head.lstrip().upper().startswith("CASE") or head.startswith("def "):
+        raise ValueError("a SQL or Python export holds the rules as code and is not read back; give the text, JSON "
+                         "or CSV export")
+    return text
+
