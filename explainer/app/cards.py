@@ -268,7 +268,7 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
                       delta_color="off" if tree_over or not points else "normal",
                       delta_arrow="auto" if points else "off", help=help)
 
-    tree = bt_report
+    tree = bt_report  # the best tree's report, None when there is none
     share(s0, "Accuracy", report.accuracy, None if tree is None else tree.accuracy,
           "Rows that get their true class: the vote of the rules that fire, else the fallback class.")
     share(sb, "Balanced accuracy", report.balanced_accuracy, None if tree is None else tree.balanced_accuracy,

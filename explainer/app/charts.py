@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explainer.app.text import plot_text
-from explainer.report.figures import fitness_figure, thin  # noqa: F401 - one fitness figure for the benchmark and the app
+from explainer.report.figures import after_clean_up, fitness_figure, thin  # noqa: F401 - one fitness figure for the benchmark and the app
 
 PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d"]
 
@@ -89,13 +89,9 @@ def curves_figure(curves: Sequence[tuple[str, str, Sequence, float | None]], n_r
             cliponaxis=False, name=text, legendgroup=text,
             hovertemplate="generation %{x}: %{y:.2f}%<extra>" + text + "</extra>",
         ))
-        if final is not None and final > records[-1].best + 1e-9:
-            fig.add_trace(go.Scatter(
-                x=[records[-1].generation], y=[final * scale], mode="markers", cliponaxis=False,
-                marker=dict(color=colour, symbol="diamond", size=11, line=dict(color="white", width=1)),
-                name=text + " after clean-up", legendgroup=text, showlegend=False,
-                hovertemplate="after the clean-up: %{y:.2f}%<extra>" + text + "</extra>",
-            ))
+        marker = after_clean_up(records[-1], final, scale, colour, text + " after clean-up", group=text)
+        if marker is not None:
+            fig.add_trace(marker)
     fig.update_layout(
         title="Best feasible fitness per generation (a diamond: the result after its clean-up)",
         xaxis_title="generation (or step)",

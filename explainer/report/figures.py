@@ -36,6 +36,20 @@ def thin(records: Sequence, limit: int = MAX_PLOT_POINTS) -> list:
 FITNESS_NAMES = {"coverage": "coverage f*", "accuracy": "rows right"}
 
 
+def after_clean_up(last, final: float | None, scale: float, colour: str, name: str, *, unit: str = "%",
+                   group: str | None = None) -> go.Scatter | None:
+    """A diamond at the last generation (record ``last``) marking a result the clean-up after the loop raised
+    above the curve's best (``final``); None when it did not."""
+    if final is None or final <= _get(last, "best") + 1e-9:
+        return None
+    return go.Scatter(
+        x=[_get(last, "generation")], y=[final * scale], mode="markers", name=name, cliponaxis=False,
+        legendgroup=group, showlegend=group is None,
+        marker=dict(color=colour, symbol="diamond", size=11, line=dict(color="white", width=1)),
+        hovertemplate="the result, after the clean-up: %{y:.2f}" + unit + "<extra>" + (group or "") + "</extra>",
+    )
+
+
 def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str = "Fitness per generation",
                    height: int = 360, width: int | None = None, live: bool = False,
                    objective: str = "coverage", final: float | None = None) -> go.Figure:
@@ -69,12 +83,11 @@ def fitness_figure(records: Sequence, n_rows: int | None = None, *, title: str =
                 hovertemplate="generation %{x}: %{y:.2f}" + ("%" if n_rows else "") + "<extra>" + name + "</extra>",
             )
         )
-    if has_best and final is not None and final > _get(records[-1], "best") + 1e-9:
-        fig.add_trace(go.Scatter(
-            x=[gens[-1]], y=[final * scale], mode="markers", name="after the clean-up",
-            marker=dict(color=PLOT_COLORS["best"], symbol="diamond", size=11, line=dict(color="white", width=1)),
-            hovertemplate="the result, after the clean-up: %{y:.2f}" + ("%" if n_rows else "") + "<extra></extra>",
-        ))
+    if has_best:
+        marker = after_clean_up(records[-1], final, scale, PLOT_COLORS["best"], "after the clean-up",
+                                unit="%" if n_rows else "")
+        if marker is not None:
+            fig.add_trace(marker)
     fig.update_layout(
         title=title,
         xaxis_title="generation",
