@@ -387,7 +387,7 @@ def cmd_explain(args) -> int:
         found = explain_alternatives(pool, X, y, run, exp.result.selection, args.alternatives, args.within)
     if args.out:
         kind = args.format or OUT_FORMATS.get(pathlib.Path(args.out).suffix.lower(), "text")
-        pathlib.Path(args.out).write_text(export_text(exp.report, kind), encoding="utf-8")
+        pathlib.Path(args.out).write_text(export_text(exp.report, kind, exp.result.status), encoding="utf-8")
     by_group = _by_group(args, ds, exp, X, X_test, y, y_test)
     if args.json:
         d = exp.to_dict()
@@ -398,7 +398,7 @@ def cmd_explain(args) -> int:
         print(json.dumps(_with_alternatives(d, found), indent=2, default=str))
         return 0
     if args.format and not args.out:
-        print(export_text(exp.report, args.format), end="")
+        print(export_text(exp.report, args.format, exp.result.status), end="")
         return 0
     print(exp.report.to_text(), end="")
     if pool.forbidden_columns:

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from explainer.app import cards, forms
+from explainer.app import cards, forms, guards
 from explainer.app.state import setup
 
 state = setup("Export")
 st.title("Export")
+guards.restore_run(state)
 
 with st.container(border=True):
     st.subheader("Download the rule set")

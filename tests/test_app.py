@@ -247,6 +247,26 @@ def test_compare_page_runs_several_algorithms(explained):
         assert (table["gap to optimum (pp)"] >= -1e-9).all()
 
 
+def test_a_stopped_comparison_lists_the_runs_it_skipped_apart_and_no_exact_gap_it_never_tried(explained):
+    """The runs after a stop have no figures: they are named in the stop's warning, not rows of "None"s; the
+    exact solver's "no proof" caption comes only when it ran."""
+    from types import SimpleNamespace
+
+    from explainer.app.downloads import comparison_frame, skipped_runs
+    from explainer.selection.settings import RunSettings
+
+    done = explained.session_state["explanation"]
+    tasks = [RunSettings(complexity_budget=5, error_budget=9, algorithm=a, seed=s)
+             for a, s in (("greedy", 1), ("qga", 2), ("exact", None))]
+    job = SimpleNamespace(tasks=tasks, explanations=[done, None, None], errors=[None, None, None])
+    frame = comparison_frame(job, done.report.n_rows)
+    assert list(frame["run"]) == ["Greedy (budgeted max coverage) (seed 1)"] and not frame.isna().any().any()
+    assert skipped_runs(job) == ["QGA (nested GA) (seed 2)", "Exact (MILP, HiGHS)"]
+    job.errors[1] = "QGA (seed 2): could not run."
+    assert list(comparison_frame(job, done.report.n_rows)["status"]) == ["ok", "failed"]
+    assert skipped_runs(job) == ["Exact (MILP, HiGHS)"]
+
+
 @pytest.mark.slow
 def test_compare_page_rejects_bad_seeds(explained):
     at = explained
@@ -644,6 +664,12 @@ def test_explain_a_row_shows_the_rules_that_fire(explained):
             assert str(voted) == str(report.rules[by_hand[0]].label)
     next(n for n in at.number_input if n.key == "w_explain_row").set_value(61).run()
     assert not at.exception
+    assert at.session_state["w_explain_row"] == 61
+    # the row number belonged to another table: this one's first misclassified row again
+    at.session_state["_explain_row_data"] = "the fingerprint of another table"
+    at.run()
+    wrong = report.wrong_rows().rows
+    assert at.session_state["w_explain_row"] == int(rows.row_numbers(dataset)[wrong[0] if len(wrong) else 0]) != 61
 
 
 #: corpus files the reader or the loader must refuse with a message
@@ -818,8 +844,8 @@ def test_sentences_quote_the_else_class_as_the_rules_do():
                             dataset.feature_specs, dataset.classes)
     clash = evaluate_rules(rules_, dataset.X, dataset.y, feature_specs=dataset.feature_specs)
     assert (clash.covered, clash.conflicting_pairs, clash.coverage) == (2, 1, 1)  # f* = 2 rows - eps x 1 pair
-    assert "Coverage f* counts the 2 rows a rule fires on, right or wrong, less 1 a pair of rules of different " \
-           "classes that fire on one row (1 such pair)." in downloads.accuracy_text(clash)
+    assert "Coverage f* counts the 2 rows a rule fires on, right or wrong, less eps = 1 for each pair of rules of " \
+           "different classes that fire on one row (1 such pair)." in downloads.accuracy_text(clash)
     assert "the ELSE class" not in rule_cards.wrong_caption(["a wrong rule"], report)
     assert md_escape('no rule fires and the ELSE class ">50K" is wrong') in rule_cards.wrong_caption(["fallback"],
                                                                                                       report)
@@ -827,6 +853,7 @@ def test_sentences_quote_the_else_class_as_the_rules_do():
     assert rows.vote_text(">50K", "**bold**") == f"The rules that fire vote for class {voted}; the true class is {true}."
     assert export_text(report, "text").startswith("# 2 rules, ")
     assert (counted(1, "rule"), counted(0, "rule"), counted(2, "rule")) == ("1 rule", "0 rules", "2 rules")
+    assert (counted(3, "class"), counted(1, "class"), counted(32561, "row")) == ("3 classes", "1 class", "32,561 rows")
 
 
 def test_runs_read_the_default_algorithm_before_the_explain_page_drew_its_widget():

@@ -87,3 +87,94 @@ def test_a_run_stopped_by_its_page_leaving_says_it_was_interrupted(monkeypatch):
     job.join(HANG_S)
     again.run()
     assert again.session_state["explanation"] is not None and app_state.INTERRUPTED not in _infos(again)
+
+
+def _reloaded_on(at: AppTest, page: str) -> AppTest:
+    """A new session opened at ``at``'s URL, on another page than Explain."""
+    again = AppTest.from_file(APP, default_timeout=HANG_S)
+    for k in at.query_params:
+        values = at.query_params[k]
+        again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
+    again.switch_page(page).run()
+    assert not again.exception
+    return again
+
+
+def test_a_finished_run_is_shown_again_after_a_reload_on_the_other_pages():
+    at = _explain_page(w_algorithm="greedy", w_bc=5, w_seed=31)
+    job = _run(at)
+    job.join(HANG_S)
+    at.run()
+    shown = at.session_state["explanation"].result.rule_indices.tolist()
+    rules = _reloaded_on(at, "pages/2_Rules.py")
+    assert rules.session_state["explanation"].result.rule_indices.tolist() == shown
+    assert "Run an explanation first (Data → Explain → Run)." not in _infos(rules)
+    assert any(h.value == "Selected rules" for h in rules.subheader)
+    export = _reloaded_on(at, "pages/4_Export.py")
+    assert export.session_state["explanation"].result.rule_indices.tolist() == shown
+    assert not [i for i in _infos(export) if i.startswith("Run an explanation first")]
+    compare = _reloaded_on(at, "pages/3_Compare.py")
+    assert compare.session_state["pool"] is not None
+    assert (compare.session_state["w_bc"], compare.session_state["w_be"]) == (5, at.session_state["w_be"])
+    assert not [i for i in _infos(compare) if i.startswith("Load data and build the rule pool")]
+    # another seed: no run kept there, so the Rules page asks for one (and builds no pool to find that out)
+    at.session_state["w_seed"] = 32
+    at.run()
+    other = _reloaded_on(at, "pages/2_Rules.py")
+    assert "Run an explanation first (Data → Explain → Run)." in _infos(other)
+
+
+def _held_back(monkeypatch) -> None:
+    """The next job waits for a core (a line of no capacity), so a stop comes before it begins; the live watch,
+    which would hold the page's run until the job ends, is left out."""
+    from explainer.app import jobs, live
+
+    monkeypatch.setattr(jobs, "LINE", jobs._Line(0))
+    monkeypatch.setattr(live, "watch", lambda job, *a, **k: None)
+
+
+def test_a_run_stopped_before_it_began_leaves_the_result_before_it(monkeypatch):
+    from explainer.app.session import Session
+
+    at = _explain_page(w_algorithm="greedy", w_bc=4, w_seed=41)
+    first = _run(at)
+    first.join(HANG_S)
+    at.run()
+    before = at.session_state["explanation"]
+    settings = at.session_state["run_settings"]
+    assert before is not None
+    _held_back(monkeypatch)
+    at.session_state["w_bc"] = 6
+    at.run()
+    job = _run(at)
+    assert not job.done
+    at.button(key=Session.stop_run.key).click().run()
+    job.join(HANG_S)
+    assert job.done and job.explanations == [None]
+    at.run()
+    assert not at.exception
+    assert at.session_state["explanation"] is before and at.session_state["run_settings"] == settings
+    assert app_state.STOPPED_BEFORE_BEGIN in _infos(at)
+    assert not at.error
+    assert any(h.value == "Result" for h in at.subheader)
+    # the next run that ends takes the note away
+    monkeypatch.undo()
+    job = _run(at)
+    job.join(HANG_S)
+    at.run()
+    assert at.session_state["explanation"] is not before
+    assert app_state.STOPPED_BEFORE_BEGIN not in _infos(at)
+
+
+def test_a_first_run_stopped_before_it_began_says_nothing_was_computed(monkeypatch):
+    from explainer.app.session import Session
+
+    at = _explain_page(w_algorithm="greedy", w_bc=4, w_seed=43)
+    at.session_state["explanation"] = None  # no result before it (another test's run may be kept at these settings)
+    _held_back(monkeypatch)
+    job = _run(at)
+    at.button(key=Session.stop_run.key).click().run()
+    job.join(HANG_S)
+    at.run()
+    assert "explanation" not in at.session_state or at.session_state["explanation"] is None
+    assert [e.value for e in at.error] == ["The run was stopped before it began\\: nothing was computed\\."]

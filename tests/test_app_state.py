@@ -232,3 +232,18 @@ def test_a_long_live_run_on_a_large_table_never_raises(monkeypatch):
     at.run()
     assert not at.exception and at.session_state["explanation"].result.status == "stopped"
     stop_frontier(at)
+
+
+def test_every_algorithm_parameter_the_page_offers_has_its_docstrings_help():
+    """The parameters' tooltips come from the solvers' own ``Parameters`` sections (a subclass's from its bases
+    for what it inherits), without the code's markup."""
+    from explainer.app.text import algorithm_choices, algorithm_parameters, parameter_help
+
+    for name in algorithm_choices():
+        helps = parameter_help(name)
+        missing = [p for p in algorithm_parameters(name) if not helps.get(p)]
+        assert not missing, (name, missing)
+        assert not any("``" in text or "module docstring" in text for text in helps.values()), name
+    qga = parameter_help("qga")
+    assert qga["one_for_two"] == qga["lazy_swaps"] and qga["one_for_two"].startswith("ablation switches")
+    assert qga["stall"].startswith("stop after this many generations")

@@ -945,6 +945,19 @@ def test_suggest_target_refuses_an_identifier_and_names_candidates():
         suggest_target(pd.DataFrame({"a": np.linspace(0, 1, 12), "b": np.arange(12)}))
 
 
+def test_a_chosen_target_of_fewer_than_two_classes_or_an_identifier_is_warned_of_before_the_load():
+    from explainer.data.target import explicit_target_warning
+
+    frame = pd.DataFrame({"grade": list("ab") * 6, "same": ["yes"] * 12, "gap": [None] * 12, "n": range(12)})
+    assert explicit_target_warning(frame, "grade") is None
+    assert explicit_target_warning(frame, "same") == ("The target 'same' has one value only: at least two classes are "
+                                                      "needed to explain. Better candidates: 'grade'.")
+    assert explicit_target_warning(frame, "gap").startswith("The target 'gap' has no value:")
+    assert "looks like an identifier" in explicit_target_warning(frame, "n")
+    with pytest.raises(DataError, match="only one class"):  # what the load says, now said before it
+        load_dataset(frame.drop(columns=["gap"]), "same")
+
+
 def test_delimiter_sniffing_reads_records_not_lines():
     text = 'name with spaces,other name,class\n"a\nb",1,x\nc,2,y\n"d\n\ne",3,x\n'
     df = read_table(csv_bytes(text))

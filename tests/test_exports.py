@@ -240,3 +240,45 @@ def test_exports_on_the_loans_sample_read_its_gaps_as_written():
     table = read_table(Path(__file__).resolve().parents[1] / "sample_data" / "loans.csv")
     assert table.isna().any().any()
     _check(table.drop(columns=["applicant_id"]), "decision")
+
+
+def test_the_csv_and_json_exports_list_the_rules_each_rule_conflicts_with_as_the_rules_page_does():
+    """Hand-built: rule 1 (class a) meets rule 2 (class b) on rows x = 2 and rule 3 (class b) on none; rules 2
+    and 3 share rows but one class, so they do not conflict."""
+    import json
+
+    from explainer.app.downloads import rules_table
+    from explainer.report import evaluate_rules
+
+    X = pd.DataFrame({"x": [1, 2, 2, 3, 4, 5]})
+    y = np.array(["a", "a", "b", "b", "b", "a"])
+    rules = RuleSet([
+        Rule((Condition("x", "<=", 2),), "a"),
+        Rule((Condition("x", ">=", 2), Condition("x", "<=", 3)), "b"),
+        Rule((Condition("x", ">=", 3),), "b"),
+    ])
+    report = evaluate_rules(rules, X, y)
+    expected = ["2", "1", ""]
+    exported = pd.read_csv(io.StringIO(report.to_csv()), keep_default_na=False, dtype=str)
+    assert list(exported["conflicts_with"][:3]) == expected and exported["conflicts_with"].iloc[3] == ""
+    assert list(rules_table(report)["conflicts with"]) == expected
+    assert [r["conflicts_with"] for r in json.loads(json.dumps(report.to_dict()))["rules"]] == [[2], [1], []]
+
+
+def test_a_stopped_runs_exports_say_so_first_and_read_back_the_same(explained_sample):
+    import json
+
+    from explainer.report.exports import export_rule_text, export_text
+    from explainer.selection.result import STATUS_NOTES
+
+    _, report, _ = explained_sample
+    note = STATUS_NOTES["stopped"]
+    for kind, mark in (("text", "# "), ("csv", "# "), ("sql", "-- "), ("python", "# ")):
+        stopped, finished = export_text(report, kind, "stopped"), export_text(report, kind, "ok")
+        assert stopped.splitlines()[0] == f"{mark}run {note}"
+        assert note not in finished and stopped.split("\n", 1)[1] == finished
+        if kind in ("text", "csv"):  # the rules read back are the same (the text export keeps its # lines)
+            def rules(text):
+                return [line for line in export_rule_text(text).splitlines() if not line.startswith("#")]
+            assert rules(stopped) == rules(finished) and rules(finished)
+    assert json.loads(export_text(report, "json", "stopped"))["status"] == "stopped"

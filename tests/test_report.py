@@ -164,7 +164,7 @@ def test_accuracy_counts_the_vote_and_the_fallback_apart():
     assert parse_rule_text(r.rules_text()) == (list(rules), "a")
     d = r.to_dict()
     assert (d["accuracy"], d["fallback_class"], d["else_text"], d["target"]) == (5 / 6, "a", "ELSE CLASS=a", "kind")
-    assert r.to_csv().splitlines()[-1] == "ELSE,ELSE CLASS=a,a,0,2,1,1,0.5,0,0,,"
+    assert r.to_csv().splitlines()[-1] == "ELSE,ELSE CLASS=a,a,0,2,1,1,0.5,0,,0,"
     # a given fallback is used as given: "b" is right on the tied row 3, wrong on row 6
     given = evaluate_rules(rules, X, y, fallback="b")
     assert (given.fallback_right, given.predicted.tolist()) == (1, ["a", "a", "b", "b", "b", "b"])

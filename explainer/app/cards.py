@@ -168,6 +168,8 @@ def results_card(state: Session, pool: RulePool, n_rows: int, running: bool) -> 
     """The last run's result (or its error, or what to do first); nothing while a run goes on."""
     if state.run_error and not running:
         st.error(md_escape(state.run_error), icon=":material/error:")
+    if state.run_note and not running:
+        st.info(state.run_note, icon=":material/info:")  # the page's own words, never user text
     kept = None if running or state.run_error else app_state.restore_kept_run(state, budgets.run_settings(state))
     if kept == "restored":  # a reload or a link at a finished run's settings: every card shows it again
         st.rerun()
@@ -295,9 +297,10 @@ def compare_card(job: RunJob | None, running: bool) -> None:
         for err in job.errors:
             if err:
                 st.error(md_escape(err), icon=":material/error:")
+        skipped = downloads.skipped_runs(job)
         if job.stopped:
-            st.warning("Stopped: the running algorithm kept its best selection so far; later runs were skipped.",
-                       icon=":material/warning:")
+            st.warning("Stopped: the running algorithm kept its best selection so far"
+                       + (f"; skipped: {', '.join(skipped)}." if skipped else "."), icon=":material/warning:")
         frame = downloads.comparison_frame(job, job.n_rows)
         done = frame[frame["status"].isin(["ok", "stopped", "optimal", "feasible", "over_budget"])] \
             if "status" in frame else frame
@@ -305,11 +308,14 @@ def compare_card(job: RunJob | None, running: bool) -> None:
         st.caption(f"Bc = {job.complexity_budget}, Be = {job.error_budget}, eps = {job.eps:g}, "
                    f"class weight: {job.class_weight or 'none'}")
         show = [c for c in frame.columns if c not in ("algorithm", "seed")]
-        st.dataframe(frame[show], hide_index=True, width="stretch", height="content")  # every run in sight
+        st.dataframe(frame[show], hide_index=True, width="stretch", height="content",  # every run in sight
+                     column_config={"run": st.column_config.TextColumn(width="medium"),
+                                    "status": st.column_config.TextColumn(width="medium"),
+                                    "message": st.column_config.TextColumn(width="large")})
         if "gap to optimum (pp)" in frame:
             st.caption("Gap to optimum: how much less coverage than the exact solver's proven optimum "
                        "(pp: percentage points of the rows).")
-        elif any(t.algorithm == "exact" for t in job.tasks):
+        elif any(t.algorithm == "exact" and ex is not None for t, ex in zip(job.tasks, job.explanations, strict=True)):
             st.caption("The exact solver did not prove optimality, so no gap is shown.")
         if not done.empty:
             st.plotly_chart(charts.comparison_dots(done), width="stretch", key=Session.cmp_dots.key)

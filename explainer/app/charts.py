@@ -296,7 +296,7 @@ def accuracy_caption(points, more: int = 10) -> str:
     ahead = [p for p in points if here < p.complexity <= here + more]
     best = max(ahead, key=lambda p: (p.accuracy, -p.complexity), default=None)
     if best is None:
-        parts.append(f"No candidate has up to {more} more conditions than the default.")
+        parts.append(f"No candidate has 1 to {more} more conditions than the default.")
     elif round(100 * (best.accuracy - default.accuracy), 1) > 0:
         parts.append(f"Up to {more} more conditions than the default: {100 * (best.accuracy - default.accuracy):+.1f} "
                      f"points held-out accuracy ({100 * best.accuracy:.1f} % with {best.complexity:.1f} conditions, "

@@ -34,7 +34,7 @@ def export_payloads(explanation: Explanation, dataset: Dataset | None = None) ->
     out = {"json": (f"{stem}_rules.json", "application/json", report.to_json(**extra))}
     for kind in ("text", "csv", "sql", "python"):
         suffix, mime = EXPORT_FORMATS[kind]
-        out[kind] = (f"{stem}_rules{suffix}", mime, export_text(report, kind))
+        out[kind] = (f"{stem}_rules{suffix}", mime, export_text(report, kind, explanation.result.status))
     return {kind: out[kind] for kind in ("text", "json", "csv", "sql", "python")}
 
 
@@ -54,12 +54,13 @@ def accuracy_text(report: RuleSetReport) -> str:
     voted = int(round(report.vote_accuracy * n))
     left = report.n_uncovered + report.n_ties
     target = f"Class column '{report.target}': " if report.target is not None else ""
-    return (f"{target}{voted} of {n} rows are voted right by the rules that fire; {report.n_uncovered} "
-            f"uncovered and {report.n_ties} tied rows get the fallback class ({report.else_text}), "
-            f"{report.fallback_right} of those {left} rightly. Coverage f* counts the {report.covered} rows a rule "
-            f"fires on, right or wrong" + (f", less {report.eps:g} a pair of rules of different classes that fire on "
-                                           f"one row ({counted(report.conflicting_pairs, 'such pair')})"
-                                           if report.conflicting_pairs else "") + ".")
+    return (f"{target}{voted:,} of {n:,} rows are voted right by the rules that fire; {report.n_uncovered:,} "
+            f"uncovered and {report.n_ties:,} tied rows get the fallback class ({report.else_text}), "
+            f"{report.fallback_right:,} of those {left:,} rightly. Coverage f* counts the {report.covered:,} rows a "
+            f"rule fires on, right or wrong" + (f", less eps = {report.eps:g} for each pair of rules of different "
+                                                f"classes that fire on one row "
+                                                f"({counted(report.conflicting_pairs, 'such pair')})"
+                                                if report.conflicting_pairs else "") + ".")
 
 
 def count_text(x) -> str:
@@ -147,19 +148,12 @@ MISSING_HELP = ("Rows the rule takes through a missing value: a condition such a
                 "holds on a row where x is missing. Inspect the rule below to see which condition.")
 
 
-#: up to this many rules, a rules table lists the rules each one conflicts with (a list costs one pass
-#: over every rule's rows, so all of them cost rules squared: a large uploaded file shows counts only)
-LISTED_CONFLICTS = 100
-
-
 def rules_table(report: RuleSetReport) -> pd.DataFrame:
     frame = report.rules_frame()
     if frame.empty:
         return pd.DataFrame(columns=RULE_COLUMNS)
-    frame = frame.rename(columns={"text": "IF-THEN", "missing_rows": "rows via missing"})
-    listed = report.n_rules <= LISTED_CONFLICTS
-    frame["conflicts with"] = [", ".join(str(k + 1) for k in report.conflicting_rules(i)) if listed and m.conflicts
-                               else "" for i, m in enumerate(report.per_rule)]
+    frame = frame.rename(columns={"text": "IF-THEN", "missing_rows": "rows via missing",
+                                  "conflicts_with": "conflicts with"})
     frame["class"] = frame["class"].map(str)
     frame["in conflict"] = frame["conflicts"] > 0
     return frame[RULE_COLUMNS]
@@ -186,17 +180,30 @@ def rules_view(table: pd.DataFrame):
 RULE_COLUMN_WIDTHS: dict[str, Literal["small", "medium", "large"]] = {"rule": "small", "IF-THEN": "large", "class": "small", "conflicts with": "small"}
 
 
+def run_name(task) -> str:
+    """A Compare run as the page names it: ``QGA (seed 2)``."""
+    return label(task.algorithm) + ("" if task.seed is None else f" (seed {task.seed})")
+
+
+def skipped_runs(job) -> list[str]:
+    """The names of a Compare job's runs that never ran (a stop skips the runs after the running one)."""
+    return [run_name(t) for t, ex, err in zip(job.tasks, job.explanations, job.errors, strict=True)
+            if ex is None and not err]
+
+
 def comparison_frame(job, n_rows: int) -> pd.DataFrame:
-    """One row per run of a Compare job, with each run's gap to a proven optimum when there is one."""
+    """One row per run of a Compare job that ran (or failed), with each run's gap to a proven optimum when there
+    is one; the runs a stop skipped are not in it (:func:`skipped_runs`)."""
     rows = []
     exact_cov = None
     for task, ex in zip(job.tasks, job.explanations, strict=True):
         if ex is not None and task.algorithm == "exact" and ex.result.status == "optimal":
             exact_cov = max(exact_cov or 0.0, ex.result.coverage)
     for task, ex, err in zip(job.tasks, job.explanations, job.errors, strict=True):
-        name = label(task.algorithm) + ("" if task.seed is None else f" (seed {task.seed})")
+        name = run_name(task)
         if ex is None:
-            rows.append({"run": name, "status": "failed" if err else "not run", "message": err or ""})
+            if err:  # a run that was skipped (after a stop) is listed apart: it has no figures to show
+                rows.append({"run": name, "status": "failed", "message": err})
             continue
         r = ex.result
         row = {

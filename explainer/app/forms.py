@@ -16,7 +16,13 @@ from explainer.app import state as app_state
 from explainer.app.budgets import changed_parameters
 from explainer.app.session import Session
 from explainer.app.sources import Source
-from explainer.app.text import algorithm_parameters, label, md_escape, missing_algorithms
+from explainer.app.text import (
+    algorithm_parameters,
+    label,
+    md_escape,
+    missing_algorithms,
+    parameter_help,
+)
 from explainer.data import Dataset
 from explainer.data.tables import SPREADSHEET_EXTENSIONS
 from explainer.data.target import explicit_target_warning
@@ -237,6 +243,7 @@ def _parameter_form(state: Session, algorithm: str) -> None:
     defaults = algorithm_parameters(algorithm)
     if not defaults:
         return
+    helps = parameter_help(algorithm)
     with st.expander(f"{label(algorithm)} parameters"):
         cols = st.columns(4)
         for i, (name, default) in enumerate(defaults.items()):
@@ -244,13 +251,14 @@ def _parameter_form(state: Session, algorithm: str) -> None:
             value = state.value(key, default)
             state.set_value(key, value)
             col = cols[i % 4]
+            text = helps.get(name)
             if isinstance(default, bool):
-                col.checkbox(name, value=bool(value), key=key)
+                col.checkbox(name, value=bool(value), key=key, help=text)
             elif isinstance(default, int):
-                text = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
-                col.number_input(text, min_value=0, value=int(value), step=1, key=key)
+                shown = f"{name} (0 = auto)" if default == 0 and name.startswith("n_") else name
+                col.number_input(shown, min_value=0, value=int(value), step=1, key=key, help=text)
             else:
-                col.number_input(name, min_value=0.0, value=float(value), key=key)
+                col.number_input(name, min_value=0.0, value=float(value), key=key, help=text)
         params = changed_parameters(state, algorithm)
         if params:
             st.caption("Changed from the defaults: " + ", ".join(f"{k} = {v}" for k, v in params.items()))

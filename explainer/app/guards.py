@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explainer.app import pools
+from explainer.app import budgets, kept_runs, pools
 from explainer.app import state as app_state
 from explainer.app.session import Session
 from explainer.app.sources import Source
@@ -32,15 +32,44 @@ def need_data(state: Session) -> None:
 
 
 def need_explanation(state: Session) -> None:
-    """The Rules page's: an explanation has been computed."""
+    """The Rules page's: an explanation has been computed (or, after a reload or from a link, the server holds
+    the finished run at the link's settings: :func:`restore_run`)."""
+    restore_run(state)
     _stop_unless(state.dataset is not None and state.explanation is not None,
                  "Run an explanation first (Data → Explain → Run).", "Explain", "Go to the Explain page")
 
 
 def need_pool(state: Session) -> None:
-    """The Compare page's: data and its rule pool."""
+    """The Compare page's: data, its rule pool and the budgets (built or fetched here after a reload, as the
+    Explain page would)."""
+    if state.dataset is not None and (state.pool is None or state.budget_for != state.pool_key):
+        pool_and_budgets(state)
     _stop_unless(state.dataset is not None and state.pool is not None,
                  "Load data and build the rule pool on the Explain page first.", "Explain", "Go to the Explain page")
+
+
+def pool_and_budgets(state: Session) -> RulePool:
+    """The pool of the page's settings and its budgets, as the Explain page sets them (the defaults, or the
+    link's); ends the page's run while either is computed (its status shown, the page drawn again when done)."""
+    pool = pool_or_stop(state, pools.page_settings(state))
+    defaults = budgets.page_defaults(state, pool)
+    if defaults is None:
+        st.stop()
+    budgets.init_budgets(state, pool, defaults)
+    return pool
+
+
+def restore_run(state: Session) -> None:
+    """A reload or a copied link opened on a page other than Explain: when the server holds a finished run of
+    the data and the link's settings, its pool, budgets and result are taken up as the Explain page would."""
+    dataset = state.dataset
+    if dataset is None or state.explanation is not None or (state.job is not None and not state.job.done):
+        return
+    key = (dataset.fingerprint, pools.page_settings(state))
+    if state.pool_key != key and not kept_runs.kept_runs(key):
+        return
+    pool_and_budgets(state)
+    app_state.restore_kept_run(state, budgets.run_settings(state))
 
 
 def table_or_stop(state: Session, source: Source) -> pd.DataFrame | None:

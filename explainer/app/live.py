@@ -78,7 +78,7 @@ def watch(job: _Watched, figure: Callable[[_Watched], object | None], *, chart_k
                 draws += 1
                 chart.plotly_chart(fig, width="stretch", key=f"{chart_key}_{draws}")
             else:
-                chart.caption("Waiting for generation 0…")
+                chart.caption("The chart starts once the first generation has been evaluated…")
         if job.done:
             break
         if fresh:  # news is waiting for the chart's next turn: only the text moves meanwhile (or the end comes)

@@ -22,6 +22,7 @@ from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, accuracy_by_group
 from explainer.report.diagnosis import REASONS
 from explainer.rules.render import counted, render_label
+from explainer.selection.result import status_note
 
 
 def rule_columns() -> dict:
@@ -35,9 +36,12 @@ def summary_card(explanation: Explanation) -> None:
     """One line and one row of metrics of the explanation."""
     report = explanation.report
     result = explanation.result
+    note = status_note(result.status)
+    if note:
+        st.warning(f"This run was {note}.", icon=":material/warning:")
     st.caption(
         f"{label(result.algorithm)} · {counted(report.n_rules, 'rule')} · complexity {report.complexity} · "
-        f"{report.errors} errors · {report.covered} of {report.n_rows} rows covered · "
+        f"{report.errors:,} errors · {report.covered:,} of {report.n_rows:,} rows covered · "
         f"{counted(report.conflicting_pairs, 'conflicting pair')}"
     )
     k0, kb, k1, k3, k4, k5 = st.columns(6)  # six fit their labels; the rows covered are in the line above
@@ -94,9 +98,11 @@ def wrong_caption(reasons: list[str], report: RuleSetReport) -> str:
 def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.DataFrame) -> None:
     """One row of the data (its values editable): the rules that fire on it and their vote."""
     numbers = rows.row_numbers(dataset)
-    if state.explain_row is None or rows.row_position(dataset, state.explain_row) is None:
+    if (state.explain_row is None or state.explain_row_data != dataset.fingerprint
+            or rows.row_position(dataset, state.explain_row) is None):  # other data: its first misclassified row
         wrong_rows = report.wrong_rows().rows
         state.explain_row = int(numbers[wrong_rows[0] if len(wrong_rows) else 0])
+        state.explain_row_data = dataset.fingerprint
     r1, r2 = st.columns([1, 4], gap="large")
     with r1:
         row_no = int(st.number_input("Row", int(numbers.min()), int(numbers.max()), value=int(state.explain_row),
@@ -116,7 +122,7 @@ def row_card(state: Session, dataset: Dataset, report: RuleSetReport, table: pd.
                 config[col.name] = st.column_config.SelectboxColumn(options=col.options, required=True)
             else:
                 config[col.name] = st.column_config.NumberColumn(required=not col.values.missing_allowed)
-        edited = st.data_editor(original, hide_index=True, width="stretch", key=Session.row_values_key(row_no),
+        edited = st.data_editor(original, hide_index=True, width="stretch", key=Session.row_values_key(row_no, dataset.fingerprint),
                                 num_rows="fixed", column_config=config)
     changed = not edited.equals(original)
     encoded, problem = rows.encode_edited(dataset, edited)
@@ -154,7 +160,8 @@ def rule_card(state: Session, dataset: Dataset, report: RuleSetReport) -> None:
     covered = report.rows_covered_by(pick)
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:
-        st.markdown(f"**Rows covered by rule {pick + 1}** ({len(covered)} rows, {metrics.errors} misclassified)")
+        st.markdown(f"**Rows covered by rule {pick + 1}** ({counted(len(covered), 'row')}, {metrics.errors:,} "
+                    "misclassified)")
         own = label_key(metrics.label)
         correct = [label_key(v) == own for v in label_array(dataset.y)[covered]]
         st.dataframe(rows.rows_frame(dataset, covered, report, {"correct": correct}),

@@ -30,7 +30,9 @@ def start_run(state: Session, pool_key, run: RunSettings) -> None:
     if pool_key != state.pool_key:
         state.run_error = "The rule pool changed while the page was drawn: check the budgets and press Run again."
         return
-    app_state.forget_results(state)  # a result always belongs to the settings it shows: the old one goes now
+    # a result always belongs to the settings it shows: the old one goes now (put aside, should the run be
+    # stopped before it begins)
+    app_state.replace_results(state)
     app_state.start_job(state, Session.job, run)
 
 

@@ -106,6 +106,10 @@ class Session:
     explanation_data: Slot[Dataset] = Slot("explanation_data")  # the rows it was computed on
     run_settings: Slot[RunSettings] = Slot("run_settings")  # what it was computed with
     run_error = Slot[str]("run_error")  # why the last run failed (cleared by the next one)
+    run_note = Slot[str]("run_note")  # what became of the last run when its result is not the one shown
+    # (explanation, explanation_data, run_settings) the running run replaced: shown again if it is stopped
+    # before it began
+    replaced_result = Slot[tuple]("replaced_result")
     alternatives_asked = Slot[tuple]("alternatives_asked")  # the key of the alternatives last asked for
     compare_job: Slot[RunJob] = Slot("compare_job")  # the Compare page's runs
     frontier = Slot[FrontierEntry]("frontier")
@@ -149,6 +153,7 @@ class Session:
     alt_k = Slot[int]("w_alt_k")  # the Explain page's "Other explanations nearly as good": how many
     alt_within = Slot[float]("w_alt_within")  # ... and within how many points of the rows
     explain_row = Slot[int]("w_explain_row")
+    explain_row_data = Slot[str]("_explain_row_data")  # the fingerprint of the data explain_row numbers a row of
     rule_pick = Slot[int]("w_rule_pick")
     # the table rows last clicked (Rules page): a click points its widget at the row once, then leaves it free
     explain_row_clicked = Slot[int]("_w_explain_row_clicked")
@@ -207,9 +212,10 @@ class Session:
         return f"load_form_{file_id}"
 
     @staticmethod
-    def row_values_key(row: int) -> str:
-        """Widget key of the Rules page's editor of one row's values."""
-        return f"row_values_{row}"
+    def row_values_key(row: int, fingerprint: str) -> str:
+        """Widget key of the Rules page's editor of one row's values (of the data of ``fingerprint``: the edits
+        of another table's row of that number are not this row's)."""
+        return f"row_values_{fingerprint[:16]}_{row}"
 
     @staticmethod
     def rule_edit_key(part: str, what: str) -> str:

@@ -53,6 +53,7 @@ from explainer.app.text import label, md_escape
 from explainer.pipeline.validation import SIZES
 from explainer.report.figures import fitness_figure
 from explainer.rules.render import counted
+from explainer.selection.result import status_note
 from explainer.selection.solvers import available
 
 #: The pages, in navigation order: (script, label, icon).  Drawn with ``st.page_link`` rather than
@@ -117,9 +118,18 @@ def _stop(job) -> None:
 
 
 def forget_results(state: Session) -> None:
-    """Drop the last run's result and error (a new run starts, or they belong to another pool)."""
+    """Drop the last run's result and error (they belong to another pool, or a run has replaced them)."""
     state.forget(Session.explanation, Session.explanation_data, Session.run_settings, Session.run_error,
-                 Session.rule_edits)
+                 Session.run_note, Session.rule_edits, Session.replaced_result)
+
+
+def replace_results(state: Session) -> None:
+    """A new run starts: the result shown goes, put aside until the run ends (see :func:`collect_finished`)."""
+    replaced = (state.explanation, state.explanation_data, state.run_settings) \
+        if state.explanation is not None else None
+    forget_results(state)
+    if replaced is not None:
+        state.replaced_result = replaced
 
 
 def forget_pool_results(state: Session) -> None:
@@ -252,16 +262,22 @@ def collect_finished(state: Session) -> None:
         return
     job.collected = True
     explanation = job.explanations[0]
+    replaced = state.replaced_result
+    del state.replaced_result
     if explanation is not None:
         state.explanation = explanation
         state.explanation_data = job.dataset  # the rows it was computed on (training rows when some are held out)
         state.run_settings = job.settings
         del state.run_error
         kept_runs.keep_finished(state.pool_key, job.settings, explanation, job.dataset)
+        return
+    forget_results(state)
+    kept_runs.forget_run(state.pool_key, job.settings)
+    if job.errors[0] is None and replaced is not None:  # stopped before it began: the result before it stays
+        state.explanation, state.explanation_data, state.run_settings = replaced
+        state.run_note = STOPPED_BEFORE_BEGIN
     else:
-        forget_results(state)
-        state.run_error = job.errors[0] or "The run was stopped before it started."
-        kept_runs.forget_run(state.pool_key, job.settings)
+        state.run_error = job.errors[0] or "The run was stopped before it began: nothing was computed."
 
 
 def _keep_compared(state: Session) -> None:
@@ -274,6 +290,10 @@ def _keep_compared(state: Session) -> None:
         if explanation is not None:
             kept_runs.keep_finished(state.pool_key, settings, explanation, job.dataset)
 
+
+#: What the Explain page says where a run stopped before it began left the result before it in place.
+STOPPED_BEFORE_BEGIN = ("The run was stopped before it began: nothing was computed, so the result below is still "
+                        "the one before it, at its own budgets.")
 
 #: What the Explain page says where a run at its settings was started but its result never came back.
 INTERRUPTED = "The run at these settings was interrupted by a reload; press **Run** to start it again."
@@ -459,7 +479,8 @@ def sidebar(state: Session, page: str) -> None:
             st.markdown("*nothing loaded yet*")
         else:
             st.text(state.data_label or dataset.name)
-            st.caption(f"{dataset.n_rows} rows · {dataset.n_features} features · {len(dataset.classes)} classes")
+            st.caption(f"{dataset.n_rows:,} rows · {dataset.n_features:,} features · "
+                       f"{counted(len(dataset.classes), 'class')}")
         explanation = state.explanation
         # one slot, drawn empty while there is no explanation (a run going on): the last one's lines
         # would otherwise stay there, greyed, until the run ends
@@ -470,7 +491,8 @@ def sidebar(state: Session, page: str) -> None:
                 st.caption("Last explanation")
                 report = explanation.report
                 st.text(f"{label(r.algorithm)}: {counted(r.n_rules, 'rule')} · {100 * report.accuracy:.1f}% accuracy · "
-                        f"{100 * report.balanced_accuracy:.1f}% balanced · {100 * r.coverage_score:.1f}% coverage f*")
+                        f"{100 * report.balanced_accuracy:.1f}% balanced · {100 * r.coverage_score:.1f}% coverage f*"
+                        + (f" · {r.status}" if status_note(r.status) else ""))
         running = [("Explain", state.job), ("Compare", state.compare_job)]
         # the page that runs a job watches it itself (see .live); the sidebar reports the others
         running = [(name, job) for name, job in running if job is not None and not job.done and name != page]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 from explainer.selection.solvers import ALGORITHMS, LABELS, available, get_solver_class
@@ -61,4 +62,54 @@ def algorithm_parameters(name: str) -> dict[str, Any]:
             out[param.name] = param.default
         elif param.default == "auto":
             out[param.name] = 0
+    return out
+
+
+def parameter_help(name: str) -> dict[str, str]:
+    """Each parameter's entry in the ``Parameters`` sections of an algorithm's docstrings (its class's, then its
+    bases' for what it inherits; an entry naming several parameters is each one's help), for the page's tooltips;
+    {} when the algorithm does not load."""
+    try:
+        cls = get_solver_class(name)
+    except (ImportError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    for klass in cls.__mro__:
+        for k, v in _docstring_parameters(klass.__doc__ or "").items():
+            if not v.startswith("as for "):  # "as for QGA": its base's entry says it
+                out.setdefault(k, _plain_doc(v))
+    return out
+
+
+def _plain_doc(text: str) -> str:
+    """A docstring's words without the markup and the pointers into the code written for its readers."""
+    text = re.sub(r":\w+:`~?(?:[\w.]*\.)?(\w+)`", r"\1", text)
+    for pointer in (" (see the module docstring)", "; see the module docstring", ": see the module docstring"):
+        text = text.replace(pointer, "")
+    return text.replace("``", "")
+
+
+def _docstring_parameters(doc: str) -> dict[str, str]:
+    """name -> text of a numpydoc ``Parameters`` section (``a, b : text``, the text going on over indented lines,
+    the names over lines that end with a comma)."""
+    doc = inspect.cleandoc(doc)
+    if "Parameters\n----------\n" not in doc:
+        return {}
+    lines = doc.split("Parameters\n----------\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    out: dict[str, str] = {}
+    names: list[str] = []
+    pending = ""
+    for line in lines:
+        if line[:1].isspace() and names and not pending:  # the entry goes on
+            for n in names:
+                out[n] += " " + line.strip()
+            continue
+        head, sep, text = (pending + " " + line.strip()).partition(" : ")
+        if not sep:
+            pending, names = (head, []) if head.rstrip().endswith(",") else ("", [])
+            continue
+        pending = ""
+        names = [n.strip() for n in head.split(",") if n.strip()]
+        for n in names:
+            out[n] = text.strip()
     return out

@@ -135,10 +135,15 @@ def suggest_target(frame: pd.DataFrame) -> tuple[str, str]:
 
 
 def explicit_target_warning(frame: pd.DataFrame, name: str) -> str | None:
-    """A warning when a target chosen by the user has about one value per row."""
-    problem = target_problem(frame, name)
-    if problem is None:
+    """A warning when a target chosen by the user has about one value per row, or fewer than two classes (the
+    load would refuse it: said before it is asked for)."""
+    _, k = _counts(frame[name])
+    problem = None if k < 2 else target_problem(frame, name)
+    if k >= 2 and problem is None:
         return None
-    candidates = target_candidates(frame, exclude=(name,))
+    candidates = target_candidates(frame, exclude=(name,))  # only for a warning: a pass over every column
     better = f" Better candidates: {_quoted(candidates)}." if candidates else ""
+    if k < 2:
+        held = "no value" if k == 0 else "one value only"
+        return f"The target '{name}' has {held}: at least two classes are needed to explain.{better}"
     return f"The target '{name}' looks like an identifier ({problem}); no rule can generalise from it.{better}"

@@ -29,6 +29,7 @@ from explainer.report.metrics import csv_comment_line
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
 from explainer.rules.numbers import format_number
 from explainer.rules.render import counted
+from explainer.selection.result import status_note
 
 __all__ = ["EXPORT_FORMATS", "export_header", "export_rule_text", "export_text", "forbidden_columns", "pin_lines",
            "rules_to_python",
@@ -239,14 +240,17 @@ def forbidden_columns(report) -> list[str]:
     return [str(c) for c in pool.get("forbidden_columns") or ()]
 
 
-def export_header(report) -> list[str]:
-    """What every export states first: the totals the page shows (accuracy beside coverage), how complexity
-    counts, the columns kept out of the rules (when any), then the rules the run was told to keep (pinned) and to
-    leave out (banned), one a line."""
+def export_header(report, status: str | None = None) -> list[str]:
+    """What every export states first: how the run ended when it did not end as it should (``status``, e.g.
+    stopped), the totals the page shows (accuracy beside coverage), how complexity counts, the columns kept out
+    of the rules (when any), then the rules the run was told to keep (pinned) and to leave out (banned), one a
+    line."""
     forbidden = forbidden_columns(report)
     # a name is written as it is, on a comment line: a line break in it would end the comment
     names = ", ".join(" ".join(c.splitlines()) for c in forbidden)
+    note = status_note(status)
     return [
+        *([f"run {note}"] if note else []),
         f"{counted(report.n_rules, 'rule')}, complexity {report.complexity}, errors {report.errors}, "
         f"coverage f* {report.coverage:g} of {report.n_rows} rows (eps {report.eps:g})",
         COMPLEXITY_COUNTS,
@@ -263,30 +267,31 @@ def pin_lines(settings: dict | None) -> list[str]:
     return [f"{kind}: {text}" for kind in ("pinned", "banned") for text in settings.get(kind) or ()]
 
 
-def export_text(report, kind: str) -> str:
+def export_text(report, kind: str, status: str | None = None) -> str:
     """A :class:`~explainer.report.metrics.RuleSetReport`'s rule set as ``kind`` (one of
     :data:`EXPORT_FORMATS`): the rules with the ``ELSE`` line, JSON, CSV, a SQL ``CASE WHEN``
     expression or a Python function ``predict(row)``.  The command line and the dashboard call it.
     The text, CSV, SQL and Python forms open with comment lines (:func:`export_header`) saying the
     totals, how complexity counts, the columns kept out of the rules and the pinned and banned rules;
     the JSON says them under ``complexity_counts``, ``forbidden_columns`` (when any) and ``settings``.
+    ``status``: the run's (:data:`~explainer.selection.result.STATUS_NOTES`), said first when it did not end as
+    it should (a stopped run), under ``status`` in the JSON.
     The CSV's header lines start with ``#`` (``pandas.read_csv(..., comment="#")`` skips them) and
     its text cells are quoted, so a ``#`` inside a rule is never taken for one; its ``length``
     column holds each rule's count."""
+    header = export_header(report, status)
     if kind == "text":
-        return "".join(f"# {line}\n" for line in export_header(report)) + report.rules_text()
+        return "".join(f"# {line}\n" for line in header) + report.rules_text()
     if kind == "json":
         forbidden = forbidden_columns(report)
-        return report.to_json(complexity_counts=COMPLEXITY_COUNTS,
+        return report.to_json(complexity_counts=COMPLEXITY_COUNTS, **({"status": status} if status else {}),
                               **({"forbidden_columns": forbidden} if forbidden else {})) + "\n"
     if kind == "csv":
-        return "".join(map(csv_comment_line, export_header(report))) + report.to_csv(quote_text=True)
+        return "".join(map(csv_comment_line, header)) + report.to_csv(quote_text=True)
     if kind == "sql":
-        head = "".join(f"-- {line}\n" for line in export_header(report))
-        return head + rules_to_sql(report.rules, report.fallback) + "\n"
+        return "".join(f"-- {line}\n" for line in header) + rules_to_sql(report.rules, report.fallback) + "\n"
     if kind == "python":
-        head = "".join(f"# {line}\n" for line in export_header(report))
-        return head + rules_to_python(report.rules, report.fallback)
+        return "".join(f"# {line}\n" for line in header) + rules_to_python(report.rules, report.fallback)
     raise ValueError(f"unknown export {kind!r}; choose one of {', '.join(EXPORT_FORMATS)}")
 
 

@@ -83,6 +83,11 @@ class RuleMetrics:
         }
 
 
+#: up to this many rules, a report lists the rules each one conflicts with (a list costs one pass over every
+#: rule's rows, so all of them cost rules squared: a large rule file gets counts only)
+LISTED_CONFLICTS = 100
+
+
 @dataclass
 class RuleSetReport:
     rules: RuleSet
@@ -265,6 +270,13 @@ class RuleSetReport:
         """The rules of another class that fire on some row rule ``i`` fires on (built on demand)."""
         return self.firing.conflicting_rules(i)
 
+    def conflicts_with(self, i: int) -> list[int] | None:
+        """The numbers (from 1, as the rules are listed) of the rules that conflict with rule ``i``; None when the
+        set is too large for the lists (:data:`LISTED_CONFLICTS`)."""
+        if self.n_rules > LISTED_CONFLICTS:
+            return None
+        return [k + 1 for k in self.conflicting_rules(i)] if self.per_rule[i].conflicts else []
+
     def conflicts_between(self, i: int, k: int) -> np.ndarray:
         """Rows where rules i and k both fire with different classes."""
         if self.firing.rule_class[i] == self.firing.rule_class[k]:
@@ -323,7 +335,7 @@ class RuleSetReport:
             "complexity_budget": self.complexity_budget,
             "error_budget": self.error_budget,
             "within_budgets": self.within_budgets,
-            "rules": [m.to_dict() for m in self.per_rule],
+            "rules": [{**m.to_dict(), "conflicts_with": self.conflicts_with(m.index)} for m in self.per_rule],
         }
         if self.weighted is not None:
             out["weighted_errors"] = self.weighted_errors
@@ -428,6 +440,7 @@ class RuleSetReport:
                     "errors": m.errors,
                     "precision": round(m.precision, 4),
                     "conflicts": m.conflicts,
+                    "conflicts_with": ", ".join(map(str, self.conflicts_with(m.index) or [])),
                     "missing_rows": m.missing_rows,
                     "missing_via": "; ".join(f"{c['condition']} ({c['rows']})" for c in m.missing_conditions()),
                 }

@@ -239,5 +239,7 @@ def render_rule(rule) -> str:
 
 
 def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, plural unless ``n`` is 1: ``1 rule``, ``0 rules``, ``8 rules``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    """``n`` (thousands separated) and the noun, plural unless ``n`` is 1: ``1 rule``, ``0 rules``, ``8 rules``,
+    ``3 classes``, ``32,561 rows``."""
+    plural = noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+    return f"{n:,} {noun if n == 1 else plural}"

@@ -22,6 +22,18 @@ OPTIMAL = "optimal"  # exact solver proved optimality
 FEASIBLE = "feasible"  # exact solver: feasible, optimality not proven (see gap)
 OVER_BUDGET = "over_budget"  # the algorithm ignores the budgets (ForEx++ untrimmed)
 
+#: what a status other than a finished one means, in the words every output uses beside the rules
+STATUS_NOTES = {
+    STOPPED: "stopped before its end: the best selection found until the stop",
+    FEASIBLE: "the exact solver's best selection, not proven optimal",
+    OVER_BUDGET: "over its budgets: the algorithm does not keep them",
+}
+
+
+def status_note(status: str | None) -> str | None:
+    """How a result of ``status`` is to be read, or None for a run that ended as it should (ok, optimal)."""
+    return STATUS_NOTES.get(status) if status else None
+
 
 class ReadsEvaluation:
     """The metrics of ``self.evaluation`` (an :class:`Evaluation`) as read-only attributes."""

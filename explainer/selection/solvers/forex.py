@@ -58,7 +58,14 @@ def trim_to_budgets(problem: SelectionProblem, selection: np.ndarray) -> np.ndar
 
 
 class ForEx(Solver):
-    """ForEx++: union over classes of the accurate, general and short rules; ignores budgets."""
+    """ForEx++: union over classes of the accurate, general and short rules; ignores budgets.
+
+    Parameters
+    ----------
+    inclusive : a rule at exactly its class's mean accuracy, support or length still counts as accurate,
+        general or short (>= and <=; off: > and <).
+    time_limit : accepted for a uniform interface (one pass over the rules).
+    """
 
     name = "forex"
     respects_budgets = False
@@ -77,7 +84,14 @@ class ForEx(Solver):
 
 
 class ForExTrimmed(Solver):
-    """ForEx++ candidates trimmed to the budgets, then greedily refilled from the candidates."""
+    """ForEx++ candidates trimmed to the budgets, then greedily refilled from the candidates.
+
+    Parameters
+    ----------
+    inclusive : a rule at exactly its class's mean accuracy, support or length still counts as accurate,
+        general or short (>= and <=; off: > and <).
+    time_limit : accepted for a uniform interface (one pass over the rules).
+    """
 
     name = "forex_trimmed"
 

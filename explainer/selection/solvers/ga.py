@@ -33,7 +33,18 @@ from explainer.selection.solvers.operators import (
 
 
 class GA(Solver):
-    """Standard genetic algorithm: fitness-proportional mating, crossover, mutation, elitism."""
+    """Standard genetic algorithm: fitness-proportional mating, crossover, mutation, elitism.
+
+    Parameters
+    ----------
+    n_population : individuals kept after each generation.
+    n_generations : maximum number of generations.
+    crossover : "uniform", "one_point" or "two_point".
+    mutation_rate : chance of flipping each rule in a child (None: one rule on average).
+    max_retries : attempts per pair to obtain children within the budgets.
+    early_stop : stop when every individual has the same fitness.
+    time_limit : seconds (None: no limit); the run then ends with the best selection so far.
+    """
 
     name = "ga"
     objectives = ("coverage", "accuracy")  # through problem.fitness

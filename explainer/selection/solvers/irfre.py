@@ -42,7 +42,17 @@ def _ranks(m: dict) -> np.ndarray:
 
 
 class IRFRE(Solver):
-    """Adapted IRFRE: rank-based multi-objective GA, feasible children only."""
+    """Adapted IRFRE: rank-based multi-objective GA, feasible children only.
+
+    Parameters
+    ----------
+    n_population : individuals kept after each generation.
+    n_generations : maximum number of generations.
+    mutation_rate : chance of flipping each rule in a child (None: one rule on average).
+    init_density : share of the rules on in a random initial individual (None: sized to the budgets).
+    time_limit : seconds (None: no limit); the run then ends with the best selection so far.
+    stall : stop after this many generations in a row without a better selection (None: never).
+    """
 
     name = "irfre"
 
@@ -92,7 +102,12 @@ class IRFRE(Solver):
 
 
 class IRFRERFHC(IRFRE):
-    """IRFRE whose initial population also holds the ``n_trials`` RF+HC trial results."""
+    """IRFRE whose initial population also holds the ``n_trials`` RF+HC trial results.
+
+    Parameters
+    ----------
+    n_trials : RF+HC trials whose selections join the initial population (the others: as IRFRE's).
+    """
 
     name = "irfre_rfhc"
 
