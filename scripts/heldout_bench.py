@@ -9,7 +9,10 @@ wanted, the report half once, after the default is settled (see corpus.md).
 
 Models: ``explainer``, ``ripper``, ``tree4`` and ``rug`` as in accuracy_bench.py, and
 ``figs``: imodels' FIGS (12 splits at most, its default) on the same encoded matrix, conditions
-the sum of its trees' root-to-leaf path lengths.  A model that does not install is left out.
+the sum of its trees' root-to-leaf path lengths; ``rulefit``: imodels' RuleFit (its defaults: 30 rules
+at most beside the linear terms) on the same matrix, one against the rest when there are more than two
+classes (it takes two only), conditions its ``complexity_`` (each rule's conditions and each linear term
+with a nonzero coefficient), summed over the classes.  A model that does not install is left out.
 ``--ripper-budget`` adds ``explainer_bc``: the explainer with Bc = the conditions of RIPPER's rule
 set on the same fold.
 
@@ -43,7 +46,7 @@ import corpus  # noqa: E402
 
 from explainer.estimator import RuleSetExplainer  # noqa: E402
 
-MODELS = ("explainer", "ripper", "tree4", "figs", "rug")
+MODELS = ("explainer", "ripper", "tree4", "figs", "rug", "rulefit")
 SMALL_ROWS = 5_000  # the fit-time target is on tables up to this size
 
 
@@ -83,6 +86,44 @@ class _Coded(ab._RUG):
         return np.where(np.isnan(Z), self.medians_, Z)
 
 
+class RuleFit(ab.Encoded):
+    name = "rulefit"
+
+    def make(self):
+        from imodels import RuleFitClassifier  # noqa: PLC0415 - an optional peer
+
+        return _OneAgainstRest(lambda: RuleFitClassifier(random_state=ab.SEED))
+
+    def conditions(self):
+        return int(sum(m.complexity_ for m in self.model.models))
+
+
+class _OneAgainstRest(_Coded):
+    """A two-class model on any number of classes: one model, or one per class against the rest (the
+    probabilities of the classes normalised to sum to 1); missing numbers filled as for FIGS."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def fit(self, Z, y):
+        self.medians_ = np.nan_to_num(np.nanmedian(Z, axis=0)) if np.isnan(Z).any() else np.zeros(Z.shape[1])
+        Z = self._fill(Z)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        targets = [codes] if len(self.classes_) == 2 else [(codes == k).astype(int) for k in range(len(self.classes_))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.models = [self.make().fit(Z, t) for t in targets]
+        return self
+
+    def predict_proba(self, Z):
+        Z = self._fill(Z)
+        if len(self.models) == 1:
+            return np.asarray(self.models[0].predict_proba(Z), dtype=float)
+        scores = np.column_stack([np.asarray(m.predict_proba(Z), dtype=float)[:, 1] for m in self.models])
+        total = scores.sum(axis=1, keepdims=True)
+        return np.where(total > 0, scores / np.where(total > 0, total, 1), 1.0 / len(self.models))
+
+
 class ExplainerBc(ab.Explainer):
     name = "explainer_bc"
 
@@ -94,7 +135,7 @@ class ExplainerBc(ab.Explainer):
         return self
 
 
-PEERS = {**ab.PEERS, "figs": FIGS}
+PEERS = {**ab.PEERS, "figs": FIGS, "rulefit": RuleFit}
 
 
 def score(model, X, y, tr, te):
