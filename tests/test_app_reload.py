@@ -70,10 +70,44 @@ def test_a_finished_run_is_shown_again_after_a_reload():
     assert "Set the budgets and press **Run**." in _infos(other)
 
 
-def test_a_run_stopped_by_its_page_leaving_says_it_was_interrupted(monkeypatch):
+def test_a_reload_while_the_run_goes_on_takes_the_run_up_and_shows_its_result(monkeypatch):
+    from explainer.app import jobs
+
+    at = _explain_page(w_algorithm="greedy", w_bc=7, w_seed=51)
+    _held_back(monkeypatch)  # the run waits for a core: it is still going on at the reload
+    job = _run(at)
+    assert not job.done
+    again = _reloaded(at)
+    assert again.session_state["job"] is job and not job.done
+    assert app_state.INTERRUPTED not in _infos(again)
+    monkeypatch.setattr(jobs, "LINE", jobs._Line(1))
+    job._line.capacity = 1  # a core comes free: the run the reloaded page took up goes on to its end
+    job.join(HANG_S)
+    assert job.done
+    again.run()
+    assert again.session_state["explanation"] is job.explanations[0] is not None
+    assert any(h.value == "Result" for h in again.subheader)
+
+
+def test_a_run_that_ended_with_no_page_to_collect_it_is_shown_after_a_reload(monkeypatch):
+    at = _explain_page(w_algorithm="greedy", w_bc=8, w_seed=53)
+    monkeypatch.setattr(app_state, "collect_finished", lambda state: None)  # its page went away as it ended
+    job = _run(at)
+    job.join(HANG_S)
+    assert job.done and not job.collected
+    monkeypatch.undo()
+    again = _reloaded(at)
+    again.run()
+    assert again.session_state["explanation"] is job.explanations[0] is not None and job.collected
+    assert app_state.INTERRUPTED not in _infos(again)
+
+
+def test_a_run_stopped_by_its_page_leaving_before_it_began_says_it_was_interrupted(monkeypatch):
     at = _explain_page(w_algorithm="greedy", w_bc=4, w_seed=23)
-    # the page goes away as the run starts: nothing collects its result (the orphan check then stops it)
+    # the page goes away as the run starts: nothing collects it, and the orphan check stops it before it began
+    # (it waits for a core), so nothing of it is left
     monkeypatch.setattr(app_state, "collect_finished", lambda state: None)
+    _held_back(monkeypatch)
     job = _run(at)
     job.stop()
     job.join(HANG_S)

@@ -171,7 +171,7 @@ def results_card(state: Session, pool: RulePool, n_rows: int, running: bool) -> 
     if state.run_note and not running:
         st.info(state.run_note, icon=":material/info:")  # the page's own words, never user text
     kept = None if running or state.run_error else app_state.restore_kept_run(state, budgets.run_settings(state))
-    if kept == "restored":  # a reload or a link at a finished run's settings: every card shows it again
+    if kept in ("restored", "adopted"):  # a reload or a link at a run's settings: every card shows it again
         st.rerun()
     explanation = state.explanation
     if explanation is not None and not running:

@@ -339,6 +339,11 @@ class Job:
         with self._news:
             return self._news.wait_for(lambda: self.finished_at is not None, timeout)
 
+    def adopt(self, alive: Callable[[], bool] | None) -> None:
+        """Another page watches the job from now on (a reload of the page that started it): its presence, not
+        the gone page's, keeps the job from being stopped as an orphan."""
+        self._alive = alive
+
     def stop(self) -> None:
         if self.stop_requested_at is None:
             self.stop_requested_at = time.perf_counter()

@@ -10,7 +10,9 @@ Never imports Streamlit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from explainer.app.caching import COMPUTED, approx_bytes
 from explainer.pipeline import Explanation
@@ -28,9 +30,16 @@ class KeptRun:
 
 @dataclass(frozen=True)
 class Started:
-    """A run started at these settings whose result no page has collected (yet)."""
+    """A run started at these settings whose result no page has collected (yet), and a weak reference to its
+    job: a reload while it runs takes the job up (:meth:`job`), and the mark never keeps a job (its pool and
+    rows) alive past the session that started it."""
 
     settings: RunSettings
+    job_ref: Callable[[], object | None] = field(default=lambda: None, compare=False, repr=False)
+
+    def job(self):
+        """The run's job while something still holds it (its session, or its reader while it runs), else None."""
+        return self.job_ref()
 
 
 def run_key(pool_key: tuple, settings: RunSettings) -> tuple:
@@ -43,9 +52,11 @@ def is_run_key(key) -> bool:
     return isinstance(key, tuple) and key[:1] == ("run",)
 
 
-def mark_started(pool_key: tuple, settings: RunSettings) -> None:
-    """A run at ``settings`` starts: until it is collected, a reload at its settings says it was interrupted."""
-    COMPUTED.put(run_key(pool_key, settings), Started(settings), size=0)
+def mark_started(pool_key: tuple, settings: RunSettings, job=None) -> None:
+    """A run at ``settings`` starts (as ``job``): until it is collected, a reload at its settings takes the job up
+    while it is held, else says the run was interrupted."""
+    ref = weakref.ref(job) if job is not None else (lambda: None)
+    COMPUTED.put(run_key(pool_key, settings), Started(settings, ref), size=0)
 
 
 def keep_finished(pool_key: tuple, settings: RunSettings, explanation: Explanation, dataset) -> None:

@@ -300,8 +300,10 @@ INTERRUPTED = "The run at these settings was interrupted by a reload; press **Ru
 
 
 def restore_kept_run(state: Session, settings) -> str | None:
-    """Without a result in the session, the server's finished run at ``settings`` (a reload, a copied link):
-    ``"restored"`` (now the session's result), ``"interrupted"`` (it started but never finished) or None."""
+    """Without a result in the session, the server's run at ``settings`` (a reload, a copied link):
+    ``"restored"`` (its result is now the session's), ``"adopted"`` (it was still running, or ended without
+    a page to collect it: its job is now the session's, watched or collected as if started here),
+    ``"interrupted"`` (it started, and nothing of it is left) or None."""
     if state.explanation is not None or (state.job is not None and not state.job.done) or state.pool_key is None:
         return None
     found = kept_runs.kept(state.pool_key, settings)
@@ -311,7 +313,17 @@ def restore_kept_run(state: Session, settings) -> str | None:
         state.run_settings = found.settings
         del state.run_error
         return "restored"
-    return "interrupted" if isinstance(found, kept_runs.Started) else None
+    if not isinstance(found, kept_runs.Started):
+        return None
+    job = found.job()
+    if job is None or job.collected or (job.done and job.explanations[0] is None):  # nothing of it to show
+        return "interrupted"
+    if job is state.job:  # this session's own (its collection comes first): nothing to take up
+        return None
+    job.adopt(state.alive())
+    state.job = job
+    del state.run_error
+    return "adopted"
 
 
 # --------------------------------------------------------------------------- the URL
@@ -528,7 +540,7 @@ def start_job(state: Session, slot, runs) -> jobs.RunJob:
     data = split.train if split is not None else state.dataset
     job = jobs.RunJob(state.pool, data, runs, holdout=holdout, alive=state.alive())
     state.put(slot, job)
-    if slot is Session.job:  # until collected, a reload at these settings says the run was interrupted
-        kept_runs.mark_started(state.pool_key, job.settings)
+    if slot is Session.job:  # until collected, a reload at these settings takes the job up (or says it was lost)
+        kept_runs.mark_started(state.pool_key, job.settings, job)
     job.start()
     return job
