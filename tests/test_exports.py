@@ -18,7 +18,8 @@ from explainer.rules import Condition, Rule, RuleSet
 from explainer.rules.model import ValueSet
 
 #: all the exported function may call: it imports nothing
-BUILTINS = {"max": max, "len": len, "isinstance": isinstance, "str": str, "float": float, "ValueError": ValueError}
+BUILTINS = {"max": max, "len": len, "isinstance": isinstance, "str": str, "float": float, "ValueError": ValueError,
+            "any": any}
 
 
 def _sql_votes(table: pd.DataFrame, expression: str) -> list:
@@ -282,3 +283,41 @@ def test_a_stopped_runs_exports_say_so_first_and_read_back_the_same(explained_sa
                 return [line for line in export_rule_text(text).splitlines() if not line.startswith("#")]
             assert rules(stopped) == rules(finished) and rules(finished)
     assert json.loads(export_text(report, "json", "stopped"))["status"] == "stopped"
+
+
+def _file_rows_and_predict(text: str, target: str):
+    """A table as a file: the class ``explain`` gives each row (the reader's table, fitted) and the rows as a
+    CSV import (text) and as pandas types them (``pd.read_csv``: spaces kept, booleans as bool)."""
+    table = read_table(io.BytesIO(text.encode()))
+    X, y = table.drop(columns=[target]), table[target].to_numpy()
+    est = RuleSetExplainer(random_state=0, max_depth=4).fit(X, y)
+    raw = pd.read_csv(io.StringIO(text)).drop(columns=[target])
+    return est, [str(v) for v in est.predict(X)], raw
+
+
+@pytest.mark.parametrize("kind", ["spaces", "booleans"])
+def test_exports_read_cells_as_the_reader_does_spaces_around_a_category_and_booleans(kind):
+    """UCI's adult table writes ' Private': the reader drops the space, so the rules say Private; a column of
+    True and False is text in a CSV, booleans to pandas and 1 or 0 in a database."""
+    rng = np.random.default_rng(3)
+    n = 300
+    colour = rng.choice(["red", "blue", "green"], n)
+    flag = rng.random(n) < 0.5
+    label = np.where((colour == "blue") | (flag & (colour == "red")), "yes", "no")
+    cells = [f" {c}" for c in colour] if kind == "spaces" else list(colour)
+    text = "colour,flag,label\n" + "".join(f"{c},{f},{lab}\n" for c, f, lab in zip(cells, flag, label, strict=True))
+    est, expected, raw = _file_rows_and_predict(text, "label")
+    assert expected == list(label)  # the rules are right on every row: the exports must be too
+    sql = rules_to_sql(est.rules_, est.default_class_)
+    python = rules_to_python(est.rules_, est.default_class_)
+    assert raw["flag"].dtype == bool and (kind == "booleans" or raw["colour"].str.startswith(" ").all())
+    assert [str(v) for v in _sql_votes(raw, sql)] == expected  # typed: booleans stored as 1 and 0
+    assert [str(v) for v in _sql_votes_on_text(raw, sql)] == expected
+    assert [str(v) for v in _python_votes(raw, python)] == expected  # pandas' rows: spaces and bools as read
+    assert [str(v) for v in _python_votes_on_text(raw, python)] == expected  # csv.DictReader's: all text
+    # fitted on pandas' types (booleans, which the reader makes 1 and 0), the exports read the file's text too
+    est = RuleSetExplainer(random_state=0, max_depth=4).fit(raw, label)
+    expected = [str(v) for v in est.predict(raw)]
+    for source in (rules_to_python(est.rules_, est.default_class_),):
+        assert [str(v) for v in _python_votes_on_text(raw, source)] == expected
+    assert [str(v) for v in _sql_votes_on_text(raw, rules_to_sql(est.rules_, est.default_class_))] == expected

@@ -111,8 +111,9 @@ def _is_number(value) -> bool:
 
 
 def _sql_number(column: str) -> str:
-    # a table imported from CSV often holds every column as TEXT, where "9" > "12": compare as numbers
-    return f"CAST({column} AS REAL)"
+    # a table imported from CSV often holds every column as TEXT, where "9" > "12": compare as numbers; a
+    # boolean's text is its 1 or 0, as the reader reads a column of booleans
+    return (f"(CASE LOWER(TRIM({column})) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE CAST({column} AS REAL) END)")
 
 
 #: the reader's missing markers, in a fixed order (a cell that is one of them is missing, as when the table was read)
@@ -126,19 +127,31 @@ def _sql_cell(column: str) -> str:
     return f"(CASE WHEN TRIM({column}) IN ({markers}) THEN NULL ELSE {column} END)"
 
 
+#: text values the reader may have read from a column that pandas holds as booleans (and a database as 1 and 0)
+_BOOLEAN_TEXTS = {"true": 1, "false": 0}
+
+
+def _sql_text_in(column: str, values) -> str:
+    """The column's value, as the reader reads a cell (surrounding spaces dropped), among the text ``values``;
+    a boolean's text also matches its 1 or 0 (a table whose column was stored as booleans)."""
+    text = f"TRIM({column}) IN ({', '.join(_sql_literal(x) for x in values)})"
+    ones = sorted({_BOOLEAN_TEXTS[str(x).lower()] for x in values if str(x).lower() in _BOOLEAN_TEXTS})
+    return f"({text} OR {column} IN ({', '.join(map(str, ones))}))" if ones else text
+
+
 def _sql_condition(cond) -> str:
     kind, column, detail = _test(cond)
     c = _sql_cell(_sql_name(column))
     if kind == "cmp":
         op, t = detail
         return f"{_sql_number(c)} {op} {format_number(t)}"
-    if kind in ("eq", "ne"):
-        v = _sql_number(c) if _is_number(detail) else c
-        return f"{v} = {_sql_literal(detail)}" if kind == "eq" else f"({c} IS NULL OR {v} <> {_sql_literal(detail)})"
-    if kind in ("in", "not in"):
-        v = _sql_number(c) if detail and all(_is_number(x) for x in detail) else c
-        values = ", ".join(_sql_literal(x) for x in detail)
-        return f"{v} IN ({values})" if kind == "in" else f"({c} IS NULL OR {v} NOT IN ({values}))"
+    if kind in ("eq", "ne", "in", "not in"):
+        values = tuple(detail) if kind in ("in", "not in") else (detail,)
+        if values and all(_is_number(x) for x in values):
+            test = f"{_sql_number(c)} IN ({', '.join(_sql_literal(x) for x in values)})"
+        else:
+            test = _sql_text_in(c, values)
+        return test if kind in ("eq", "in") else f"({c} IS NULL OR NOT {test})"
     return {"missing": f"{c} IS NULL", "present": f"{c} IS NOT NULL", "true": "1 = 1", "false": "1 = 0"}[kind]
 
 
@@ -178,15 +191,10 @@ def _py_condition(cond) -> str:
     if kind == "cmp":
         op, t = detail
         return f"(not _missing({v}) and {n} {op} {format_number(t)})"
-    if kind == "eq":
-        return f"(not _missing({v}) and {n if _is_number(detail) else v} == {detail!r})"
-    if kind == "ne":
-        return f"(_missing({v}) or {n if _is_number(detail) else v} != {detail!r})"
-    if kind in ("in", "not in"):
-        numbers = bool(detail) and all(_is_number(x) for x in detail)
-        if kind == "in":
-            return f"(not _missing({v}) and {n if numbers else v} in {tuple(detail)!r})"
-        return f"(_missing({v}) or {n if numbers else v} not in {tuple(detail)!r})"
+    if kind in ("eq", "ne", "in", "not in"):
+        values = tuple(detail) if kind in ("in", "not in") else (detail,)
+        test = f"{n} in {values!r}" if values and all(_is_number(x) for x in values) else f"_text_in({v}, {values!r})"
+        return f"(not _missing({v}) and {test})" if kind in ("eq", "in") else f"(_missing({v}) or not {test})"
     return {"missing": f"_missing({v})", "present": f"not _missing({v})", "true": "True", "false": "False"}[kind]
 
 
@@ -211,7 +219,14 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
         "        try:",
         "            return float(value)",
         "        except ValueError:",
-        "            return float('nan')  # not a number: no comparison holds",
+        f"            return {_BOOLEAN_TEXTS!r}.get(value.strip().lower(), float('nan'))  # not a number: none holds",
+        "",
+        "    def _text_in(value, texts):",
+        "        # as the reader reads a cell: surrounding spaces dropped; a boolean or its 1 and 0 as its text",
+        "        if isinstance(value, str):",
+        "            return value in texts or value.strip() in texts",
+        f"        return any(value == {_BOOLEAN_TEXTS!r}.get(t.lower(), t) if isinstance(t, str) else value == t "
+        "for t in texts)",
         "",
         "    votes = {}",
     ]
