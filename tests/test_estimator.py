@@ -319,3 +319,22 @@ def test_algorithm_parameters_out_of_range_are_refused_before_any_work(params):
     y = np.repeat([0, 1], 20)
     with pytest.raises(ValueError, match=f"algorithm_params: the qga algorithm's {next(iter(params))} must be"):
         RuleSetExplainer(algorithm_params=params).fit(X, y)
+
+
+def test_an_algorithm_that_optimises_coverage_only_runs_at_the_default_budgets():
+    """The default policy may choose the accuracy objective; ForEx++ and IRFRE optimise the paper's f* only, so
+    at the defaults they run on it (asked for explicitly, the accuracy objective is still refused)."""
+    from explainer.data import load_dataset, sample_datasets
+    from explainer.pipeline import PolicyChoice
+    from explainer.selection.solvers import objective_for
+
+    assert objective_for("forex", "accuracy") == objective_for("irfre", "accuracy") == "coverage"
+    assert objective_for("qga", "accuracy") == "accuracy" and objective_for("forex", "coverage") == "coverage"
+    choice = PolicyChoice(5, 3, objective="accuracy", chosen=True)
+    assert choice.run_settings(algorithm="forex_trimmed").objective == "coverage"
+    assert choice.run_settings(algorithm="qga").objective == "accuracy"
+    assert choice.run_settings(algorithm="forex", objective="accuracy").objective == "accuracy"  # the caller's
+    ds = load_dataset(sample_datasets()["loans"])
+    for algorithm in ("forex_trimmed", "irfre"):
+        est = RuleSetExplainer(algorithm=algorithm, random_state=0, max_depth=4).fit(ds.X, ds.y)
+        assert est.report_.settings["objective"] == "coverage" and est.rules_ is not None

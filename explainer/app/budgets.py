@@ -24,6 +24,7 @@ from explainer.rules.render import counted, render_label
 from explainer.selection.frontier import Frontier, lifted
 from explainer.selection.result import ReadsEvaluation, SelectionResult
 from explainer.selection.settings import RunSettings
+from explainer.selection.solvers import objective_for
 
 
 def budget_limits(pool: RulePool, n_rows: int) -> tuple[int, int]:
@@ -197,6 +198,7 @@ def run_settings(state: Session) -> RunSettings:
     algorithm = chosen_algorithm(state)
     pinned, banned = pins_in_pool(state)
     form, objective = run_form(state, state.bc, state.be, class_weight)
+    objective = objective_for(algorithm, objective)  # ForEx++ and IRFRE optimise the paper's coverage only
     return RunSettings(
         complexity_budget=state.bc, error_budget=state.be, algorithm=algorithm,
         algorithm_params=changed_parameters(state, algorithm), eps=state.eps,

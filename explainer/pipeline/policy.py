@@ -28,7 +28,7 @@ from explainer.selection.frontier import coverable_rows, frontier, local_search
 from explainer.selection.problem import SelectionProblem
 from explainer.selection.settings import FORMS as RUN_FORMS
 from explainer.selection.settings import RunSettings
-from explainer.selection.solvers import solve
+from explainer.selection.solvers import objective_for, solve
 
 #: the default Bc is the smallest whose coverage is within this many percentage points of the best at Be
 KNEE_TOLERANCE = 3.0
@@ -340,9 +340,10 @@ class PolicyChoice:
 
     def run_settings(self, **run) -> RunSettings:
         """The :class:`~explainer.selection.settings.RunSettings` of a run at these budgets, this form and this
-        objective (unless ``run`` names others); ``run``: its other fields (algorithm, parameters, eps, class
-        weight, seed, time limit)."""
-        run.setdefault("objective", self.objective)
+        objective (unless ``run`` names others; the paper's coverage for an algorithm that optimises nothing
+        else); ``run``: its other fields (algorithm, parameters, eps, class weight, seed, time limit)."""
+        if "objective" not in run:  # the policy's choice, for an algorithm that optimises it
+            run["objective"] = objective_for(run.get("algorithm", RunSettings.algorithm), self.objective)
         run.setdefault("form", self.form)
         return RunSettings(complexity_budget=self.complexity_budget, error_budget=self.error_budget, **run)
 

@@ -13,8 +13,10 @@ from explainer.selection.solvers.registry import (
     available,
     get_solver,
     get_solver_class,
+    objective_for,
     solve,
     solve_run,
 )
 
-__all__ = ["ALGORITHMS", "LABELS", "Monitor", "RunOutcome", "Solver", "available", "get_solver", "get_solver_class", "solve", "solve_run"]
+__all__ = ["ALGORITHMS", "LABELS", "Monitor", "RunOutcome", "Solver", "available", "get_solver", "get_solver_class", "objective_for",
+           "solve", "solve_run"]

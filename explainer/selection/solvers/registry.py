@@ -61,6 +61,16 @@ def get_solver_class(name: str) -> type[Solver]:
     return getattr(importlib.import_module(module_name), cls_name)
 
 
+def objective_for(name: str, objective: str) -> str:
+    """``objective`` when the algorithm ``name`` optimises it, else the paper's ``"coverage"``: what a run of an
+    algorithm uses when the objective was a default's choice, not the caller's (ForEx++, IRFRE optimise f* only)."""
+    try:
+        objectives = get_solver_class(name).objectives
+    except (ImportError, ValueError):
+        return objective  # the run itself says what is wrong with the name
+    return objective if objective in objectives else "coverage"
+
+
 def parameter_names(name: str) -> list[str] | None:
     """The parameters the algorithm ``name`` takes (``None`` when it takes any keyword)."""
     signature = inspect.signature(get_solver_class(name).__init__)
