@@ -108,6 +108,9 @@ def _add_pool_args(p: argparse.ArgumentParser) -> None:
 
 def _load(args):
     ds = _load_dataset(args)
+    if ds.n_dropped_missing_target:
+        print(f"note: {counted(ds.n_dropped_missing_target, 'row')} without a value of the class column "
+              f"'{ds.target}' left out; {ds.n_rows:,} rows used", file=sys.stderr)
     for note in ds.notes:
         print(f"note: {note}", file=sys.stderr)
     for warning in ds.warnings:
@@ -393,6 +396,8 @@ def cmd_explain(args) -> int:
         d = exp.to_dict()
         if pool.forbidden_columns:  # as the other keys of a choice, there only when made
             d["forbidden_columns"] = list(pool.forbidden_columns)
+        if ds.n_dropped_missing_target:
+            d["dropped_missing_target"] = int(ds.n_dropped_missing_target)
         if by_group:
             d["accuracy_by_group"] = _by_group_dict(by_group)
         print(json.dumps(_with_alternatives(d, found), indent=2, default=str))
@@ -581,11 +586,19 @@ def cmd_bench(args) -> int:
     return bench_main(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose errors are one line, as every other error of the program (its usage block, some
+    twenty lines, stays behind ``--help``)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
 
-    parser = argparse.ArgumentParser(prog="explainer", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="explainer", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"explainer {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("rules", help="build the rule pool; print its size and the best-tree budgets")
     _add_data_args(p)

@@ -299,6 +299,10 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         """Grow the pool on (X, y) and select the rules; ``sample_weight`` (one non-negative weight per row,
         or ``None``) weighs the rows of the selection, times ``class_weight``."""
         self._validate_params()
+        for name in ("max_depth", "complexity_budget", "error_budget", "n_repeats", "n_alternatives"):
+            if isinstance(getattr(self, name), bool | np.bool_):  # a bool passes for the integer 1 or 0
+                raise ValueError(f"The {name!r} parameter of {type(self).__name__} must be a number, "
+                                 f"got {getattr(self, name)!r}")
         if self.error_budget is not None and self.class_weight is None and sample_weight is None and (
             float(self.error_budget) != int(self.error_budget)
         ):

@@ -327,3 +327,14 @@ def test_evaluating_an_export_gives_the_explanations_totals(suffix, tmp_path, ca
         capsys.readouterr()
         assert main(["evaluate", "loans", str(path)]) == 2
         assert "holds the rules as code" in capsys.readouterr().err
+
+
+def test_explain_says_on_stderr_and_in_its_json_how_many_rows_had_no_class(tmp_path, capsys):
+    path = tmp_path / "gaps.csv"
+    path.write_text("a,b,class\n" + "".join(f"{i},{'xy'[i % 2]},{'' if i in (3, 7) else 'pq'[i % 3 == 0]}\n"
+                                            for i in range(40)))
+    assert main(["explain", str(path), "--json", "--quiet", "--complexity", "3", "--errors", "10"]) == 0
+    out, err = capsys.readouterr()
+    d = json.loads(out)
+    assert d["n_rows"] == 38 and d["dropped_missing_target"] == 2
+    assert err == "note: 2 rows without a value of the class column 'class' left out; 38 rows used\n"

@@ -338,3 +338,16 @@ def test_an_algorithm_that_optimises_coverage_only_runs_at_the_default_budgets()
     for algorithm in ("forex_trimmed", "irfre"):
         est = RuleSetExplainer(algorithm=algorithm, random_state=0, max_depth=4).fit(ds.X, ds.y)
         assert est.report_.settings["objective"] == "coverage" and est.rules_ is not None
+
+
+@pytest.mark.parametrize("name", ["complexity_budget", "error_budget", "max_depth", "n_repeats", "n_alternatives"])
+def test_a_boolean_for_a_number_is_refused_before_any_work(name, monkeypatch):
+    from explainer import estimator
+
+    def no_pool(*a, **k):
+        raise AssertionError("a pool was built")
+
+    monkeypatch.setattr(estimator, "build_pool", no_pool)
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(ValueError, match=f"'{name}' parameter .*(must be a number, got|Got) True"):
+        RuleSetExplainer(**{name: True}).fit(X, ["p", "q", "p", "q"])
