@@ -263,6 +263,8 @@ def cmd_evaluate(args) -> int:
         except ValueError as exc:
             raise CLIError(f"{args.rules}: {exc}") from None
         parsed, fallback = parse_rule_text(text, labels=None)
+    if not len(parsed) and fallback is None:  # an empty selection's export still holds its ELSE line
+        raise CLIError(f"{args.rules}: no rule in it (IF ... THEN CLASS=... lines, or an export of explain)")
     rules = rules_for_data(parsed, ds.feature_specs, ds.classes)
     if fallback is not None:
         fallback = _class_of(ds, fallback)
@@ -351,6 +353,11 @@ def _check_outputs(args) -> None:
                        "the file's export and --json the report printed)")
     if args.out and not args.format and pathlib.Path(args.out).suffix.lower() not in OUT_FORMATS:
         raise CLIError(f"--out {args.out}: its suffix names no export ({', '.join(OUT_FORMATS)}); give --format")
+    if args.holdout_seed is not None and args.holdout is None:
+        raise CLIError("--holdout-seed seeds the split of --holdout FRACTION: give --holdout too")
+    if args.size is not None and args.complexity is not None and args.errors is not None:
+        raise CLIError("--size chooses the default budgets; with both --complexity and --errors given there are "
+                       "none to choose: leave one out, or --size")
 
 
 def cmd_explain(args) -> int:
@@ -480,7 +487,9 @@ class _PointPrinter:
 
 
 def cmd_frontier(args) -> int:
-
+    if args.metric == "accuracy" and (args.axis != "complexity" or args.errors_range or args.complexity_range):
+        raise CLIError("--metric accuracy shows the default policy's validation curve, against conditions: "
+                       "--axis, --complexity-range and --errors-range are for --metric coverage")
     ds = _load(args)
     class_weight = _class_weight(args)
     pool = _pool(args, ds)
@@ -659,7 +668,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_group_by_arg(p)
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("frontier", help="best coverage at every complexity budget (or error budget)")
+    p = sub.add_parser("frontier", help="the best coverage found at every complexity budget (or error budget); "
+                                        "each point says whether it is proven optimal")
     _add_data_args(p)
     _add_pool_args(p)
     p.add_argument("--errors", type=_at_least(0),

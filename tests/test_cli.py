@@ -338,3 +338,32 @@ def test_explain_says_on_stderr_and_in_its_json_how_many_rows_had_no_class(tmp_p
     d = json.loads(out)
     assert d["n_rows"] == 38 and d["dropped_missing_target"] == 2
     assert err == "note: 2 rows without a value of the class column 'class' left out; 38 rows used\n"
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["explain", "iris", "--holdout-seed", "3"], "--holdout-seed seeds the split of --holdout"),
+    (["explain", "iris", "--size", "compact", "--complexity", "4", "--errors", "3"], "--size chooses the default"),
+    (["frontier", "iris", "--metric", "accuracy", "--axis", "errors"], "--metric accuracy shows"),
+])
+def test_an_option_that_would_be_ignored_is_an_error_before_any_work(argv, says, capsys):
+    assert main(argv) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_evaluate_refuses_a_file_without_rules_but_reads_an_empty_selections_else_line(tmp_path, capsys):
+    empty, only_else = tmp_path / "empty.txt", tmp_path / "else.txt"
+    empty.write_text("")
+    only_else.write_text("# an empty selection\nELSE CLASS=setosa\n")
+    assert main(["evaluate", "iris", str(empty)]) == 2
+    assert "no rule in it" in capsys.readouterr().err
+    assert main(["evaluate", "iris", str(only_else), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_rules"] == 0
+
+
+def test_an_argument_error_is_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "iris", "--errors", "nan"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "explainer explain: error: argument --errors: expected a finite number >= 0, got 'nan' "
+        "(see explainer explain --help)"]
