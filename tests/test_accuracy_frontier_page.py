@@ -86,7 +86,7 @@ def test_the_caption_says_what_ten_more_conditions_buy():
         "points held-out accuracy (92.0 % with 20.0 conditions, Bc = 20).")
     moved = [_point(p.complexity, p.accuracy, chosen=p.complexity == 20.0) for p in CURVE]
     assert charts.accuracy_caption(moved).endswith(
-        "No candidate has up to 10 more conditions than the default. 10 fewer conditions: -2.0 points at best.")
+        "No candidate has 1 to 10 more conditions than the default. 10 fewer conditions: -2.0 points at best.")
     assert charts.accuracy_caption([_point(3.0, 0.8)]) == ""  # no default
 
 

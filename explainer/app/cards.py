@@ -275,9 +275,15 @@ def _selected_metrics(explanation, bt_report: RuleSetReport | None, tree_over: b
           "Rows that get their true class: the vote of the rules that fire, else the fallback class.")
     share(sb, "Balanced accuracy", report.balanced_accuracy, None if tree is None else tree.balanced_accuracy,
           downloads.BALANCED_HELP)
-    share(s1, "Coverage f*", result.coverage_score, None if tree is None else tree.coverage_score,
+    # rules for the classes other than the fallback class cover only their rows: their f* is no match for a
+    # tree's, which covers every row; the accuracy beside it is what compares
+    one_side = (report.settings or {}).get("form") == "fallback"
+    share(s1, "Coverage f*", result.coverage_score, None if tree is None or one_side else tree.coverage_score,
           downloads.COVERAGE_HELP + (" Grey: the best tree is over these budgets (more conditions or errors than "
-                                     "they allow), so it is only a reference." if tree_over else ""))
+                                     "they allow), so it is only a reference." if tree_over and not one_side else "")
+          + (f" These rules are for the classes other than the fallback class ({report.else_text}), which takes "
+             "every other row, so their coverage is not compared with the tree's: the accuracy is."
+             if one_side else ""))
     budget_metric(s2, "Complexity", result.complexity, bc_run,
                   help=md_escape(f"The selected rules' {COMPLEXITY_COUNTS}."))
     budget_metric(s3, "Errors", downloads.count_text(result.errors), be_run, help=downloads.ERRORS_HELP

@@ -168,6 +168,7 @@ def _explain(pool: RulePool, X, y, settings: RunSettings, rules, weights, *, cal
         feature_specs=pool.feature_specs,
         settings={
             "objective": settings.objective,
+            "form": settings.form,
             "class_weight": cw if cw is None or isinstance(cw, str) else {str(k): float(v) for k, v in cw.items()},
             "algorithm": settings.algorithm,
             "random_state": settings.seed,
