@@ -7,6 +7,7 @@ import pathlib
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 from test_app import button, wait_job
+from test_app_reload import _reloaded
 from waits import HANG_S
 
 from explainer.report import accuracy_by_group
@@ -45,12 +46,7 @@ def test_the_multiselect_changes_the_pool_and_the_url():
     assert pool.n_rules > 0 and not any({"petal_width", "petal_length"} & rule_columns(r) for r in pool.rules)
     assert sorted(at.query_params["forbid"]) == ["petal_length", "petal_width"]
     # a reload (or a copied link) builds the same pool
-    again = AppTest.from_file(APP, default_timeout=HANG_S)
-    for k in at.query_params:
-        values = at.query_params[k]
-        again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
-    again.switch_page(EXPLAIN).run()
-    assert not again.exception
+    again = _reloaded(at)
     assert again.session_state["pool_key"] == key
 
 

@@ -27,13 +27,13 @@ def _explain_page(**settings) -> AppTest:
     return at
 
 
-def _reloaded(at: AppTest) -> AppTest:
-    """A new session opened at ``at``'s URL (a reload or a copied link)."""
+def _reloaded(at: AppTest, page: str = EXPLAIN) -> AppTest:
+    """A new session opened at ``at``'s URL (a reload or a copied link), on ``page``."""
     again = AppTest.from_file(APP, default_timeout=HANG_S)
     for k in at.query_params:
         values = at.query_params[k]
         again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
-    again.switch_page(EXPLAIN).run()
+    again.switch_page(page).run()
     assert not again.exception
     return again
 
@@ -123,38 +123,27 @@ def test_a_run_stopped_by_its_page_leaving_before_it_began_says_it_was_interrupt
     assert again.session_state["explanation"] is not None and app_state.INTERRUPTED not in _infos(again)
 
 
-def _reloaded_on(at: AppTest, page: str) -> AppTest:
-    """A new session opened at ``at``'s URL, on another page than Explain."""
-    again = AppTest.from_file(APP, default_timeout=HANG_S)
-    for k in at.query_params:
-        values = at.query_params[k]
-        again.query_params[k] = values if not isinstance(values, list) or len(values) > 1 else values[0]
-    again.switch_page(page).run()
-    assert not again.exception
-    return again
-
-
 def test_a_finished_run_is_shown_again_after_a_reload_on_the_other_pages():
     at = _explain_page(w_algorithm="greedy", w_bc=5, w_seed=31)
     job = _run(at)
     job.join(HANG_S)
     at.run()
     shown = at.session_state["explanation"].result.rule_indices.tolist()
-    rules = _reloaded_on(at, "pages/2_Rules.py")
+    rules = _reloaded(at, "pages/2_Rules.py")
     assert rules.session_state["explanation"].result.rule_indices.tolist() == shown
     assert "Run an explanation first (Data → Explain → Run)." not in _infos(rules)
     assert any(h.value == "Selected rules" for h in rules.subheader)
-    export = _reloaded_on(at, "pages/4_Export.py")
+    export = _reloaded(at, "pages/4_Export.py")
     assert export.session_state["explanation"].result.rule_indices.tolist() == shown
     assert not [i for i in _infos(export) if i.startswith("Run an explanation first")]
-    compare = _reloaded_on(at, "pages/3_Compare.py")
+    compare = _reloaded(at, "pages/3_Compare.py")
     assert compare.session_state["pool"] is not None
     assert (compare.session_state["w_bc"], compare.session_state["w_be"]) == (5, at.session_state["w_be"])
     assert not [i for i in _infos(compare) if i.startswith("Load data and build the rule pool")]
     # another seed: no run kept there, so the Rules page asks for one (and builds no pool to find that out)
     at.session_state["w_seed"] = 32
     at.run()
-    other = _reloaded_on(at, "pages/2_Rules.py")
+    other = _reloaded(at, "pages/2_Rules.py")
     assert "Run an explanation first (Data → Explain → Run)." in _infos(other)
 
 
