@@ -119,7 +119,8 @@ def _load(args):
 
 
 def _load_dataset(args):
-
+    if args.target is not None and not str(args.target).strip():
+        raise CLIError("--target is empty: name the class column, or leave --target out for the suggested one")
     kwargs = {
         **default_load_settings(),
         "categorical": args.categorical,

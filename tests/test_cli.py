@@ -367,3 +367,8 @@ def test_an_argument_error_is_one_line(capsys):
     assert capsys.readouterr().err.splitlines() == [
         "explainer explain: error: argument --errors: expected a finite number >= 0, got 'nan' "
         "(see explainer explain --help)"]
+
+
+def test_an_empty_target_is_an_error_not_the_suggested_column(capsys):
+    assert main(["explain", "iris", "--target", ""]) == 2
+    assert "--target is empty" in capsys.readouterr().err
