@@ -184,6 +184,25 @@ def test_run_gives_history_and_summary_cards(explained):
     assert any(c.value.strip() == ex.report.rules_text().strip() for c in at.code)
 
 
+def test_a_result_at_other_budgets_than_the_forms_says_so(explained):
+    at = explained
+    at.switch_page("pages/1_Explain.py").run()
+    ex = at.session_state["explanation"]
+    bc, be = ex.result.complexity_budget, ex.result.error_budget
+
+    def said():
+        return [i.value for i in at.info if i.value.startswith("This result is the run at")]
+
+    assert not said()
+    at.session_state["w_bc"] = bc + 1
+    at.run()
+    assert said() == [f"This result is the run at Bc = {bc}, Be = {be}; the budgets above are now Bc = {bc + 1}, "
+                      f"Be = {at.session_state['w_be']}: press **Run** for them."]
+    at.session_state["w_bc"] = bc
+    at.run()
+    assert not said()
+
+
 def test_rules_of_one_side_have_their_coverage_shown_without_the_trees(explained):
     """Rules for the classes other than the fallback class cover only their rows: their f* beside a tree's, which
     covers every row, read as a loss of 75 points on the census table; their accuracy is what compares."""

@@ -201,6 +201,9 @@ def _result(state: Session, pool: RulePool, n_rows: int) -> None:
     bc_run = run.complexity_budget if run is not None else report.complexity_budget
     be_run = run.error_budget if run is not None else report.error_budget
     eps_run = run.eps if run is not None else 1.0
+    if state.has(Session.bc) and (state.bc, state.be) != (bc_run, be_run):  # the budgets above moved since
+        st.info(f"This result is the run at Bc = {bc_run}, Be = {downloads.count_text(be_run)}; the budgets above "
+                f"are now Bc = {state.bc}, Be = {state.be}: press **Run** for them.", icon=":material/info:")
     for warning in downloads.result_warnings(result, bc_run, be_run, n_rows, eps_run):
         st.warning(warning, icon=":material/report:")
     bt_report = pools.best_tree_report(state, bc_run, be_run, eps_run)
