@@ -133,6 +133,7 @@ def test_a_finished_run_is_shown_again_after_a_reload_on_the_other_pages():
     assert rules.session_state["explanation"].result.rule_indices.tolist() == shown
     assert "Run an explanation first (Data → Explain → Run)." not in _infos(rules)
     assert any(h.value == "Selected rules" for h in rules.subheader)
+    assert "Last explanation" in [c.value for c in rules.sidebar.caption]  # the sidebar, drawn first, too
     export = _reloaded(at, "pages/4_Export.py")
     assert export.session_state["explanation"].result.rule_indices.tolist() == shown
     assert not [i for i in _infos(export) if i.startswith("Run an explanation first")]

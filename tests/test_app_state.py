@@ -4,6 +4,7 @@ their run, the held-out share to its data set; live charts never raise (streamli
 from __future__ import annotations
 
 import pathlib
+import re
 import threading
 import time
 
@@ -245,5 +246,8 @@ def test_every_algorithm_parameter_the_page_offers_has_its_docstrings_help():
         assert not missing, (name, missing)
         assert not any("``" in text or "module docstring" in text for text in helps.values()), name
     qga = parameter_help("qga")
-    assert qga["one_for_two"] == qga["lazy_swaps"] and qga["one_for_two"].startswith("ablation switches")
+    shown = {p: qga[p] for p in algorithm_parameters("qga")}
+    assert len(set(shown.values())) == len(shown)  # each parameter its own words
+    assert not any(re.search(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", text) for text in shown.values())  # no constant names
     assert qga["stall"].startswith("stop after this many generations")
+    assert qga["n_population"].endswith("more than 2 million nonzeros, at least 6.")

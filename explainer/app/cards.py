@@ -318,7 +318,7 @@ def compare_card(job: RunJob | None, running: bool) -> None:
                    f"class weight: {job.class_weight or 'none'}")
         show = [c for c in frame.columns if c not in ("algorithm", "seed")]
         st.dataframe(frame[show], hide_index=True, width="stretch", height="content",  # every run in sight
-                     column_config={"run": st.column_config.TextColumn(width="medium"),
+                     column_config={"run": st.column_config.TextColumn(width="large"),
                                     "status": st.column_config.TextColumn(width="medium"),
                                     "message": st.column_config.TextColumn(width="large")})
         if "gap to optimum (pp)" in frame:
@@ -377,7 +377,7 @@ def download_card(state: Session) -> None:
                             key=Session.download_key(kind), width="stretch", on_click="ignore")
         col.caption(what)
     tabs = st.tabs(["Text", "JSON", "CSV", "SQL", "Python"])
-    tabs[0].code(payloads["text"][2] or "(no rules)", language=None)
+    tabs[0].code(payloads["text"][2] or "(no rules)", language=None, wrap_lines=True)  # its header lines are long
     tabs[1].code(payloads["json"][2], language="json")
     tabs[2].code(payloads["csv"][2], language=None)
     tabs[3].code(payloads["sql"][2], language="sql")

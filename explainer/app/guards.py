@@ -69,7 +69,8 @@ def restore_run(state: Session) -> None:
     if state.pool_key != key and not kept_runs.kept_runs(key):
         return
     pool_and_budgets(state)
-    app_state.restore_kept_run(state, budgets.run_settings(state))
+    if app_state.restore_kept_run(state, budgets.run_settings(state)) in ("restored", "adopted"):
+        st.rerun()  # drawn again from the top: the sidebar, drawn before, shows the explanation too
 
 
 def table_or_stop(state: Session, source: Source) -> pd.DataFrame | None:

@@ -84,6 +84,7 @@ def parameter_help(name: str) -> dict[str, str]:
 def _plain_doc(text: str) -> str:
     """A docstring's words without the markup and the pointers into the code written for its readers."""
     text = re.sub(r":\w+:`~?(?:[\w.]*\.)?(\w+)`", r"\1", text)
+    text = re.sub(r" \(``[A-Z][A-Z0-9_]*``(?:, ``[A-Z][A-Z0-9_]*``)*\)", "", text)  # the code's constants' names
     for pointer in (" (see the module docstring)", "; see the module docstring", ": see the module docstring"):
         text = text.replace(pointer, "")
     return text.replace("``", "")

@@ -154,26 +154,39 @@ class QGA(Solver):
 
     Parameters
     ----------
-    n_population : population kept after each generation, or "auto" (100; fewer above ``AUTO_NNZ`` nonzeros,
-        at least ``AUTO_MIN``: see the module docstring).
+    n_population : individuals kept after each generation, or "auto" (0 on the page): 100, fewer on a coverage
+        matrix of more than 2 million nonzeros, at least 6 (``AUTO_NNZ``, ``AUTO_MIN``).
     n_generations : maximum number of generations of the outer loop.
-    subspace_size, n_targets, n_subspaces, n_samples : Algorithm 6 - rules per sub-space, targets beta
-        (b and random fractions of it), sub-spaces per target, solutions kept per sub-space.
-    n_kernel, kernel_subspace_size, n_kernel_subspaces : Algorithm 7 - cap on the kernel vectors
-        (after closure under negation), rules per sub-space (2 bits each), sub-spaces sampled.
+    subspace_size : Algorithm 6: rules in each sub-space whose QUBO is sampled for the initial population.
+    n_targets : Algorithm 6: targets beta of the number of rules (b and random fractions of it).
+    n_subspaces : Algorithm 6: sub-spaces drawn for each target.
+    n_samples : Algorithm 6: solutions kept from each sub-space's sampling.
+    n_kernel : Algorithm 7: most kernel vectors kept for the mutations (after closure under negation).
+    kernel_subspace_size : Algorithm 7: rules in each sub-space the kernel is sampled on (2 bits each).
+    n_kernel_subspaces : Algorithm 7: sub-spaces sampled for the kernel.
     rfhc_trials : RF+HC trials whose selections join the initial population.
     crossover : "uniform", "one_point" or "two_point".
-    crossover_retries : attempts per pair to obtain feasible children before the fallback.
+    crossover_retries : attempts per pair to obtain children within the budgets before one is repaired.
     sampler : a :class:`~explainer.selection.solvers.qubo.QUBOSampler` (default ``GeneticQUBOSampler(30, 20)``).
-    max_super_mutation_steps : cap on augmenting mutations applied to one child.
-    max_ejections : best (drop a, add b) pairs extended to 1-for-2 moves.
-    early_stopping : stop when min == max fitness in the population.
+    max_super_mutation_steps : most improving moves applied to one child.
+    max_ejections : best (drop a, add b) pairs tried as drop one, add two moves.
+    early_stopping : stop when every individual has the same fitness (min == max).
     time_limit : seconds (None: no limit); the run then ends with the best selection so far.
     stall : stop after this many generations in a row without a better selection (None: never).
-    rfhc_seeds, qubo_population, kernel_mutations, structured_moves, one_for_two, lazy_adds, lazy_swaps,
-    weighted_subspaces, merge, greedy_seed : ablation switches (see the module docstring), all on by default;
-        ``one_for_two="auto"`` is on for populations under ``ONE_FOR_TWO_BELOW``.
-    merge_max_rules, merge_node_limit : size of the merged problem and nodes per MILP solve.
+    rfhc_seeds : the RF+HC trials' selections join the initial population (off: only for an ablation).
+    qubo_population : the initial population is sampled from sub-space QUBOs, Algorithm 6 (off: only for an
+        ablation).
+    kernel_mutations : children are mutated by the sampled kernel vectors, Algorithm 7 (off: only for an ablation).
+    structured_moves : the local search tries every add, drop and swap of one rule, each scored at once.
+    one_for_two : the local search also drops one rule and adds two when nothing else improves; "auto" (0 on
+        the page): on for populations under 100 individuals (``ONE_FOR_TWO_BELOW``).
+    lazy_adds : after an add, further adds by the lazy greedy.
+    lazy_swaps : after a swap, the runner-up swaps of the same scoring, each checked again.
+    weighted_subspaces : sub-spaces drawn by the rules' RF+HC scores (off: uniformly).
+    merge : when a generation finds nothing better, the fittest individuals' rules are solved together exactly.
+    greedy_seed : a greedy selection on a sample of the rows starts the run, so a Stop at any moment keeps it.
+    merge_max_rules : most rules in the merged problem.
+    merge_node_limit : branch-and-bound nodes of each merge's MILP solve.
     """
 
     name = "qga"
