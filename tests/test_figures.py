@@ -68,3 +68,16 @@ def test_compared_runs_one_colour_an_algorithm_one_dash_a_seed_and_their_results
     assert list(lines["QGA (seed 1)"].y) == [3 * g * 2.0 for g in range(4)]  # the best feasible, % of 50 rows
     marks = [t for t in fig.data if t.mode == "markers"]  # only the run whose result is above its curve
     assert len(marks) == 1 and list(marks[0].y) == [40.0] and list(marks[0].x) == [3]
+
+
+def test_the_compare_dots_leave_room_above_the_first_run_for_its_values():
+    """Each dot's value sits above it: the first run's values had run into the panels' titles."""
+    import pandas as pd
+
+    from explainer.app.charts import COMPARE_METRICS, comparison_dots
+
+    frame = pd.DataFrame({"run": ["a (seed 0)", "b (seed 1)"], **{m: [1.0, 2.0] for m, _ in COMPARE_METRICS}})
+    fig = comparison_dots(frame)
+    for axis in ("yaxis", "yaxis2"):
+        low, high = fig.layout[axis].range
+        assert low == 1.5 and high < -0.5  # reversed: the first run on top, half a row and more of room above it

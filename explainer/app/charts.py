@@ -137,8 +137,9 @@ def comparison_dots(frame: pd.DataFrame) -> go.Figure:
         lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
         pad = (hi - lo) * 0.15 or max(abs(hi) * 0.05, 0.5)
         fig.update_xaxes(range=[lo - pad, hi + pad], row=1, col=col)
-    fig.update_yaxes(type="category", autorange="reversed")
-    fig.update_layout(height=120 + 48 * len(names), margin=dict(l=10, r=20, t=40, b=10))
+    # the first run at the top, with room above its dot for its value: the panels' titles sit just above that
+    fig.update_yaxes(type="category", range=[len(names) - 0.5, -0.9])
+    fig.update_layout(height=140 + 48 * len(names), margin=dict(l=10, r=20, t=40, b=10))
     return fig
 
 
