@@ -116,6 +116,8 @@ class RuleSetReport:
     weighted: tuple[float, float, float] | None = None
     #: the classes the class codes of :attr:`firing` index (those of ``y`` and of the rules, in class order)
     classes: list | None = None
+    #: :meth:`conflicts_with`'s lists, made once (the page's table, the CSV and the JSON all read them)
+    _conflicts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_rules(self) -> int:
@@ -275,7 +277,9 @@ class RuleSetReport:
         set is too large for the lists (:data:`LISTED_CONFLICTS`)."""
         if self.n_rules > LISTED_CONFLICTS:
             return None
-        return [k + 1 for k in self.conflicting_rules(i)] if self.per_rule[i].conflicts else []
+        if i not in self._conflicts:
+            self._conflicts[i] = [k + 1 for k in self.conflicting_rules(i)] if self.per_rule[i].conflicts else []
+        return list(self._conflicts[i])
 
     def conflicts_between(self, i: int, k: int) -> np.ndarray:
         """Rows where rules i and k both fire with different classes."""
