@@ -248,6 +248,18 @@ def targets(summary):
         gap = summary[summary["model"] == "explainer"].set_index("table")["frontier_gap"].dropna()
         line("validation accuracy within 1 point of the best on its own accuracy frontier (fold mean)",
              gap <= 0.01, 1.0)
+    if {"explainer", "rulefit"} <= models:  # a peer added later: no target, the comparison as it comes
+        both = pd.concat([acc[["explainer", "rulefit"]], cond[["explainer", "rulefit"]].add_prefix("c_"),
+                          wide["brier"][["explainer", "rulefit"]].add_prefix("b_")], axis=1).dropna()
+        diff = 100 * (both["explainer"] - both["rulefit"])
+        lines.append(f"- beside RuleFit (no target): accuracy >= RuleFit's - 1 point on "
+                     f"{share(both['explainer'] >= both['rulefit'] - 0.01)}, - 0.5 point on "
+                     f"{share(both['explainer'] >= both['rulefit'] - 0.005)}; no more conditions on "
+                     f"{share(both['c_explainer'] <= both['c_rulefit'])}; median conditions "
+                     f"{both['c_explainer'].median():.1f} against {both['c_rulefit'].median():.1f}; median accuracy "
+                     f"difference {diff.median():+.2f} points; Brier score <= RuleFit's on "
+                     f"{share(both['b_explainer'] <= both['b_rulefit'])}; RuleFit's median fit "
+                     f"{wide['fit_cpu_s']['rulefit'].median():.2f} CPU s")
     if "explainer" in models:
         small = summary[(summary["model"] == "explainer") & (summary["rows"] <= SMALL_ROWS)]
         median = float(small["fit_cpu_s"].median()) if len(small) else float("nan")
@@ -329,6 +341,9 @@ def main(argv=None):
     parser.add_argument("--ripper-budget", action="store_true", help="also the explainer at Bc = RIPPER's conditions")
     parser.add_argument("--jobs", type=int, default=1, help="tables run at once (processes)")
     parser.add_argument("--out", default="", help="output stem; default docs/benchmarks/heldout_<half>")
+    parser.add_argument("--render", action="store_true",
+                        help="write the output's .md again from its .csv, running nothing (e.g. after a change of "
+                             "the summary lines)")
     parser.add_argument("--append", action="store_true",
                         help="keep the output's other rows: replace only the (table, model) pairs this run makes")
     args = parser.parse_args(argv)
@@ -347,6 +362,12 @@ def main(argv=None):
     out = pathlib.Path(args.out or corpus.OUT / f"heldout_{args.half}")
     out.parent.mkdir(parents=True, exist_ok=True)
     command = "`python scripts/heldout_bench.py " + " ".join(sys.argv[1:] if argv is None else argv).strip() + "`"
+
+    if args.render:
+        old = pd.read_csv(out.with_suffix(".csv"))
+        _, command = previous(out, [], [], "")
+        print(write(old.to_dict("records"), out, command.removesuffix(", then ").strip(), args.half, expected))
+        return
 
     from joblib import Parallel, delayed  # noqa: PLC0415
 
