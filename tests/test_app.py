@@ -931,3 +931,21 @@ def test_another_target_for_the_loaded_table_is_a_preview_until_load_data():
     assert any(h.value == "Preview" for h in at.subheader)
     assert any("Not loaded yet" in c.value for c in at.caption)
     assert at.session_state["dataset"].target == loaded  # still the data in use
+
+
+@pytest.mark.parametrize("table, target, expected", [
+    (pd.DataFrame({"petal width": [0.2, 1.4, 2.1, 0.3], "kind": ["a", "b", "b", "a"]}), "kind",
+     'IF "petal width" <= 0.85 THEN CLASS=a'),
+    (pd.DataFrame({"colour": ["red", "blue", "red", "green"], "n": [1, 2, 3, 4], "y": [">50K", "<=50K"] * 2}),
+     "y", 'IF colour = blue THEN CLASS="<=50K"'),
+    (pd.DataFrame({"age": [20, 31, 40, 52, 60], "ok": [True, False, True, False, True]}), "ok",
+     'IF age <= 40 THEN CLASS="False"'),  # the grammar's own word, quoted
+])
+def test_rule_file_example_is_in_the_tables_own_terms_and_reads_back(table, target, expected):
+    from explainer.data.datasets import dataset_from_table
+
+    dataset = dataset_from_table(table, target)
+    line = downloads.example_rule_line(dataset)
+    assert line == expected
+    report = downloads.evaluate_rule_text(line, dataset)  # the form's own reader takes it
+    assert report.n_rules == 1
