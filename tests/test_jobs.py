@@ -90,6 +90,7 @@ def test_stop_keeps_the_best_so_far(iris):
     assert result.complexity <= 4 and result.errors <= 5
     assert job.explanations[1] is None and job.errors[1] is None  # skipped, not failed
     assert "Run 1 of 2" in job.status_text() and "best coverage f*" in job.status_text()
+    assert job.status_text().endswith(" s in all")  # the clock of all the runs, not of run 1
 
 
 def test_stops_click_hands_the_page_a_finished_run(iris, monkeypatch):

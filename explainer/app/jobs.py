@@ -491,15 +491,17 @@ class RunJob(Job):
             return waiting
         name = label(self.tasks[self.current].algorithm)
         prefix = f"Run {self.current + 1} of {len(self.tasks)}: " if len(self.tasks) > 1 else ""
+        # the clock runs from Run (all), not from this run's start: said so when there are several runs
+        clock = f"{self.elapsed:.1f} s" + (" in all" if len(self.tasks) > 1 else "")
         recs = self.records()
         if recs:
             last = recs[-1]
             gen = f"{last.generation}/{last.max_generations}" if last.max_generations else f"{last.generation}"
             what = FITNESS_NAMES[self.tasks[self.current].objective]  # as the fitness chart's axis says it
             best = f" · best {what} {100 * last.best / self.n_rows:.2f}%" if self.n_rows else ""
-            text = f"{prefix}{name}: generation {gen}{best} · {self.elapsed:.1f} s"
+            text = f"{prefix}{name}: generation {gen}{best} · {clock}"
         else:
-            text = f"{prefix}{name}: starting… {self.elapsed:.1f} s"
+            text = f"{prefix}{name}: starting… {clock}"
         if self.stopped and not self.done:
             text += " · stopping"
         return text
