@@ -345,6 +345,40 @@ def test_the_guard_drops_the_oldest_entries_until_the_process_is_within_its_limi
     assert caching.keep_within_limit(process, data) == 0  # nothing left to give
 
 
+def test_room_is_made_before_a_computation_not_after_its_peak(guard, monkeypatch):
+    clock = Clock()
+    data = BoundedStore(1000, 10_000, clock=clock)
+    monkeypatch.setattr(caching, "return_freed_memory", lambda: True)
+    for i, key in enumerate("abc"):
+        data.put(key, key, size=100)
+        clock.now = 10.0 * (i + 1)
+    clock.now = 1000.0
+    process = FakeProcess(200, data)  # 500 in all, within the limit
+    guard.limit_bytes = 600
+    assert caching.keep_within_limit(process, data) == 0 and len(data) == 3  # nothing to do yet
+    # a build that will hold 250 at its peak: 750 would be over, so the oldest two go first (then 300 + 250)
+    assert caching.keep_within_limit(process, data, need_bytes=250) == 2
+    assert [k for k, _ in data.items()] == ["c"] and process() + 250 <= guard.limit_bytes
+    calls = []
+    monkeypatch.setattr(caching, "keep_within_limit", lambda **kw: calls.append(kw) or 0)
+    caching.make_room(-5)
+    assert calls == [{"need_bytes": 0}]
+
+
+def test_a_pool_build_and_its_default_budgets_make_room_for_their_peaks_first(monkeypatch):
+    from explainer.app import pools
+    from explainer.data import load_paper_dataset
+
+    asked = []
+    monkeypatch.setattr(pools, "make_room", lambda need: asked.append(need) or 0)
+    monkeypatch.setattr(pools, "choose_defaults", lambda pool: "budgets")
+    dataset = load_paper_dataset("iris")
+    pool, _ = pools._build(pools.PoolSettings(), dataset)
+    table = caching.frame_bytes(dataset.X)
+    assert asked == [pools.POOL_PEAK_PER_BYTE * table] and pool.n_rules > 0
+    assert pools._defaults_with_room(pool, 123) == "budgets" and asked[-1] == 123
+
+
 def test_the_guard_keeps_entries_just_used_and_does_nothing_without_a_limit(guard, monkeypatch):
     clock = Clock()
     data = BoundedStore(1000, 10_000, clock=clock)

@@ -12,7 +12,7 @@ import numpy as np
 
 from explainer.app import steps
 from explainer.app.budgets import choose_defaults, defaults_key
-from explainer.app.caching import COMPUTED
+from explainer.app.caching import COMPUTED, frame_bytes, make_room
 from explainer.app.session import Session, Slot
 from explainer.app.sources import dataset_key, prepare_source
 from explainer.app.split import Split
@@ -60,7 +60,15 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
     return COMPUTED.get_or_make(("split", dataset.fingerprint, fraction, seed), lambda: _split(fraction, seed, dataset))
 
 
+#: what a pool's build holds at its peak, and its default budgets' validation beyond the pool, per byte of its
+#: data set's feature table (measured on a census-like table of 364,035 rows with decimal fractions, 57 MB: 308 MB
+#: and 217 MB, ``python scripts/table_memory.py --fractions``; rounded up), so that the cache makes the room first
+POOL_PEAK_PER_BYTE = 6
+BUDGETS_PEAK_PER_BYTE = 4
+
+
 def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
+    make_room(POOL_PEAK_PER_BYTE * frame_bytes(dataset.X))
     t0 = time.perf_counter()
     pool = build_pool(
         dataset.X,
@@ -86,8 +94,14 @@ def _build_then_budgets(settings: PoolSettings, dataset: Dataset, budgets_key: t
     and they are chosen while it draws the pool."""
     built = _build(settings, dataset)
     if COMPUTED.get(budgets_key, None) is None:
-        steps.start(budgets_key, lambda: choose_defaults(built[0]))
+        need = BUDGETS_PEAK_PER_BYTE * frame_bytes(dataset.X)
+        steps.start(budgets_key, lambda: _defaults_with_room(built[0], need))
     return built
+
+
+def _defaults_with_room(pool: RulePool, need_bytes: int):
+    make_room(need_bytes)
+    return choose_defaults(pool)
 
 
 def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:
