@@ -43,6 +43,9 @@ def main() -> None:
                              "(default: QGA's own)")
     parser.add_argument("--ratio", type=float, default=None,
                         help="QGA points at budgets about this ratio apart (default: the page's)")
+    parser.add_argument("--population", type=int, default=None,
+                        help="the QGA points keep this many individuals (default: QGA's own, 100 up to 2 M nonzeros); "
+                             "their stall is then the page's (1) unless --stall says otherwise")
     parser.add_argument("--quick", action="store_true",
                         help="also a sweep without QGA and a greedy selection at each Bc (improved by the local moves)")
     args = parser.parse_args()
@@ -62,9 +65,11 @@ def main() -> None:
           f"QGA point cap {qga_time_cap(base):.2f} s\n")
     t = time.perf_counter()
     qga_params = None
-    if args.qga_seconds is not None or args.stall is not None:
+    if args.qga_seconds is not None or args.stall is not None or args.population is not None:
         seconds = qga_time_cap(base) if args.qga_seconds is None else args.qga_seconds
-        qga_params = {"time_limit": seconds, **({} if args.stall is None else {"stall": args.stall})}
+        stall = 1 if args.stall is None and args.population is not None else args.stall
+        qga_params = {"time_limit": seconds, **({} if stall is None else {"stall": stall}),
+                      **({} if args.population is None else {"n_population": args.population})}
     fr = frontier(base, be, (1, args.top), random_state=0, backward=True, qga_params=qga_params,
                   **({} if args.ratio is None else {"qga_ratio": args.ratio}))
     print(f"frontier Bc 1..{args.top} (QGA points {qga_params or 'as the page runs them'}, ratio "
