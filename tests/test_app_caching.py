@@ -359,10 +359,12 @@ def test_room_is_made_before_a_computation_not_after_its_peak(guard, monkeypatch
     # a build that will hold 250 at its peak: 750 would be over, so the oldest two go first (then 300 + 250)
     assert caching.keep_within_limit(process, data, need_bytes=250) == 2
     assert [k for k, _ in data.items()] == ["c"] and process() + 250 <= guard.limit_bytes
+    assert caching.make_room(100, process, data) == 0 and guard.room_made == 0  # 300 + 100: room enough
+    assert caching.make_room(400, process, data) == 1 and guard.room_made == 1 and len(data) == 0
     calls = []
-    monkeypatch.setattr(caching, "keep_within_limit", lambda **kw: calls.append(kw) or 0)
+    monkeypatch.setattr(caching, "keep_within_limit", lambda rss, store, need_bytes: calls.append(need_bytes) or 0)
     caching.make_room(-5)
-    assert calls == [{"need_bytes": 0}]
+    assert calls == [0]
 
 
 def test_a_pool_build_and_its_default_budgets_make_room_for_their_peaks_first(monkeypatch):

@@ -303,6 +303,7 @@ class MemoryGuard:
     #: cache, returns how many things it let go (sessions, and the cache entries only they used)
     relieve: Callable[[BoundedStore], int] | None = None
     relieved: int = 0  # what the guard's relief let go since it was set
+    room_made: int = 0  # computations before which :func:`make_room` had to let something go
 
 
 #: the dashboard server's (see :func:`guard_memory`)
@@ -360,12 +361,16 @@ def keep_within_limit(rss: Callable[[], int | None] = resident_bytes, store: Bou
     return dropped
 
 
-def make_room(need_bytes: int) -> int:
+def make_room(need_bytes: int, rss: Callable[[], int | None] = resident_bytes, store: BoundedStore | None = None) -> int:
     """Before a computation that will hold about ``need_bytes`` at its peak (a rule pool's build, the default
     budgets' validation), let the data cache give way until the process has that room within its limit: the
     guard otherwise acts only when an entry is kept, after the peak (a load of a 41.5 MB table with decimal
     fractions went 25 MB over the limit so, ``scripts/upload_memory.py --fractions``); how many entries went."""
-    return keep_within_limit(need_bytes=max(0, int(need_bytes)))
+    before = (GUARD.dropped, GUARD.relieved)
+    dropped = keep_within_limit(rss, store, need_bytes=max(0, int(need_bytes)))
+    if (GUARD.dropped, GUARD.relieved) != before:
+        GUARD.room_made += 1
+    return dropped
 
 
 #: seconds between two of the server's own full garbage collections (:func:`collect_garbage`)

@@ -231,7 +231,7 @@ def held_memory() -> dict:
     rss = resident_bytes()
     out: dict = {"resident_mb": None if rss is None else rss / MB,
                  "limit_mb": None if GUARD.limit_bytes is None else GUARD.limit_bytes / MB,
-                 "guard_dropped": GUARD.dropped, "guard_relieved": GUARD.relieved,
+                 "guard_dropped": GUARD.dropped, "guard_relieved": GUARD.relieved, "guard_room_made": GUARD.room_made,
                  "uploads_cache_mb": UPLOADS.total_bytes / MB, "data_cache_mb": COMPUTED.total_bytes / MB,
                  "data_cache_kinds": _kinds(key for key, _ in COMPUTED.items())}
     try:
