@@ -302,3 +302,28 @@ def test_a_closed_pages_pool_stops_building_and_another_pages_goes_on(monkeypatc
     assert len(frames) > 2 and all(not f.f_locals for f in frames[1:])
     again = steps.start(("pool", "t2"), make("t2"))  # the page comes back: the work starts again
     assert again is not theirs and again.wait(30) and again.error is None
+
+
+def test_the_work_of_a_page_closed_a_while_is_cancelled_and_its_session_kept(monkeypatch):
+    monkeypatch.setattr(closed_sessions, "_SEEN", {})
+    uploads = _Uploads()
+    states = {"open": _State(data_ref={"ident": "t1"}), "closed": _State(data_ref={"ident": "t2"}),
+              "shared": _State(data_ref={"ident": "t1"})}
+    for sid, state in states.items():
+        closed_sessions._SEEN[sid] = _Seen(state, uploads)
+    cancelled = []
+    monkeypatch.setattr(closed_sessions.steps, "cancel_where",
+                        lambda test: cancelled.append(sorted(k for k in ("t1", "t2", "t3") if test(("pool", k)))) or 0)
+    active = {"open"}
+    closed_sessions.cancel_unwatched_work(0.0, is_active=lambda sid: sid in active)
+    # just closed (a reload's new page may not have asked yet): nothing cancelled
+    assert cancelled == []
+    closed_sessions.cancel_unwatched_work(closed_sessions.UNWATCHED_S, is_active=lambda sid: sid in active)
+    # closed for the grace: the work only it wanted goes; t1 stays, an open page works with it too
+    assert cancelled == [["t2"]]
+    assert closed_sessions.remembered() == ["open", "closed", "shared"] and states["closed"]  # sessions kept
+    active.add("closed")  # it reconnects: watched again, nothing cancelled
+    cancelled.clear()
+    closed_sessions.cancel_unwatched_work(100.0, is_active=lambda sid: sid in active)
+    assert cancelled == []
+    assert closed_sessions.cancel_unwatched_work() == 0  # outside a server: nothing

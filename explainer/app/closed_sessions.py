@@ -45,6 +45,8 @@ from explainer.app.session import Session
 #: seconds added to Streamlit's reconnection window before a session counts as gone: the check runs
 #: periodically, so a session is released between this margin and the margin plus the check's period late
 MARGIN_S = 30.0
+#: seconds a page may be closed before the work only it wanted is cancelled (:func:`cancel_unwatched_work`)
+UNWATCHED_S = 10.0
 
 
 class _State(Protocol):
@@ -149,6 +151,35 @@ def _cancel_their_work(marks: set[str]) -> int:
     """Cancel the steps computing for data only released sessions had (:func:`.steps.cancel_where`): a pool of a
     364,035-row table takes half a minute and 600 MB to build, for a page that is gone."""
     return steps.cancel_where(lambda key: _mentions(key, marks)) if marks else 0
+
+
+def cancel_unwatched_work(now: float | None = None, is_active=None) -> int:
+    """Cancel the steps computing for data that only closed pages work with (remembered sessions inactive for
+    at least :data:`UNWATCHED_S`: a reload's new page has asked for its data by then); how many.  The sessions
+    themselves stay, for a reconnection: a page that comes back and asks for such a value starts its step again
+    (:func:`.steps.start`).  Why not wait for the release: pages opened and closed in turn, each loading a
+    41.5 MB table, left the closed pages' pool builds and default budgets computing beside the new page's, two
+    pools in memory outside the caches and the server at 1,619 MB against its limit of 1,340
+    (``scripts/upload_memory.py --fractions``)."""
+    now = time.monotonic() if now is None else now
+    if is_active is None:
+        if not runtime.exists():
+            return 0
+        is_active = runtime.get_instance().is_active_session
+    watched: set[str] = set()
+    closed: set[str] = set()
+    with _LOCK:
+        for session_id, seen in _SEEN.items():
+            if is_active(session_id):
+                seen.inactive_since = None
+            elif seen.inactive_since is None:
+                seen.inactive_since = now  # noticed now; the release counts its window from here too
+            marks = data_marks(seen.state.filtered_state)
+            if seen.inactive_since is None or now - seen.inactive_since < UNWATCHED_S:
+                watched |= marks
+            else:
+                closed |= marks
+    return _cancel_their_work(closed - watched)
 
 
 def release_inactive_sessions(store: BoundedStore | None = None, is_active=None, media=None, tables=None) -> int:

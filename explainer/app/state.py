@@ -30,6 +30,7 @@ from explainer.app.caching import (
     start_housekeeping,
 )
 from explainer.app.closed_sessions import (
+    cancel_unwatched_work,
     log_held_memory,
     release_closed_sessions,
     release_inactive_sessions,
@@ -452,7 +453,8 @@ def warm_up_server() -> threading.Thread:
         guard_memory(relieve=release_inactive_sessions)
         start_housekeeping(release_closed_sessions, keep_within_limit, log_held_memory)
         # a collection every few seconds, not after every script run (several a second while a page waits)
-        start_housekeeping(collect_garbage, every_s=COLLECT_EVERY_S)
+        # and the work of pages just closed cancelled as often, not once they are released
+        start_housekeeping(collect_garbage, cancel_unwatched_work, every_s=COLLECT_EVERY_S)
 
     thread = threading.Thread(target=work, name="explainer-warm-up", daemon=True)
     thread.start()
