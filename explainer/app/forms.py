@@ -326,9 +326,9 @@ def _remember_rules_upload(state: Session):
 def rule_file_form(state: Session, dataset: Dataset) -> None:
     """Upload a rule file; its totals on the current data (the Explain page's budgets and eps) are shown."""
     rows, holdout, rows_text = downloads.evaluation_rows(dataset, state.split)
-    example = downloads.example_rule_line(dataset)
-    # a code span shows the line as it is, but nothing escapes a backtick inside one
-    example = md_escape(example) if "`" in example else f"`{example}`"
+    # the table's own names and values: escaped, as every user string on a page (not in a code span, which
+    # nothing escapes a backtick in)
+    example = md_escape(downloads.example_rule_line(dataset))
     st.caption(
         f"One rule per line, e.g. {example}, or a RIPPER rule list "
         "(wittgenstein's `ruleset_`, e.g. `[[x=<0.8]]`). The budgets and eps of the "
