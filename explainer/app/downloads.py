@@ -89,8 +89,8 @@ def example_rule_line(dataset: Dataset) -> str:
             if values.empty:
                 continue
             middle = float(values.median())
-            middle = float(round(middle)) if spec.integer else middle
-            return f"IF {column} <= {value_text(int(middle) if spec.integer else middle)} THEN CLASS={label_text}"
+            bound = int(round(middle)) if spec.integer else middle
+            return f"IF {column} <= {value_text(bound)} THEN CLASS={label_text}"
         if spec.kind == "onehot":
             return f"IF {column} = {render_value(spec.value)} THEN CLASS={label_text}"
     return f"IF x <= 1 THEN CLASS={label_text}"
