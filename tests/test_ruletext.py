@@ -332,3 +332,18 @@ def test_render_then_parse_gives_back_names_values_and_labels(column, other, val
     # a plain word or number stays as it is, anything else is quoted
     plain = rulerender.is_plain_word(label) or rulerender.is_plain_number(label)
     assert line.endswith(f"CLASS={label}") if plain else line.endswith('"')
+
+
+def test_the_comparison_signs_read_as_their_ascii_operators():
+    """A page's Markdown shows ``<=`` as ``≤``, and an analyst's document may hold any of these: a rule copied so
+    reads as written in ASCII, and a name holding one is quoted when written, so it reads back as a name."""
+    from explainer.rules import parse_rules
+    from explainer.rules.render import render_name
+
+    assert parse_rules("IF a ≤ 2 AND b ≥ 1 AND c ≠ x AND 1 < d ≤ 3 THEN CLASS=y") == parse_rules(
+        "IF a <= 2 AND b >= 1 AND c != x AND 1 < d <= 3 THEN CLASS=y")
+    assert parse_rules("IF a≤2 THEN CLASS=y") == parse_rules("IF a <= 2 THEN CLASS=y")
+    for name in ("a≤b", "x ≥ y", "p≠q"):
+        assert render_name(name).startswith('"')
+        (rule,) = parse_rules(f"IF {render_name(name)} > 2 THEN CLASS=y")
+        assert rule.conditions[0].feature == name

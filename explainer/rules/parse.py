@@ -165,7 +165,8 @@ def parse_condition(text: str) -> list[Condition | ValueSet]:
     ``32 < x <= 54`` (two conditions); ``Margin = 5`` / ``Margin != 5`` (a
     category, or for a numeric column ``5 <= Margin <= 5``, decided when the
     rule is bound to data); ``Margin is missing`` / ``Margin is not missing``;
-    the raw ``Margin=5 > 0.5``; a bare name is read as ``name > 0.5``.
+    the raw ``Margin=5 > 0.5``; a bare name is read as ``name > 0.5``.  ``≤``, ``≥`` and ``≠`` read as
+    ``<=``, ``>=`` and ``!=``.
     """
     if len(text) > MAX_LINE_CHARS:
         raise RuleSyntaxError(f"the condition has {len(text)} characters; the limit is {MAX_LINE_CHARS}")

@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 
 _RESERVED_WORDS = frozenset({"and", "then"})
-_SPECIAL = frozenset('<>=!"\\{},')
+#: the comparison signs a rule may be written with instead of ``<=``, ``>=`` and ``!=`` (a page's Markdown shows
+#: ``<=`` as ``≤``, and an analyst's document may hold them): read as those
+_SIGNS = {"\u2264": "<=", "\u2265": ">=", "\u2260": "!="}
+_SPECIAL = frozenset('<>=!"\\{},\u2264\u2265\u2260')
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
@@ -18,7 +21,7 @@ _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
 # Each pattern is one character class under one quantifier, matched at a given
 # position: it can only consume, never backtrack, so scanning stays linear.
 _SPACE_RUN = re.compile(r"\s+")
-_WORD_RUN = re.compile(r'[^\s"<>=!{},]+')
+_WORD_RUN = re.compile('[^\\s"<>=!{},\u2264\u2265\u2260]+')
 #: Every pattern the scanner uses (a test checks each is a single character class).
 SCANNER_PATTERNS = (_SPACE_RUN, _WORD_RUN)
 _NUMBER_CHARS = "0123456789.eE+-"
@@ -95,6 +98,9 @@ def scan(line: str, pos: int, stop_at_then: bool) -> tuple[list[list[str]], int]
         elif ch in "{},":
             end = pos + 1
             current.append(PUNCT + ch)
+        elif ch in _SIGNS:
+            end = pos + 1
+            current.append(OP + _SIGNS[ch])
         elif ch in "<>=!":
             two = line[pos : pos + 2]
             if two in ("<=", ">=", "==", "!="):
