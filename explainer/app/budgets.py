@@ -190,12 +190,14 @@ def chosen_algorithm(state: Session) -> str:
     return state.algorithm
 
 
-def run_settings(state: Session) -> RunSettings:
+def run_settings(state: Session, algorithm: str | None = None) -> RunSettings:
     """The run the Explain page's widgets describe: budgets, algorithm and its changed parameters, eps, seed,
-    class weight (the widget's ``"none"`` is ``None``), at the default budgets the policy's form and objective,
-    and the pinned and banned rules of the Rules page that the pool holds (:func:`pins_in_pool`)."""
+    class weight (the widget's ``"none"`` is ``None``), at the default budgets the policy's form and objective
+    (the paper's coverage for an algorithm that optimises nothing else), and the pinned and banned rules of the
+    Rules page that the pool holds (:func:`pins_in_pool`).  ``algorithm``: that run with another algorithm (the
+    Compare page's), else the Explain page's."""
     class_weight = None if state.class_weight == "none" else state.class_weight
-    algorithm = chosen_algorithm(state)
+    algorithm = algorithm or chosen_algorithm(state)
     pinned, banned = pins_in_pool(state)
     form, objective = run_form(state, state.bc, state.be, class_weight)
     objective = objective_for(algorithm, objective)  # ForEx++ and IRFRE optimise the paper's coverage only

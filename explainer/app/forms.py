@@ -29,7 +29,6 @@ from explainer.data.target import explicit_target_warning
 from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
 from explainer.rules.pool import RulePool
 from explainer.selection.settings import RunSettings
-from explainer.selection.solvers import objective_for
 
 # ------------------------------------------------------------------ Data page
 
@@ -302,8 +301,8 @@ def compare_form(state: Session, choices: list[str], running: bool) -> tuple[lis
     seeds, bad_seeds = parse_seeds(seeds_text)
     if bad_seeds:
         st.error("Seeds must be whole numbers separated by commas, e.g. 0, 1, 2.", icon=":material/error:")
-    run = budgets.run_settings(state)  # each algorithm with its own defaults
-    tasks = [replace(run, algorithm=a, algorithm_params={}, seed=s, objective=objective_for(a, run.objective))
+    # each algorithm with its own defaults
+    tasks = [replace(budgets.run_settings(state, a), algorithm_params={}, seed=s)
              for a in algorithms for s in (seeds[:1] if a in DETERMINISTIC else seeds)]
     start = c3.button("Run all", type="primary", icon=":material/play_arrow:", key=Session.run_all.key,
                       disabled=running or not tasks or bad_seeds, width="stretch")
