@@ -61,8 +61,10 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
 
 
 #: what a pool's build holds at its peak, and its default budgets' validation beyond the pool, per byte of its
-#: data set's feature table (measured on a census-like table of 364,035 rows with decimal fractions, 57 MB: 308 MB
-#: and 217 MB, ``python scripts/table_memory.py --fractions``; rounded up), so that the cache makes the room first
+#: data set's feature table, so that the cache makes the room first.  Chosen on the census-like table of 364,035
+#: rows with decimal fractions (57 MB: 308 MB and 217 MB, ``python scripts/table_memory.py --fractions``; rounded
+#: up); on one of 87,719 rows not looked at for it (``--mb 10 --fractions``) the peaks were 9.4 and 4.9 times its
+#: 14 MB: a rough estimate, low on smaller tables, where there is less to make room for
 POOL_PEAK_PER_BYTE = 6
 BUDGETS_PEAK_PER_BYTE = 4
 
