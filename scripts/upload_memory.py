@@ -11,7 +11,9 @@ resident memory of the server process (its worker processes apart); then it
 closes the browser, waits ``--after-close`` seconds (Streamlit keeps a closed
 session for 120 s; the server releases it within a minute after) and prints it
 again, against the budget: the server's memory at the start plus the caches'
-byte budgets.  Beside each figure, the server's own account of what it holds
+byte budgets.  Each measure also gives the largest memory the server held since the previous one
+(sampled every 0.2 s): the work a load starts in the background (the pool's build, the default budgets)
+peaks between the measures.  Beside each figure, the server's own account of what it holds
 (its caches, Streamlit's uploaded files, pandas tables alive, sessions), which
 it writes every 30 s to the file ``EXPLAINER_MEMORY_LOG`` names.  Needs playwright and Debian's
 chromium (``/usr/bin/chromium``).
@@ -80,6 +82,39 @@ def server_mb(pid: int) -> float:
     return psutil.Process(pid).memory_info().rss / 2**20
 
 
+class PeakWatch:
+    """The server's largest resident memory between two measures, sampled every ``every`` seconds in a thread: a
+    measure after each load sees the memory once the page is idle, not what the work behind it (the pool's build,
+    the default budgets) held on the way."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        import threading
+
+        self.pid, self.every, self.peak = pid, every, 0.0
+        self._lock, self._done = threading.Lock(), threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.every):
+            try:
+                mb = server_mb(self.pid)
+            except psutil.Error:
+                return
+            with self._lock:
+                self.peak = max(self.peak, mb)
+
+    def take(self) -> float:
+        """The peak since the previous ``take`` (or the start), then start again."""
+        with self._lock:
+            peak, self.peak = self.peak, 0.0
+        return peak
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def held(log: pathlib.Path) -> str:
     """The server's own account of what it holds, from its last housekeeping round (``EXPLAINER_MEMORY_LOG``)."""
     lines = log.read_text().splitlines() if log.exists() else []
@@ -120,7 +155,10 @@ def main(argv=None) -> int:
                 page.get_by_text("Loaded data").first.wait_for(timeout=120_000)
                 time.sleep(2)
                 start_mb = server_mb(proc.pid)
-                print(f"server at start: {start_mb:.0f} MB")
+                budget = start_mb + CACHES / MB
+                watch = PeakWatch(proc.pid)
+                print(f"server at start: {start_mb:.0f} MB; budget {budget:.0f} MB (at start {start_mb:.0f} + caches "
+                      f"{CACHES / MB:.0f})")
                 for i, path in enumerate(files):
                     if args.sessions:  # a fresh page, and so a new session, for each upload
                         page.goto(url, timeout=120_000)
@@ -144,19 +182,26 @@ def main(argv=None) -> int:
                     time.sleep(3)
                     size = path.stat().st_size / 1e6
                     print(f"after upload {i + 1} ({size:.1f} MB, {n_rows:,} rows, loaded in "
-                          f"{time.perf_counter() - t0:.1f} s): server {server_mb(proc.pid):.0f} MB")
+                          f"{time.perf_counter() - t0:.1f} s): server {server_mb(proc.pid):.0f} MB; its peak since the "
+                          f"previous measure {_against(watch.take(), budget)}")
                     print(f"  server's account: {held(log)}")
                 browser.close()
             time.sleep(args.after_close)
-            budget = start_mb + CACHES / MB
             after = server_mb(proc.pid)
+            closing_peak = watch.take()
+            watch.stop()
             print(f"{args.after_close:.0f} s after the browser closed: server {after:.0f} MB; budget {budget:.0f} MB "
                   f"(at start {start_mb:.0f} + caches {CACHES / MB:.0f}): "
-                  f"{'within' if after <= budget else 'OVER'}")
+                  f"{'within' if after <= budget else 'OVER'}; its peak over those seconds "
+                  f"{_against(closing_peak, budget)}")
             print(f"  server's account: {held(log)}")
         finally:
             stop_dashboard(proc)
     return 0
+
+
+def _against(mb: float, budget: float) -> str:
+    return f"{mb:.0f} MB ({'within' if mb <= budget else 'OVER'})"
 
 
 if __name__ == "__main__":

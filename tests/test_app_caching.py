@@ -368,17 +368,99 @@ def test_room_is_made_before_a_computation_not_after_its_peak(guard, monkeypatch
 
 
 def test_a_pool_build_and_its_default_budgets_make_room_for_their_peaks_first(monkeypatch):
-    from explainer.app import pools
+    from explainer.app import budgets, pools
     from explainer.data import load_paper_dataset
 
     asked = []
-    monkeypatch.setattr(pools, "make_room", lambda need: asked.append(need) or 0)
-    monkeypatch.setattr(pools, "choose_defaults", lambda pool: "budgets")
+    monkeypatch.setattr(caching, "make_room", lambda need, rss=None, store=None: asked.append(need) or 0)
+    monkeypatch.setattr(budgets, "choose_defaults", lambda pool: "budgets")
     dataset = load_paper_dataset("iris")
     pool, _ = pools._build(pools.PoolSettings(), dataset)
     table = caching.frame_bytes(dataset.X)
     assert asked == [pools.POOL_PEAK_PER_BYTE * table] and pool.n_rules > 0
-    assert pools._defaults_with_room(pool, 123) == "budgets" and asked[-1] == 123
+    assert budgets.validated_defaults(lambda: pool, 123) == "budgets" and asked[-1] == 123
+    assert budgets.budgets_need(pool) == budgets.BUDGETS_PEAK_PER_BYTE * table  # the pool's own table
+
+
+def test_computations_that_make_room_run_one_at_a_time_and_a_waiting_one_ends_when_unwanted(monkeypatch):
+    """Two builds at once each made room for itself alone (peaks of 1,788-2,009 MB against 1,342): the second
+    waits for the first; while it waits, a step no page wants any more ends at its next look."""
+    import threading
+
+    from explainer.rules.pool import BUILD_STOP, BuildCancelled
+
+    monkeypatch.setattr(caching, "make_room", lambda need, rss=None, store=None: 0)
+    monkeypatch.setattr(caching, "ROOM_POLL_S", 0.01)
+    inside, events = threading.Event(), []
+    leave = threading.Event()
+
+    def first():
+        with caching.room_to_work(1):
+            events.append("first in")
+            inside.set()
+            leave.wait(30)
+            events.append("first out")
+
+    def second():
+        with caching.room_to_work(1):
+            events.append("second in")
+
+    one = threading.Thread(target=first)
+    one.start()
+    assert inside.wait(30)
+    two = threading.Thread(target=second)
+    two.start()
+    two.join(0.2)
+    assert two.is_alive() and events == ["first in"]  # waiting its turn
+    leave.set()
+    one.join(30)
+    two.join(30)
+    assert events == ["first in", "first out", "second in"]
+
+    # a computation no longer wanted stops waiting, and never takes its turn
+    wanted = threading.Event()
+    wanted.set()
+    outcome = []
+
+    def unwanted_later():
+        BUILD_STOP.set(lambda: not wanted.is_set())
+        try:
+            with caching.room_to_work(1):
+                outcome.append("ran")
+        except BuildCancelled:
+            outcome.append("cancelled")
+
+    with caching.room_to_work(1):
+        three = threading.Thread(target=unwanted_later)
+        three.start()
+        three.join(0.1)
+        assert three.is_alive()
+        wanted.clear()  # its page closed
+        three.join(30)
+    assert outcome == ["cancelled"]
+    with caching.room_to_work(1):  # and the lock is free again
+        pass
+
+
+def test_default_budgets_waiting_their_turn_do_not_keep_a_pool_the_cache_let_go(monkeypatch):
+    import gc
+    import weakref
+
+    from explainer.app import budgets
+    from explainer.rules.pool import BuildCancelled
+
+    class Pool:
+        pass
+
+    monkeypatch.setattr(caching, "make_room", lambda need, rss=None, store=None: 0)
+    monkeypatch.setattr(budgets, "choose_defaults", lambda pool: "budgets")
+    pool = Pool()
+    ref = weakref.ref(pool)
+    assert budgets.validated_defaults(ref, 0) == "budgets"
+    del pool
+    gc.collect()
+    with pytest.raises(BuildCancelled):
+        budgets.validated_defaults(ref, 0)
 
 
 def test_the_guard_keeps_entries_just_used_and_does_nothing_without_a_limit(guard, monkeypatch):

@@ -26,6 +26,7 @@ from explainer.app.sources import dataset_key
 from explainer.bench.census import census_like
 from explainer.data import load_dataset
 from explainer.pipeline import resolve_budgets
+from explainer.rules.pool import BuildCancelled
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -115,6 +116,53 @@ def test_a_failing_step_says_why_and_leaves_no_status():
     assert not steps.running()
 
 
+def let_go_once_page():
+    """A page with one step that ends as if no page wanted it the first time (its pool let go while it waited
+    its turn), then counts."""
+    import streamlit as st
+
+    from explainer.app import steps
+    from explainer.app.session import Session
+    from explainer.rules.pool import BuildCancelled
+
+    tries = st.session_state["tries"]
+
+    def make():
+        tries.append(1)
+        if len(tries) == 1:
+            raise BuildCancelled("the rule pool was let go")
+        return 42
+
+    value = steps.ready(Session(), "count", ("count", st.session_state["key"]), make, title="Counting the rows …",
+                        done=lambda v, seconds: f"Rows counted in {seconds:.1f} s: {v}")
+    if value is None:
+        st.stop()
+    st.markdown(f"value = {value}")
+
+
+def test_a_step_that_ended_unwanted_is_computed_again_for_the_page_that_asks():
+    """A step can end with BuildCancelled without its page closing (the default budgets, when the pool they
+    waited for was let go): the page asking for it then gets the value, not that error."""
+    at = AppTest.from_function(let_go_once_page, default_timeout=HANG_S)
+    at.session_state["tries"] = tries = []
+    at.session_state["key"] = key = uuid.uuid4().hex
+    at.run()
+    assert steps.wait_all(HANG_S)
+    at.run()  # the step ended unwanted: started again, for this page
+    assert steps.wait_all(HANG_S)
+    at.run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert [m.value for m in at.markdown] == ["value = 42"] and len(tries) == 2
+
+    def let_go():
+        raise BuildCancelled("the rule pool was let go")
+
+    first = steps.start(("again", key), let_go)
+    assert first.wait(HANG_S) and isinstance(first.error, BuildCancelled)
+    second = steps.start(("again", key), lambda: 7)  # start() too gives a new step for one that ended so
+    assert second is not first and second.wait(HANG_S) and second.result() == 7
+
+
 def step_lines(at: AppTest) -> list[tuple[str, str]]:
     """The page's step lines: ("running", label) for a step being computed, ("complete", label) for a done one."""
     return [(s.state, s.label) for s in at.status] + [("complete", e.label) for e in at.expander
@@ -162,8 +210,7 @@ def test_explain_shows_the_pool_and_the_budgets_being_computed_then_done(monkeyp
         if ("running", ) == tuple(s for s, lb in lines if lb.startswith("Choosing default budgets … · ")):
             gate.set()
 
-    monkeypatch.setattr(budgets, "choose_defaults", held)
-    monkeypatch.setattr(pools, "choose_defaults", held)  # the pool's step starts the budgets' as it ends
+    monkeypatch.setattr(budgets, "choose_defaults", held)  # the pool's step too starts the budgets through it
     at = AppTest.from_file(APP, default_timeout=HANG_S)
     at.run()
     # a pool seed no other test uses: the pool and its budgets are not in the server's cache

@@ -9,17 +9,18 @@ otherwise be undone by the other widget).
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from explainer.app import kept_runs, steps
-from explainer.app.caching import COMPUTED
+from explainer.app.caching import COMPUTED, frame_bytes, room_to_work
 from explainer.app.charts import frontier_figure
 from explainer.app.jobs import FrontierJob
 from explainer.app.session import FrontierEntry, Session
 from explainer.app.text import algorithm_choices, algorithm_parameters, default_algorithm, md_escape
 from explainer.pipeline import PolicyChoice, resolve_defaults
 from explainer.pipeline.validation import DEFAULT_SIZE, SIZES
-from explainer.rules.pool import RulePool
+from explainer.rules.pool import BuildCancelled, RulePool
 from explainer.rules.render import counted, render_label
 from explainer.selection.frontier import Frontier, lifted
 from explainer.selection.result import ReadsEvaluation, SelectionResult
@@ -44,6 +45,31 @@ def choose_defaults(pool: RulePool, size: str | None = None, curve=()) -> Policy
     allows (:func:`explainer.pipeline.resolve_defaults`; without a reference tree, what the policy uses then).
     ``size``: the knob (``None``: the default); ``curve``: the validation curve chosen from at another size."""
     return resolve_defaults(pool, refuse_without_tree=False, size=size, curve=tuple(curve) or None)
+
+
+#: what the default budgets' validation holds at its peak beyond its pool, per byte of the pool's feature table,
+#: so that the cache makes that room first: the process's resident memory (``python scripts/table_memory.py
+#: --resident`` gave 6.9 and 8.7-9.0 times on census-like tables of 364,035 rows, without and with decimal
+#: fractions, and 10.0 times on one of 87,719 rows, ``--mb 10 --fractions``); rounded up from the largest
+BUDGETS_PEAK_PER_BYTE = 11
+
+
+def budgets_need(pool: RulePool) -> int:
+    """The bytes the default budgets' validation of ``pool`` holds at its peak (:data:`BUDGETS_PEAK_PER_BYTE`)."""
+    table = pool.training_table
+    return BUDGETS_PEAK_PER_BYTE * frame_bytes(table) if isinstance(table, pd.DataFrame) else 0
+
+
+def validated_defaults(get_pool, need_bytes: int) -> PolicyChoice:
+    """:func:`choose_defaults` of the pool ``get_pool()`` gives, as the server's one computation that makes room
+    (:func:`~explainer.app.caching.room_to_work`).  ``get_pool`` is asked once the room is there: given a weak
+    reference, a step that waits does not keep a pool the cache lets go of meanwhile, and ends as if cancelled
+    (a page that asks for the budgets then starts them again, with its pool)."""
+    with room_to_work(need_bytes):
+        pool = get_pool()
+        if pool is None:
+            raise BuildCancelled("the rule pool was let go before its default budgets were chosen")
+        return choose_defaults(pool)
 
 
 def defaults_key(pool_key: tuple, size: str = DEFAULT_SIZE) -> tuple:
@@ -74,8 +100,8 @@ def _choose_at(pool: RulePool, pool_key: tuple, size: str) -> PolicyChoice:
     does: a size other than the default re-picks on the default's curve (its step started if need be, or
     waited for while under way), so that switching the size costs the pick alone."""
     if size == DEFAULT_SIZE:
-        return choose_defaults(pool)
-    base = steps.start(defaults_key(pool_key), lambda: choose_defaults(pool))
+        return validated_defaults(lambda: pool, budgets_need(pool))
+    base = steps.start(defaults_key(pool_key), lambda: validated_defaults(lambda: pool, budgets_need(pool)))
     base.wait(None)
     known = base.result() if base.error is None else None
     curve = known.frontier if isinstance(known, PolicyChoice) else ()

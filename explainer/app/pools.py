@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from explainer.app import steps
-from explainer.app.budgets import choose_defaults, defaults_key
-from explainer.app.caching import COMPUTED, frame_bytes, make_room
+from explainer.app.budgets import budgets_need, defaults_key, validated_defaults
+from explainer.app.caching import COMPUTED, frame_bytes, room_to_work
 from explainer.app.session import Session, Slot
 from explainer.app.sources import dataset_key, prepare_source
 from explainer.app.split import Split
@@ -60,19 +61,23 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
     return COMPUTED.get_or_make(("split", dataset.fingerprint, fraction, seed), lambda: _split(fraction, seed, dataset))
 
 
-#: what a pool's build holds at its peak, and its default budgets' validation beyond the pool, per byte of its
-#: data set's feature table, so that the cache makes the room first.  Chosen on the census-like table of 364,035
-#: rows with decimal fractions (57 MB: 308 MB and 217 MB, ``python scripts/table_memory.py --fractions``; rounded
-#: up); on one of 87,719 rows not looked at for it (``--mb 10 --fractions``) the peaks were 9.4 and 4.9 times its
-#: 14 MB: a rough estimate, low on smaller tables, where there is less to make room for
-POOL_PEAK_PER_BYTE = 6
-BUDGETS_PEAK_PER_BYTE = 4
+#: what a pool's build holds at its peak, per byte of its data set's feature table, so that the cache makes the
+#: room first: the process's resident memory, not only what Python allocates (the trees' compiled code
+#: allocates its own).  ``python scripts/table_memory.py --resident`` gave 6.7 and 7.7-8.1 times on census-like
+#: tables of 364,035 rows (without and with decimal fractions) and 10.4 times on one of 87,719 rows
+#: (``--mb 10 --fractions``); rounded up from the largest.  (The default
+#: budgets': :data:`.budgets.BUDGETS_PEAK_PER_BYTE`.)
+POOL_PEAK_PER_BYTE = 11
 
 
 def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
-    make_room(POOL_PEAK_PER_BYTE * frame_bytes(dataset.X))
-    t0 = time.perf_counter()
-    pool = build_pool(
+    with room_to_work(POOL_PEAK_PER_BYTE * frame_bytes(dataset.X)):
+        t0 = time.perf_counter()
+        return _build_pool(settings, dataset), time.perf_counter() - t0
+
+
+def _build_pool(settings: PoolSettings, dataset: Dataset) -> RulePool:
+    return build_pool(
         dataset.X,
         dataset.y,
         settings.max_depth,
@@ -88,22 +93,17 @@ def _build(settings: PoolSettings, dataset: Dataset) -> tuple[RulePool, float]:
         forbidden_columns=settings.forbidden,
         extra_rules=[parse_rule(text) for text in settings.extra_rules] or None,
     )
-    return pool, time.perf_counter() - t0
 
 
 def _build_then_budgets(settings: PoolSettings, dataset: Dataset, budgets_key: tuple) -> tuple[RulePool, float]:
     """The pool, and its default budgets started in a thread of their own: the page asks for them next,
-    and they are chosen while it draws the pool."""
+    and they are chosen while it draws the pool.  That thread holds the pool weakly while it waits for its
+    turn (:func:`.budgets.validated_defaults`)."""
     built = _build(settings, dataset)
     if COMPUTED.get(budgets_key, None) is None:
-        need = BUDGETS_PEAK_PER_BYTE * frame_bytes(dataset.X)
-        steps.start(budgets_key, lambda: _defaults_with_room(built[0], need))
+        pool, need = weakref.ref(built[0]), budgets_need(built[0])
+        steps.start(budgets_key, lambda: validated_defaults(pool, need))
     return built
-
-
-def _defaults_with_room(pool: RulePool, need_bytes: int):
-    make_room(need_bytes)
-    return choose_defaults(pool)
 
 
 def _pool_key(dataset: Dataset, settings: PoolSettings) -> tuple:

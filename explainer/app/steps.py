@@ -27,7 +27,7 @@ import streamlit as st
 
 from explainer.app.caching import COMPUTED, approx_bytes
 from explainer.app.session import Session
-from explainer.rules.pool import BUILD_STOP
+from explainer.rules.pool import BUILD_STOP, BuildCancelled
 
 #: A step that ends within this many seconds is waited for inside the page's run (no status, nothing greyed).
 INLINE_WAIT_S = 0.4
@@ -129,9 +129,15 @@ def start(key: Hashable, make: Callable[[], object]) -> Step:
                     if s.done and s.finished_at is not None and now - s.finished_at > UNCLAIMED_S]:
             del _steps[old]
         step = _steps.get(key)
-        if step is None or step.cancelled.is_set():  # cancelled: its page closed, and this one wants it now
+        if step is None or _unwanted(step):  # it ended unwanted, and this page wants it now
             step = _steps[key] = Step(key, make).start()
         return step
+
+
+def _unwanted(step: Step) -> bool:
+    """The step was cancelled (its page closed), or ended as if it had been (what it worked on was let go while
+    it waited its turn): a page that wants its value starts it again."""
+    return step.cancelled.is_set() or isinstance(step.error, BuildCancelled)
 
 
 def cancel_where(test: Callable[[Hashable], bool]) -> int:
@@ -179,7 +185,7 @@ def ready(state: Session, name: str, key: Hashable, make: Callable[[], _T], *, t
     """
     with _lock:
         step = _steps.get(key)
-    if step is not None and step.cancelled.is_set():  # work for a page that closed: this one starts it again
+    if step is not None and _unwanted(step):  # work for a page that closed: this one starts it again
         step = None
     if step is None:  # nothing computing it, or already handed over: the cache may hold it
         value = COMPUTED.get(key, _MISSING)
@@ -192,6 +198,8 @@ def ready(state: Session, name: str, key: Hashable, make: Callable[[], _T], *, t
         _watch(state, name, step, title, detail, done, {})
         return None
     _claim(step)
+    if isinstance(step.error, BuildCancelled):  # ended unwanted as this page asked for it: again, for this page
+        return ready(state, name, key, make, title=title, detail=detail, done=done)
     if step.error is not None:
         _forget(state, name)
         raise step.error

@@ -66,7 +66,7 @@ class BuildCancelled(Exception):
     """A pool build ended early: :data:`BUILD_STOP` said it was no longer wanted."""
 
 
-def _check_build_stop(stop: Callable[[], bool] | None = None) -> None:
+def check_build_stop(stop: Callable[[], bool] | None = None) -> None:
     """Raise :class:`BuildCancelled` when ``stop`` (default: this context's :data:`BUILD_STOP`) says so."""
     stop = BUILD_STOP.get() if stop is None else stop
     if stop is not None and stop():
@@ -433,7 +433,7 @@ def build_pool(
     forbidden = forbidden_names(forbidden_columns, specs)
     allowed = allowed_features(specs, forbidden) if forbidden else None
     rng = np.random.default_rng(random_state)
-    _check_build_stop()
+    check_build_stop()
     fitted, seeds = _fitted_trees(data, rng, source, max_depth, n_repeats, n_estimators, max_fit_rows, allowed)
     extractor = _Extractor(Xv, names, specs, data.view)
     extractor.feature_map = allowed
@@ -441,7 +441,7 @@ def build_pool(
     collected = _Collector()
     add = collected.add
     for tree_index, (p, seed, model) in enumerate(fitted):
-        _check_build_stop()
+        check_build_stop()
         collected.add_tree(tree_index, p, seed, model, extractor, simplify, codes, classes)
     index = {n: i for i, n in enumerate(names)}
     if grow:
@@ -668,13 +668,13 @@ def _fit_all(models: list, X: np.ndarray, codes: np.ndarray) -> None:
     workers = min(len(models), os.cpu_count() or 1)
     if (X.shape[0] < PARALLEL_FIT_ROWS and X.shape[0] * X.shape[1] < PARALLEL_FIT_CELLS) or workers < 2:
         for model in models:
-            _check_build_stop()
+            check_build_stop()
             fit(model)
         return
     stop = BUILD_STOP.get()  # the pool's threads do not see this thread's context: each tree asks it here
 
     def fit_unless_stopped(model):
-        _check_build_stop(stop)
+        check_build_stop(stop)
         fit(model)
 
     with ThreadPoolExecutor(max_workers=workers) as ex:
