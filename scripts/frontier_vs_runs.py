@@ -8,7 +8,8 @@ coverage, the run's, and the difference (the frontier should not be below a run 
 0.1 point), and the frontier as the page draws it once the runs are known (lifted by them).
 
     PYTHONPATH=$PWD python scripts/frontier_vs_runs.py --rows 32561 --be 2539 [--quick]
-        [--paper NAME] [--qga-seconds S] [--stall N] [--ratio R]   (QGA points otherwise as the page runs them)
+        [--paper NAME] [--qga-seconds S] [--stall N] [--ratio R] [--population N] [--one-for-two auto]
+        (QGA points otherwise as the page runs them)
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def main() -> None:
     parser.add_argument("--population", type=int, default=None,
                         help="the QGA points keep this many individuals (default: QGA's own, 100 up to 2 M nonzeros); "
                              "their stall is then the page's (1) unless --stall says otherwise")
+    parser.add_argument("--one-for-two", choices=("auto", "on", "off"), default=None,
+                        help="the QGA points' 1-for-2 moves (default: the page's, off; auto: QGA's own, on under 100 "
+                             "individuals); their stall and cap stay the page's unless given")
     parser.add_argument("--quick", action="store_true",
                         help="also a sweep without QGA and a greedy selection at each Bc (improved by the local moves)")
     args = parser.parse_args()
@@ -65,10 +69,13 @@ def main() -> None:
           f"QGA point cap {qga_time_cap(base):.2f} s\n")
     t = time.perf_counter()
     qga_params = None
-    if args.qga_seconds is not None or args.stall is not None or args.population is not None:
+    if (args.qga_seconds is not None or args.stall is not None or args.population is not None
+            or args.one_for_two is not None):
         seconds = qga_time_cap(base) if args.qga_seconds is None else args.qga_seconds
-        stall = 1 if args.stall is None and args.population is not None else args.stall
-        qga_params = {"time_limit": seconds, **({} if stall is None else {"stall": stall}),
+        stall = 1 if args.stall is None and (args.population is not None or args.one_for_two is not None) \
+            else args.stall
+        one_for_two = {"auto": "auto", "on": True, "off": False}[args.one_for_two or "off"]
+        qga_params = {"time_limit": seconds, "one_for_two": one_for_two, **({} if stall is None else {"stall": stall}),
                       **({} if args.population is None else {"n_population": args.population})}
     fr = frontier(base, be, (1, args.top), random_state=0, backward=True, qga_params=qga_params,
                   **({} if args.ratio is None else {"qga_ratio": args.ratio}))

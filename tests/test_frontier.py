@@ -352,7 +352,7 @@ def test_the_qga_points_end_at_their_first_stalled_generation_at_budgets_a_quart
     monkeypatch.setattr(WarmQGA, "solve", solve)
     frontier(base, be, (1, hi), exact_time_limit=0, random_state=0)
     assert solved and set(solved) <= _geometric_marks(1, hi, 1.25)
-    assert all(kw == {"time_limit": qga_time_cap(base), "stall": 1} for kw in made)
+    assert all(kw == {"time_limit": qga_time_cap(base), "stall": 1, "one_for_two": False} for kw in made)
     made.clear()
     frontier(base, be, (1, hi), exact_time_limit=0, qga_stall=None, random_state=0)
     assert made and all(kw["stall"] is None for kw in made)

@@ -389,10 +389,19 @@ def frontier(
 
 
 def _qga_point_params(qga_params: dict | None, qga_time_limit: float, qga_stall: int | None) -> dict | None:
-    """The QGA points' parameters: the caller's, else the time cap and the stall; None: no QGA points."""
+    """The QGA points' parameters: the caller's, else the time cap, the stall and no 1-for-2 moves; None: no QGA
+    points.
+
+    Why no 1-for-2 moves: QGA turns them on for populations under 100 individuals (tables over 2 M nonzeros),
+    where a lone run needs its climbs to do more of the work; a frontier's point starts from its neighbour's
+    selection and the backward pass follows it.  On the census-like table of 32,561 rows (Bc 1..44) the sweep
+    took 33.0 s instead of 39.8 s at Be 2,539 and 30.3 s instead of 33.1 s at Be 1,200, every point checked
+    against a default run as high or higher (``scripts/frontier_vs_runs.py --one-for-two off``, the table the
+    spacing was chosen on); below 2 M nonzeros QGA has them off already.
+    """
     if qga_params:
         return qga_params
-    return {"time_limit": qga_time_limit, "stall": qga_stall} if qga_time_limit > 0 else None
+    return {"time_limit": qga_time_limit, "stall": qga_stall, "one_for_two": False} if qga_time_limit > 0 else None
 
 
 class _Sweep:
