@@ -373,7 +373,7 @@ def test_a_pool_build_and_its_default_budgets_make_room_for_their_peaks_first(mo
 
     asked = []
     monkeypatch.setattr(caching, "make_room", lambda need, rss=None, store=None: asked.append(need) or 0)
-    monkeypatch.setattr(budgets, "choose_defaults", lambda pool: "budgets")
+    monkeypatch.setattr(budgets, "choose_defaults", lambda pool, size=None: "budgets")
     dataset = load_paper_dataset("iris")
     pool, _ = pools._build(pools.PoolSettings(), dataset)
     table = caching.frame_bytes(dataset.X)
@@ -453,7 +453,7 @@ def test_default_budgets_waiting_their_turn_do_not_keep_a_pool_the_cache_let_go(
         pass
 
     monkeypatch.setattr(caching, "make_room", lambda need, rss=None, store=None: 0)
-    monkeypatch.setattr(budgets, "choose_defaults", lambda pool: "budgets")
+    monkeypatch.setattr(budgets, "choose_defaults", lambda pool, size=None: "budgets")
     pool = Pool()
     ref = weakref.ref(pool)
     assert budgets.validated_defaults(ref, 0) == "budgets"
@@ -561,3 +561,38 @@ def test_a_tables_shared_objects_count_once():
     assert frame_bytes(one) == pointers + sys.getsizeof(word) + sys.getsizeof(None)
     assert frame_bytes(many) == int(many.memory_usage(index=True, deep=True).sum())  # nothing shared: pandas' count
     assert frame_bytes(many) > frame_bytes(one) + 999 * sys.getsizeof(word)
+
+
+def test_a_size_whose_default_curve_is_gone_is_validated_whole_in_its_turn(monkeypatch):
+    """The compact or accurate choice re-picks on the default's curve; when that step ended without one (its page
+    closed), the whole validation runs, and as the one computation making room, like the default's."""
+    import contextlib
+    import types
+
+    from explainer.app import budgets, steps
+    from explainer.rules.pool import BuildCancelled
+
+    calls, turns = [], []
+    monkeypatch.setattr(budgets, "choose_defaults",
+                        lambda pool, size=None, curve=(): calls.append((size, tuple(curve))) or "chosen")
+
+    class Ended:
+        error = BuildCancelled("its page closed")
+
+        def wait(self, timeout):
+            return True
+
+        def result(self):
+            return None
+
+    monkeypatch.setattr(steps, "start", lambda key, make: Ended())
+
+    @contextlib.contextmanager
+    def turn(need_bytes):
+        turns.append(need_bytes)
+        yield
+
+    monkeypatch.setattr(budgets, "room_to_work", turn)
+    pool = types.SimpleNamespace(training_table=None)
+    assert budgets._choose_at(pool, ("pool",), "compact") == "chosen"
+    assert calls == [("compact", ())] and turns == [0]

@@ -60,16 +60,16 @@ def budgets_need(pool: RulePool) -> int:
     return BUDGETS_PEAK_PER_BYTE * frame_bytes(table) if isinstance(table, pd.DataFrame) else 0
 
 
-def validated_defaults(get_pool, need_bytes: int) -> PolicyChoice:
-    """:func:`choose_defaults` of the pool ``get_pool()`` gives, as the server's one computation that makes room
-    (:func:`~explainer.app.caching.room_to_work`).  ``get_pool`` is asked once the room is there: given a weak
-    reference, a step that waits does not keep a pool the cache lets go of meanwhile, and ends as if cancelled
-    (a page that asks for the budgets then starts them again, with its pool)."""
+def validated_defaults(get_pool, need_bytes: int, size: str | None = None) -> PolicyChoice:
+    """:func:`choose_defaults` (at ``size``) of the pool ``get_pool()`` gives, as the server's one computation that
+    makes room (:func:`~explainer.app.caching.room_to_work`).  ``get_pool`` is asked once the room is there: given
+    a weak reference, a step that waits does not keep a pool the cache lets go of meanwhile, and ends as if
+    cancelled (a page that asks for the budgets then starts them again, with its pool)."""
     with room_to_work(need_bytes):
         pool = get_pool()
         if pool is None:
             raise BuildCancelled("the rule pool was let go before its default budgets were chosen")
-        return choose_defaults(pool)
+        return choose_defaults(pool, size)
 
 
 def defaults_key(pool_key: tuple, size: str = DEFAULT_SIZE) -> tuple:
@@ -105,6 +105,8 @@ def _choose_at(pool: RulePool, pool_key: tuple, size: str) -> PolicyChoice:
     base.wait(None)
     known = base.result() if base.error is None else None
     curve = known.frontier if isinstance(known, PolicyChoice) else ()
+    if not curve:  # the default's step ended without its curve (its page closed): the whole validation, in turn
+        return validated_defaults(lambda: pool, budgets_need(pool), size)
     return choose_defaults(pool, size, curve)
 
 

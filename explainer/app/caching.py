@@ -398,7 +398,9 @@ def room_to_work(need_bytes: int, rss: Callable[[], int | None] = resident_bytes
     uploads from pages opened and closed in turn (``scripts/upload_memory.py --sessions --fractions``), where a
     closed page's build goes on for the 10 s before it is cancelled beside the next page's, peaked at
     1,788-2,009 MB against a budget of 1,342 MB between the measures, while every measure after a load was
-    within.  On two cores a second build would only have shared the CPU with the first.  A computation
+    within; one at a time (and with their room measured as resident memory), 1,322-1,872 MB: less, and still
+    over (what the rest is: ``docs/dashboard.md``, *Between the measures*).  On two cores a second build would
+    only have shared the CPU with the first.  A computation
     waiting here ends with :class:`~explainer.rules.pool.BuildCancelled` once no page wants it
     (:data:`~explainer.rules.pool.BUILD_STOP`); it holds the lock only while it computes, so a cancelled one
     frees it at its next check.
