@@ -50,8 +50,7 @@ def main(argv=None) -> None:
     if args.resident:
         resident(args)
         return
-    n_rows = int(args.mb * 1e6 / BYTES_PER_ROW)
-    data = census_like(n_rows, seed=args.seed, fractions=args.fractions).to_csv(index=False).encode()
+    data = census_csv(args)
     tracemalloc.start()
     table = read_table(data)  # (not timed: tracemalloc slows it several times)
     gc.collect()
@@ -76,17 +75,21 @@ def main(argv=None) -> None:
           f"{peak / MB:.0f} MB beyond the pool")
 
 
+def census_csv(args) -> bytes:
+    """The CSV file ``scripts/upload_memory.py`` uploads, of about ``--mb`` MB."""
+    n_rows = int(args.mb * 1e6 / BYTES_PER_ROW)
+    return census_like(n_rows, seed=args.seed, fractions=args.fractions).to_csv(index=False).encode()
+
+
 def resident(args) -> None:
     """The resident memory each step holds at its peak beyond what the process held before it."""
     import os
 
-    n_rows = int(args.mb * 1e6 / BYTES_PER_ROW)
-    data = census_like(n_rows, seed=args.seed, fractions=args.fractions).to_csv(index=False).encode()
-    table = read_table(data)
+    table = read_table(census_csv(args))
     dataset = dataset_from_table(table, str(table.columns[-1]))
     del table
     features = frame_bytes(dataset.X)
-    print(f"{n_rows:,} rows, {dataset.n_features} features; the feature table {features / MB:.0f} MB by the "
+    print(f"{dataset.n_rows:,} rows, {dataset.n_features} features; the feature table {features / MB:.0f} MB by the "
           f"cache's estimate")
     pid = os.getpid()
 

@@ -50,7 +50,9 @@ def choose_defaults(pool: RulePool, size: str | None = None, curve=()) -> Policy
 #: what the default budgets' validation holds at its peak beyond its pool, per byte of the pool's feature table,
 #: so that the cache makes that room first: the process's resident memory (``python scripts/table_memory.py
 #: --resident`` gave 6.9 and 8.7-9.0 times on census-like tables of 364,035 rows, without and with decimal
-#: fractions, and 10.0 times on one of 87,719 rows, ``--mb 10 --fractions``); rounded up from the largest
+#: fractions, and 10.0 times on one of 87,719 rows, ``--mb 10 --fractions``); rounded up from the largest.  On two
+#: tables not among those: 8.2 times at 175,438 rows (``--mb 20 --seed 3 --fractions``) and 8.0 times at 263,157
+#: (``--mb 30 --seed 4``)
 BUDGETS_PEAK_PER_BYTE = 11
 
 

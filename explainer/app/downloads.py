@@ -13,7 +13,8 @@ from explainer.pipeline import Explanation
 from explainer.report import RuleSetReport, evaluate_rules
 from explainer.report.exports import EXPORT_FORMATS, export_text
 from explainer.rules import parse_rules, rules_for_data
-from explainer.rules.render import counted, render_label, render_name, render_value, value_text
+from explainer.rules.model import Condition, Rule
+from explainer.rules.render import counted, render_label, render_rule
 from explainer.rules.ripper import parse_ripper
 from explainer.selection.problem import within_error_budget
 
@@ -81,19 +82,20 @@ def is_ripper_text(text: str) -> bool:
 def example_rule_line(dataset: Dataset) -> str:
     """A rule line in this table's own names and values (its first usable column and first class), for the
     rule file form's help: an example an analyst can copy and edit, which the reader takes."""
-    label_text = render_label(dataset.classes[0]) if dataset.classes else "a"
+    label = dataset.classes[0] if dataset.classes else "a"
     for spec in dataset.feature_specs:
-        column = render_name(str(spec.column))
         if spec.kind == "numeric":
             values = pd.to_numeric(dataset.X[spec.name], errors="coerce").dropna()
             if values.empty:
                 continue
             middle = float(values.median())
-            bound = int(round(middle)) if spec.integer else middle
-            return f"IF {column} <= {value_text(bound)} THEN CLASS={label_text}"
-        if spec.kind == "onehot":
-            return f"IF {column} = {render_value(spec.value)} THEN CLASS={label_text}"
-    return f"IF x <= 1 THEN CLASS={label_text}"
+            condition = Condition(spec.name, "<=", round(middle) if spec.integer else middle, spec)
+        elif spec.kind == "onehot":
+            condition = Condition(spec.name, ">", 0.5, spec)  # written "column = value"
+        else:
+            continue
+        return render_rule(Rule((condition,), label))
+    return f"IF x <= 1 THEN CLASS={render_label(label)}"
 
 
 def evaluate_rule_text(text: str, dataset: Dataset, *, complexity_budget=None, error_budget=None,

@@ -65,7 +65,8 @@ def training_split(dataset: Dataset, settings: PoolSettings) -> Split:
 #: room first: the process's resident memory, not only what Python allocates (the trees' compiled code
 #: allocates its own).  ``python scripts/table_memory.py --resident`` gave 6.7 and 7.7-8.1 times on census-like
 #: tables of 364,035 rows (without and with decimal fractions) and 10.4 times on one of 87,719 rows
-#: (``--mb 10 --fractions``); rounded up from the largest.  (The default
+#: (``--mb 10 --fractions``); rounded up from the largest.  On two tables not among those: 10.4 times at 175,438
+#: rows (``--mb 20 --seed 3 --fractions``) and 7.3 times at 263,157 (``--mb 30 --seed 4``).  (The default
 #: budgets': :data:`.budgets.BUDGETS_PEAK_PER_BYTE`.)
 POOL_PEAK_PER_BYTE = 11
 

@@ -13,7 +13,9 @@ _RESERVED_WORDS = frozenset({"and", "then"})
 #: the comparison signs a rule may be written with instead of ``<=``, ``>=`` and ``!=`` (a page's Markdown shows
 #: ``<=`` as ``≤``, and an analyst's document may hold them): read as those
 _SIGNS = {"\u2264": "<=", "\u2265": ">=", "\u2260": "!="}
-_SPECIAL = frozenset('<>=!"\\{},\u2264\u2265\u2260')
+#: the characters that end a word (besides white space)
+_WORD_ENDS = '<>=!"{},' + "".join(_SIGNS)
+_SPECIAL = frozenset(_WORD_ENDS + "\\")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPES = {"\\": "\\", '"': '"', "n": "\n", "r": "\r", "t": "\t"}
 _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
@@ -21,7 +23,7 @@ _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
 # Each pattern is one character class under one quantifier, matched at a given
 # position: it can only consume, never backtrack, so scanning stays linear.
 _SPACE_RUN = re.compile(r"\s+")
-_WORD_RUN = re.compile('[^\\s"<>=!{},\u2264\u2265\u2260]+')
+_WORD_RUN = re.compile(f"[^\\s{re.escape(_WORD_ENDS)}]+")
 #: Every pattern the scanner uses (a test checks each is a single character class).
 SCANNER_PATTERNS = (_SPACE_RUN, _WORD_RUN)
 _NUMBER_CHARS = "0123456789.eE+-"
