@@ -51,6 +51,7 @@ from explainer.pipeline.validation import validation_splits
 from explainer.report import evaluate_rules
 from explainer.report.probabilities import (
     PROBA_SMOOTHING,
+    REFERENCE_DEPTHS,
     VoteProbabilities,
     fit_patterns,
     fit_probabilities,
@@ -140,6 +141,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         default explanation, else 2.
     pattern_smoothing_ : the m of the step by the rules' conditions (below), or ``None`` when that step is
         off (the folds of the training rows found it no better, or ``default_class`` is given).
+    pattern_conditions_ : the conditions that step groups the rows by: the rules' own, with those of one of
+        the pool's plain CART trees (depth 2 to 4) where the folds preferred them; empty when the step is off.
     forbidden_columns_ : the forbidden columns, checked (a tuple; empty when none).
     accuracy_frontier_ : the validation curve the default explanation was chosen from, one dict per
         candidate (held-out ``accuracy``, its ``accuracy_se``, ``balanced_accuracy``, ``brier`` and its
@@ -166,7 +169,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     training rows that meet the same of the rules' conditions (a row meeting all
     but one condition of a rule is not like a row meeting none), by an m-estimate
     whose m, or none, is chosen by Brier score on folds of the training rows
-    (``pattern_smoothing_``).  Where the rules' distributions favour another class
+    (``pattern_smoothing_``); where the folds prefer it, the conditions of one of
+    the pool's small CART trees group the rows too (``pattern_conditions_``).  Where the rules' distributions favour another class
     than their vote, the two classes exchange their probabilities.
 
     Class labels may be of any type: integers, floats (0.5, 1.5), booleans, text;
@@ -430,7 +434,8 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         and that of the rows no rule covers, smoothed towards the training class shares
         (:mod:`explainer.report.probabilities`; m chosen on held-out rows with the default, else
         :data:`~explainer.report.probabilities.PROBA_SMOOTHING`); then the rows grouped by which of the rules'
-        conditions they meet, with the m of that step (or none) chosen on folds of the training rows."""
+        conditions they meet (or of those and a small reference tree's), the grouping and the m of that step (or
+        none) chosen on folds of the training rows."""
         chosen = next((p for p in self.accuracy_frontier_ if p.get("chosen")), {})
         self.proba_smoothing_ = float(chosen.get("smoothing", PROBA_SMOOTHING))
         fallback = self._code_of(self.default_class_)
@@ -441,9 +446,19 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         if len(self.rules_) and self.default_class is None:  # the user's class keeps every row the rules leave
             vote, proba = vote_probabilities(fitted, np.asarray(cov, dtype=float))
             patterns = fit_patterns(rule_conditions(self.rules_), frame, codes, len(self.classes_), proba, vote,
-                                    validation_splits(codes, 0), weights)
+                                    validation_splits(codes, 0), weights, finer=self._finer_groupings())
             fitted = replace(fitted, patterns=patterns)
         self._probabilities = fitted
+
+    def _finer_groupings(self) -> tuple:
+        """Groupings finer than the rules' conditions, for the step by conditions: the rules' conditions with those
+        of one of the pool's plain CART trees, for each depth of
+        :data:`~explainer.report.probabilities.REFERENCE_DEPTHS`."""
+        if self.pool_ is None:
+            return ()
+        own = rule_conditions(self.rules_)
+        trees = {t.index: t for t in (self.pool_.cart_tree(d) for d in REFERENCE_DEPTHS) if t is not None}
+        return tuple((*own, *rule_conditions([self.pool_.rules[i] for i in t.rule_ids])) for t in trees.values())
 
     # read from the fitted probabilities, never kept beside them
     @property
@@ -465,6 +480,13 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
         ``default_class`` is given)."""
         patterns = self._fitted_probabilities().patterns
         return None if patterns is None else patterns.m
+
+    @property
+    def pattern_conditions_(self) -> tuple:
+        """The conditions by which that step groups the rows (the rules' own, and a reference tree's when the folds
+        preferred them: :meth:`_finer_groupings`); empty when the step is off."""
+        patterns = self._fitted_probabilities().patterns
+        return () if patterns is None else patterns.conditions
 
     def _fitted_probabilities(self) -> VoteProbabilities:
         check_is_fitted(self, "default_class_")

@@ -1,5 +1,7 @@
 """The scikit-learn estimator."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -245,7 +247,8 @@ def test_predict_proba_tells_rows_apart_by_the_rules_conditions_they_meet():
     assert (est.classes_[proba.argmax(axis=1)] == est.predict(X_te)).all()
     # by hand: the training rows grouped by the conditions they meet, each test row's probabilities moved
     # towards its group's class counts by the m-estimate
-    conditions = list(dict.fromkeys(c for rule in est.rules_ for c in rule.conditions))
+    conditions = est.pattern_conditions_  # the rules' own first, then a reference tree's if the folds took them
+    assert conditions[:2] == tuple(est.rules_[0].conditions)
     met_tr = np.column_stack([c.mask(est._frame(X)) for c in conditions])
     met_te = np.column_stack([c.mask(frame) for c in conditions])
     for j in range(0, 3000, 37):
@@ -258,6 +261,46 @@ def test_predict_proba_tells_rows_apart_by_the_rules_conditions_they_meet():
     onehot = np.eye(2)[y_te]
     brier = lambda p: float(np.mean(np.sum((p - onehot) ** 2, axis=1)))  # noqa: E731
     assert brier(proba) < brier(vote_only) - 0.01
+
+
+def _graded_table(n, seed):
+    """Class 1 with probability 0.95, 0.65, 0.35, 0.05 in the four quarters of (a > 0.5, b > 0.5): a alone gives
+    the likelier class, b says how sure.  Returns X, y and the probabilities the labels were drawn from."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 2))
+    share = np.where(X[:, 0] > 0.5, np.where(X[:, 1] > 0.5, 0.95, 0.65), np.where(X[:, 1] > 0.5, 0.35, 0.05))
+    return X, (rng.random(n) < share).astype(int), share
+
+
+def test_predict_proba_groups_rows_by_a_reference_tree_where_the_rules_say_too_little():
+    """One rule on a is the whole explanation Bc = 1 allows; b, which no rule reads, still tells likely rows from
+    unlikely ones.  The pool's small CART trees split on it, and the folds take their conditions into the
+    grouping: the held-out Brier score comes close to that of the probabilities the labels were drawn from,
+    while predict stays the rule's vote."""
+    from explainer.report.probabilities import (
+        brier_score,
+        fit_patterns,
+        rule_conditions,
+        vote_probabilities,
+    )
+
+    X, y, _ = _graded_table(3000, 0)
+    est = RuleSetExplainer(max_depth=4, complexity_budget=1, error_budget=320, algorithm="exact",
+                           random_state=0).fit(X, y)
+    assert len(est.rules_) == 1 and {c.feature for c in est.rules_[0].conditions} == {"x0"}
+    assert any(c.feature == "x1" for c in est.pattern_conditions_)  # b, which no rule reads, groups the rows
+    X_te, y_te, truth = _graded_table(3000, 1)
+    proba = est.predict_proba(X_te)
+    assert (est.classes_[proba.argmax(axis=1)] == est.predict(X_te)).all()
+    # the same step on the rules' conditions alone (the m the estimator chose): the probabilities without the tree
+    frame, frame_te = est._frame(X), est._frame(X_te)
+    bare = replace(est._probabilities, patterns=None)
+    vote, flat = vote_probabilities(bare, est.rules_.coverage_matrix(frame).astype(float))
+    own = fit_patterns(rule_conditions(est.rules_), frame, y, 2, flat, vote, [], grid=(est.pattern_smoothing_,))
+    _, flat_te = vote_probabilities(bare, est.rules_.coverage_matrix(frame_te).astype(float))
+    rules_only = flat_te if own is None else own.refine(flat_te, frame_te)
+    assert brier_score(proba, y_te) < brier_score(rules_only, y_te) - 0.02
+    assert brier_score(proba, y_te) < brier_score(np.column_stack([1 - truth, truth]), y_te) + 0.01
 
 
 def test_predict_proba_with_a_default_class_and_one_class():

@@ -93,6 +93,22 @@ def test_best_tree_budgets(iris):
     assert bt.tree in pool.trees
 
 
+def test_cart_tree_is_the_grids_plain_tree_of_a_depth(iris):
+    """gini, best splits, every feature, at the depth asked (or the deepest the grid has); its rules are the
+    paths of scikit-learn's own tree of that depth, every row covered once."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = iris
+    pool = build_pool(X, y, 5, random_state=0)  # depths 1..4
+    tree = pool.cart_tree(3)
+    assert (tree.criterion, tree.splitter, tree.max_features, tree.max_depth) == ("gini", "best", None, 3)
+    assert pool.cart_tree(9).max_depth == 4 and pool.cart_tree(0) is None
+    cov = pool.coverage.toarray().astype(bool)[:, tree.rule_ids]
+    assert (cov.sum(axis=1) == 1).all()  # a tree's leaves split the rows
+    reference = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    assert len(tree.rule_ids) == reference.get_n_leaves()
+
+
 def test_forest_source_and_extra_rules(iris):
     X, y = iris
     forest = build_pool(X, y, 4, random_state=0, source="forest", n_estimators=10)

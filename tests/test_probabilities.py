@@ -140,3 +140,25 @@ def test_condition_patterns_are_chosen_on_held_out_rows_or_left_out():
     assert fit_patterns((a, b), frame, codes, 2, flat, vote, folds, grid=(None,)) is None
     # every row a pattern of its own: no group could tell more than the row
     assert fit_patterns((a, b), frame.iloc[:3], codes[:3], 2, flat[:3], vote[:3], []) is None
+
+
+def test_a_finer_grouping_is_taken_only_where_the_held_out_rows_prefer_it():
+    """``finer`` groupings (a reference tree's conditions) are tried beside the rules' own: one that tells the
+    classes apart is taken, one of noise is not."""
+    import pandas as pd
+
+    from explainer.report.probabilities import fit_patterns
+    from explainer.rules.model import Condition
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.random(2000), "b": rng.random(2000), "c": rng.random(2000)})
+    a, b, c = (Condition(name, "<=", 0.5) for name in "abc")
+    vote = (frame["a"] > 0.5).to_numpy().astype(np.int64)
+    share = np.where(vote == 1, np.where(frame["b"] > 0.5, 0.95, 0.65), np.where(frame["b"] > 0.5, 0.35, 0.05))
+    codes = (rng.random(2000) < share).astype(np.int64)
+    flat = np.where(vote[:, None] == 1, [0.2, 0.8], [0.8, 0.2])
+    folds = [(np.setdiff1d(np.arange(2000), np.arange(k, 2000, 5)), np.arange(k, 2000, 5)) for k in range(5)]
+    assert fit_patterns((a,), frame, codes, 2, flat, vote, folds) is None  # a alone tells nothing the vote does not
+    taken = fit_patterns((a,), frame, codes, 2, flat, vote, folds, finer=((a, c), (a, b)))
+    assert taken is not None and taken.conditions == (a, b)
+    assert fit_patterns((a,), frame, codes, 2, flat, vote, folds, finer=((a, c), (c,))) is None

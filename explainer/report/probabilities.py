@@ -15,8 +15,10 @@ A few rules tell few levels of likelihood apart: every row no rule covers gets o
 conditions of the rules say more: a row that meets all but one condition of a rule is not like a row that
 meets none.  :class:`ConditionPatterns` groups the training rows by which of the rules' conditions they meet,
 and moves each row's probabilities towards the class shares of its group, by an m-estimate whose m (or none:
-no such step) is chosen on held-out training rows (:func:`fit_patterns`).  The vote, and so ``predict``, stays
-as it is; the largest probability is still the voted class (:func:`agree`).
+no such step) is chosen on held-out training rows (:func:`fit_patterns`).  A compact explanation has few
+conditions to group by, so the conditions of a small reference tree (the pool's plain CART tree of a depth of
+:data:`REFERENCE_DEPTHS`) are tried beside them, and kept where the held-out rows say they help.  The vote, and
+so ``predict``, stays as it is; the largest probability is still the voted class (:func:`agree`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ SMOOTHING_GRID = (0.5, 2.0, 8.0, 32.0)
 #: the m-estimates the condition patterns try, each scored on held-out training rows (``None``: the vote's
 #: probabilities as they are); grid points, not tuned values: from a group worth its rows to one worth 32
 PATTERN_GRID = (None, 2.0, 8.0, 32.0)
+
+
+#: the depths of the pool's plain CART trees whose conditions may group the rows more finely than the rules'
+#: conditions do, each grouping tried on the folds beside the rules' own.  Chosen on the corpus's tuning half
+#: (docs/benchmarks/README.md, *Probabilities by a reference tree's conditions*): the held-out Brier score no
+#: worse than a depth-4 tree's on 23 of 29 tables with these three, 22 with depth 3 alone, 16 without
+REFERENCE_DEPTHS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -88,46 +97,68 @@ def _lookup(groups: dict, patterns: tuple[np.ndarray, list[bytes]]) -> np.ndarra
 
 
 def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, proba: np.ndarray, vote: np.ndarray,
-                 splits, weights=None, grid=PATTERN_GRID) -> ConditionPatterns | None:
+                 splits, weights=None, grid=PATTERN_GRID, finer=()) -> ConditionPatterns | None:
     """The condition patterns of the training rows of ``frame`` (classes ``codes``, the vote's probabilities
     ``proba`` and classes ``vote`` on them), with the m of ``grid`` whose held-out Brier score over ``splits``
-    ((training rows, held-out rows) each) is lowest (:func:`_best_smoothing`); ``None`` when no step is worth
-    taking."""
+    ((training rows, held-out rows) each) is lowest; ``None`` when no step is worth taking (:func:`_taken`).
+
+    ``finer``: further groupings to try after ``conditions``, each a tuple of conditions (with a reference tree's):
+    the grouping and its m are chosen together, the earlier one on a tie.  With no ``splits``, the first m of
+    ``grid`` on ``conditions``."""
     if not conditions or not len(codes):
         return None
-    group, keys = pattern_bytes(conditions, frame)
-    if len(keys) == len(codes):  # every row a pattern of its own: nothing a group could tell
-        return None
     codes = np.asarray(codes, dtype=np.int64)
-    best = _best_smoothing(group, codes, n_classes, proba, vote, splits, weights, grid)
+    groupings = [conditions, *(tuple(dict.fromkeys(more)) for more in finer if more)]
+    best = None  # (held-out mean, order, m, conditions, group, keys)
+    none_terms = None
+    for order, conds in enumerate(dict.fromkeys(groupings)):
+        group, keys = pattern_bytes(conds, frame)
+        if len(keys) == len(codes):  # every row a pattern of its own: nothing a group could tell
+            continue
+        if not splits:
+            return None if grid[0] is None else _patterns(conds, group, keys, codes, n_classes, weights, grid[0])
+        terms = _held_terms_by_m(group, codes, n_classes, proba, vote, splits, weights, grid)
+        none_terms = terms.pop(None, none_terms)
+        w = _held_weights(splits, weights)
+        for m, t in terms.items():
+            mean = float(np.average(t, weights=w))
+            if best is None or mean < best[0]:
+                best = (mean, order, m, conds, group, keys, t)
     if best is None:
         return None
+    _, _, m, conds, group, keys, t = best
+    if none_terms is not None and not _taken(none_terms - t, _held_weights(splits, weights)):
+        return None
+    return _patterns(conds, group, keys, codes, n_classes, weights, m)
+
+
+def _patterns(conditions, group, keys, codes, n_classes: int, weights, m: float) -> ConditionPatterns:
     counts = _group_counts(group, codes, n_classes, len(keys), weights, np.arange(len(codes)))
-    return ConditionPatterns(conditions, {k: i for i, k in enumerate(keys)}, counts, float(best))
+    return ConditionPatterns(conditions, {k: i for i, k in enumerate(keys)}, counts, float(m))
 
 
-def _best_smoothing(group, codes, n_classes: int, proba, vote, splits, weights, grid):
-    """The m of ``grid`` whose held-out Brier score is lowest, when it beats the vote's own probabilities by more
-    than one standard error of the difference (each held-out row's Brier term against its own without the
-    step: a gain the folds cannot tell from noise is no reason for a step); else ``None``.  With no
-    ``splits``, the first m of ``grid``."""
-    if not splits:
-        return grid[0]
+def _held_weights(splits, weights):
+    return None if weights is None else np.asarray(weights, dtype=float)[np.concatenate([h for _, h in splits])]
+
+
+def _held_terms_by_m(group, codes, n_classes: int, proba, vote, splits, weights, grid) -> dict:
+    """Each m of ``grid`` (``None``: no step): the Brier terms of the held-out rows of ``splits``, each row's
+    probabilities moved towards its group's class counts on its fold's training rows."""
     held = np.concatenate([h for _, h in splits])
-    w = None if weights is None else np.asarray(weights, dtype=float)[held]
     n_groups = int(group.max()) + 1
     # each held-out row's group counts on its fold's training rows: counted once, whatever the m
     counts = np.concatenate([_group_counts(group, codes, n_classes, n_groups, weights, tr)[group[h]]
                              for tr, h in splits])
-    terms = {m: _held_terms(codes[held], proba[held], vote[held], counts, m) for m in grid}
-    means = {m: float(np.average(t, weights=w)) for m, t in terms.items()}
-    best = min(grid, key=lambda m: (means[m], m is not None))
-    if best is None or None not in terms:
-        return best
-    gain = terms[None] - terms[best]
+    return {m: _held_terms(codes[held], proba[held], vote[held], counts, m) for m in grid}
+
+
+def _taken(gain: np.ndarray, w) -> bool:
+    """Whether a step whose held-out rows gain ``gain`` (each row's Brier term without it less with it) is
+    worth taking: its mean gain beats one standard error of the rows' paired differences (a gain the folds
+    cannot tell from noise is no reason for a step)."""
     mean = float(np.average(gain, weights=w))
     se = float(np.sqrt(np.average((gain - mean) ** 2, weights=w) / max(gain.size - 1, 1)))
-    return best if mean > se else None
+    return mean > se
 
 
 def _group_counts(group, codes, n_classes: int, n_groups: int, weights, rows) -> np.ndarray:
@@ -302,7 +333,7 @@ def agree(proba: np.ndarray, code: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["PATTERN_GRID", "PROBA_SMOOTHING", "SMOOTHING_GRID", "ClassWeights", "ConditionPatterns", "VoteProbabilities",
+__all__ = ["PATTERN_GRID", "PROBA_SMOOTHING", "REFERENCE_DEPTHS", "SMOOTHING_GRID", "ClassWeights", "ConditionPatterns", "VoteProbabilities",
            "agree", "brier_by_smoothing", "brier_score", "brier_terms", "class_counts", "count_classes",
            "fit_patterns", "fit_probabilities", "pattern_bytes", "rule_conditions", "smoothed", "vote_counts",
            "vote_probabilities", "voted"]

@@ -176,6 +176,13 @@ class RulePool:
         idx = np.flatnonzero(sel) if sel.dtype == bool else sel.astype(int)
         return RuleSet([self.rules[i] for i in idx])
 
+    def cart_tree(self, depth: int) -> TreeInfo | None:
+        """The grid's plain CART tree grown to ``depth`` (gini, best splits, every feature, the first seed), or
+        the deepest such tree when the grid stops short of ``depth``; None when the grid has none."""
+        plain = [t for t in self.trees if t.criterion == "gini" and t.splitter == "best" and t.max_features is None
+                 and t.max_depth is not None and t.max_depth <= depth]
+        return max(plain, key=lambda t: (t.max_depth, -t.index)) if plain else None
+
     def best_tree(self, depth: int | None = None) -> BestTree | None:
         """The reference tree of section 6.3 and the budgets it suggests (Bc = c* - 1, Be = e*).
 
