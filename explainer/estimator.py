@@ -170,8 +170,9 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
     but one condition of a rule is not like a row meeting none), by an m-estimate
     whose m, or none, is chosen by Brier score on folds of the training rows
     (``pattern_smoothing_``); where the folds prefer it, the conditions of one of
-    the pool's small CART trees group the rows too (``pattern_conditions_``).  Where the rules' distributions favour another class
-    than their vote, the two classes exchange their probabilities.
+    the pool's small CART trees group the rows too (``pattern_conditions_``).
+    Where the rules' distributions favour another class than their vote, the two
+    classes exchange their probabilities.
 
     Class labels may be of any type: integers, floats (0.5, 1.5), booleans, text;
     ``classes_`` holds them as ``y`` does (:mod:`explainer.data.labels`).

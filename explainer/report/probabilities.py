@@ -102,16 +102,17 @@ def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, pr
     ``proba`` and classes ``vote`` on them), with the m of ``grid`` whose held-out Brier score over ``splits``
     ((training rows, held-out rows) each) is lowest; ``None`` when no step is worth taking (:func:`_taken`).
 
-    ``finer``: further groupings to try after ``conditions``, each a tuple of conditions (with a reference tree's):
-    the grouping and its m are chosen together, the earlier one on a tie.  With no ``splits``, the first m of
-    ``grid`` on ``conditions``."""
+    ``finer``: further groupings to try after ``conditions``, each a tuple of conditions (the rules' with a
+    reference tree's): the grouping and its m are chosen together, the earlier one on a tie.  With no ``splits``,
+    the first m of ``grid`` on ``conditions``."""
     if not conditions or not len(codes):
         return None
     codes = np.asarray(codes, dtype=np.int64)
     groupings = [conditions, *(tuple(dict.fromkeys(more)) for more in finer if more)]
-    best = None  # (held-out mean, order, m, conditions, group, keys)
-    none_terms = None
-    for order, conds in enumerate(dict.fromkeys(groupings)):
+    w = _held_weights(splits, weights) if splits else None
+    best = None  # (held-out mean, m, conditions, group, keys, the held-out rows' Brier terms)
+    none_terms = None  # the held-out rows' Brier terms with no step: the same for every grouping
+    for conds in dict.fromkeys(groupings):
         group, keys = pattern_bytes(conds, frame)
         if len(keys) == len(codes):  # every row a pattern of its own: nothing a group could tell
             continue
@@ -119,15 +120,14 @@ def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, pr
             return None if grid[0] is None else _patterns(conds, group, keys, codes, n_classes, weights, grid[0])
         terms = _held_terms_by_m(group, codes, n_classes, proba, vote, splits, weights, grid)
         none_terms = terms.pop(None, none_terms)
-        w = _held_weights(splits, weights)
         for m, t in terms.items():
             mean = float(np.average(t, weights=w))
-            if best is None or mean < best[0]:
-                best = (mean, order, m, conds, group, keys, t)
+            if best is None or mean < best[0]:  # strictly: the earlier grouping and m keep a tie
+                best = (mean, m, conds, group, keys, t)
     if best is None:
         return None
-    _, _, m, conds, group, keys, t = best
-    if none_terms is not None and not _taken(none_terms - t, _held_weights(splits, weights)):
+    _, m, conds, group, keys, t = best
+    if none_terms is not None and not _taken(none_terms - t, w):
         return None
     return _patterns(conds, group, keys, codes, n_classes, weights, m)
 
