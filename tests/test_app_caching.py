@@ -401,7 +401,10 @@ def test_computations_that_make_room_run_one_at_a_time_and_a_waiting_one_ends_wh
             leave.wait(30)
             events.append("first out")
 
+    trying = threading.Event()
+
     def second():
+        trying.set()
         with caching.room_to_work(1):
             events.append("second in")
 
@@ -410,6 +413,9 @@ def test_computations_that_make_room_run_one_at_a_time_and_a_waiting_one_ends_wh
     assert inside.wait(30)
     two = threading.Thread(target=second)
     two.start()
+    # the second is at the door before the first leaves (on a busy machine it might otherwise only start after,
+    # and pass without ever having waited)
+    assert trying.wait(30)
     two.join(0.2)
     assert two.is_alive() and events == ["first in"]  # waiting its turn
     leave.set()
