@@ -110,14 +110,18 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _sql_number(column: str) -> str:
-    # a table imported from CSV often holds every column as TEXT, where "9" > "12": compare as numbers; a
-    # boolean's text is its 1 or 0, as the reader reads a column of booleans
-    return (f"(CASE LOWER(TRIM({column})) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE CAST({column} AS REAL) END)")
-
-
 #: the reader's missing markers, in a fixed order (a cell that is one of them is missing, as when the table was read)
 _MARKERS = tuple(sorted(MISSING_MARKERS))
+
+
+def _sql_number(column: str) -> str:
+    """A column's value as a number: NULL where the cell is one of the reader's missing markers (:func:`_sql_cell`),
+    a boolean's text as its 1 or 0 (as the reader reads a column of booleans), else the value cast.  Why the cast:
+    a table imported from CSV often holds every column as TEXT, where "9" > "12".  One CASE, not the missing
+    test's CASE inside the boolean one: the column and the markers are written once each."""
+    markers = ", ".join(_sql_literal(m) for m in _MARKERS)
+    return (f"(CASE WHEN TRIM({column}) IN ({markers}) THEN NULL WHEN LOWER(TRIM({column})) = 'true' THEN 1 "
+            f"WHEN LOWER(TRIM({column})) = 'false' THEN 0 ELSE CAST({column} AS REAL) END)")
 
 
 def _sql_cell(column: str) -> str:
@@ -141,14 +145,15 @@ def _sql_text_in(column: str, values) -> str:
 
 def _sql_condition(cond) -> str:
     kind, column, detail = _test(cond)
-    c = _sql_cell(_sql_name(column))
+    name = _sql_name(column)
+    c = _sql_cell(name)
     if kind == "cmp":
         op, t = detail
-        return f"{_sql_number(c)} {op} {format_number(t)}"
+        return f"{_sql_number(name)} {op} {format_number(t)}"
     if kind in ("eq", "ne", "in", "not in"):
         values = tuple(detail) if kind in ("in", "not in") else (detail,)
         if values and all(_is_number(x) for x in values):
-            test = f"{_sql_number(c)} IN ({', '.join(_sql_literal(x) for x in values)})"
+            test = f"{_sql_number(name)} IN ({', '.join(_sql_literal(x) for x in values)})"
         else:
             test = _sql_text_in(c, values)
         return test if kind in ("eq", "in") else f"({c} IS NULL OR NOT {test})"
