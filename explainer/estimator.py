@@ -446,18 +446,18 @@ class RuleSetExplainer(ClassifierMixin, BaseEstimator):
             fitted = replace(fitted, fallback_proba=np.eye(len(self.classes_))[fallback])
         if len(self.rules_) and self.default_class is None:  # the user's class keeps every row the rules leave
             vote, proba = vote_probabilities(fitted, np.asarray(cov, dtype=float))
-            patterns = fit_patterns(rule_conditions(self.rules_), frame, codes, len(self.classes_), proba, vote,
-                                    validation_splits(codes, 0), weights, finer=self._finer_groupings())
+            own = rule_conditions(self.rules_)
+            patterns = fit_patterns(own, frame, codes, len(self.classes_), proba, vote, validation_splits(codes, 0),
+                                    weights, finer=self._finer_groupings(own))
             fitted = replace(fitted, patterns=patterns)
         self._probabilities = fitted
 
-    def _finer_groupings(self) -> tuple:
-        """Groupings finer than the rules' conditions, for the step by conditions: the rules' conditions with those
-        of one of the pool's plain CART trees, for each depth of
+    def _finer_groupings(self, own: tuple) -> tuple:
+        """Groupings finer than the rules' conditions ``own``, for the step by conditions: ``own`` with the
+        conditions of one of the pool's plain CART trees, for each depth of
         :data:`~explainer.report.probabilities.REFERENCE_DEPTHS`."""
         if self.pool_ is None:
             return ()
-        own = rule_conditions(self.rules_)
         trees = {t.index: t for t in (self.pool_.cart_tree(d) for d in REFERENCE_DEPTHS) if t is not None}
         return tuple((*own, *rule_conditions([self.pool_.rules[i] for i in t.rule_ids])) for t in trees.values())
 

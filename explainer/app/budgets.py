@@ -101,14 +101,17 @@ def _choose_at(pool: RulePool, pool_key: tuple, size: str) -> PolicyChoice:
     """The policy's choice at ``size``.  The validation curve does not depend on the size, only the pick
     does: a size other than the default re-picks on the default's curve (its step started if need be, or
     waited for while under way), so that switching the size costs the pick alone."""
+    def validated(at: str | None = None) -> PolicyChoice:
+        return validated_defaults(lambda: pool, budgets_need(pool), at)
+
     if size == DEFAULT_SIZE:
-        return validated_defaults(lambda: pool, budgets_need(pool))
-    base = steps.start(defaults_key(pool_key), lambda: validated_defaults(lambda: pool, budgets_need(pool)))
+        return validated()
+    base = steps.start(defaults_key(pool_key), validated)
     base.wait(None)
     known = base.result() if base.error is None else None
     curve = known.frontier if isinstance(known, PolicyChoice) else ()
     if not curve:  # the default's step ended without its curve (its page closed): the whole validation, in turn
-        return validated_defaults(lambda: pool, budgets_need(pool), size)
+        return validated(size)
     return choose_defaults(pool, size, curve)
 
 

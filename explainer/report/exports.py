@@ -112,23 +112,23 @@ def _is_number(value) -> bool:
 
 #: the reader's missing markers, in a fixed order (a cell that is one of them is missing, as when the table was read)
 _MARKERS = tuple(sorted(MISSING_MARKERS))
+#: the same, as a SQL list
+_SQL_MARKERS = ", ".join(_sql_literal(m) for m in _MARKERS)
 
 
 def _sql_number(column: str) -> str:
     """A column's value as a number: NULL where the cell is one of the reader's missing markers (:func:`_sql_cell`),
     a boolean's text as its 1 or 0 (as the reader reads a column of booleans), else the value cast.  Why the cast:
     a table imported from CSV often holds every column as TEXT, where "9" > "12".  One CASE, not the missing
-    test's CASE inside the boolean one: the column and the markers are written once each."""
-    markers = ", ".join(_sql_literal(m) for m in _MARKERS)
-    return (f"(CASE WHEN TRIM({column}) IN ({markers}) THEN NULL WHEN LOWER(TRIM({column})) = 'true' THEN 1 "
+    test's CASE nested inside the boolean one, which wrote the markers twice."""
+    return (f"(CASE WHEN TRIM({column}) IN ({_SQL_MARKERS}) THEN NULL WHEN LOWER(TRIM({column})) = 'true' THEN 1 "
             f"WHEN LOWER(TRIM({column})) = 'false' THEN 0 ELSE CAST({column} AS REAL) END)")
 
 
 def _sql_cell(column: str) -> str:
     """A column's value, NULL where the cell is one of the reader's missing markers ('' and '?' among them): a
     table imported as text keeps them as they were written."""
-    markers = ", ".join(_sql_literal(m) for m in _MARKERS)
-    return f"(CASE WHEN TRIM({column}) IN ({markers}) THEN NULL ELSE {column} END)"
+    return f"(CASE WHEN TRIM({column}) IN ({_SQL_MARKERS}) THEN NULL ELSE {column} END)"
 
 
 #: text values the reader may have read from a column that pandas holds as booleans (and a database as 1 and 0)

@@ -80,11 +80,15 @@ def rule_conditions(rules) -> tuple:
     return tuple(dict.fromkeys(c for rule in rules for c in rule.conditions))
 
 
-def pattern_bytes(conditions: tuple, frame) -> tuple[np.ndarray, list[bytes]]:
+def pattern_bytes(conditions: tuple, frame, masks: dict | None = None) -> tuple[np.ndarray, list[bytes]]:
     """(group of each row of ``frame``, the pattern of each group as bytes): the rows grouped by which of
-    ``conditions`` they meet."""
-    met = np.column_stack([np.asarray(c.mask(frame), dtype=bool) for c in conditions]) if conditions else \
-        np.zeros((len(frame), 0), dtype=bool)
+    ``conditions`` they meet.  ``masks``: each condition's rows of ``frame`` already computed, filled as they are
+    (groupings that share conditions compute each once)."""
+    masks = {} if masks is None else masks
+    for c in conditions:
+        if c not in masks:
+            masks[c] = np.asarray(c.mask(frame), dtype=bool)
+    met = np.column_stack([masks[c] for c in conditions]) if conditions else np.zeros((len(frame), 0), dtype=bool)
     packed = np.packbits(met, axis=1)
     unique, inverse = np.unique(packed, axis=0, return_inverse=True)
     return inverse.ravel(), [row.tobytes() for row in unique]
@@ -112,8 +116,9 @@ def fit_patterns(conditions: tuple, frame, codes: np.ndarray, n_classes: int, pr
     w = _held_weights(splits, weights) if splits else None
     best = None  # (held-out mean, m, conditions, group, keys, the held-out rows' Brier terms)
     none_terms = None  # the held-out rows' Brier terms with no step: the same for every grouping
+    masks: dict = {}  # the groupings share the rules' conditions
     for conds in dict.fromkeys(groupings):
-        group, keys = pattern_bytes(conds, frame)
+        group, keys = pattern_bytes(conds, frame, masks)
         if len(keys) == len(codes):  # every row a pattern of its own: nothing a group could tell
             continue
         if not splits:
