@@ -321,3 +321,56 @@ def test_exports_read_cells_as_the_reader_does_spaces_around_a_category_and_bool
     for source in (rules_to_python(est.rules_, est.default_class_),):
         assert [str(v) for v in _python_votes_on_text(raw, source)] == expected
     assert [str(v) for v in _sql_votes_on_text(raw, rules_to_sql(est.rules_, est.default_class_))] == expected
+
+
+def _file_cells(text: str, delimiter: str, target: str) -> pd.DataFrame:
+    """The file's cells as written (every one text, as a CSV import into a database keeps them)."""
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+    return pd.DataFrame(rows, dtype=object).drop(columns=[target])
+
+
+@pytest.mark.parametrize("written", ["decimal commas", "decimal commas and thousands dots", "thousands separators"])
+def test_exports_read_numbers_as_the_file_writes_them(written):
+    """A file of decimal commas ('1,5'; '1.234,5' with dots grouping thousands) or of thousands separators
+    ('"1,234"'): the reader reads the numbers, and the exports, run on the file's own cells, must too (a database
+    casting '1,5' gives 1; Python's float refuses it)."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    size = rng.gamma(2.0, 900.0, n).round(2)  # into the thousands, so grouped numbers occur
+    rate = rng.uniform(0, 10, n).round(2)
+    kind = rng.choice(["a", "b"], n)
+    label = np.where((size > 1500) & (rate < 6) | (kind == "b") & (rate > 8), "yes", "no")
+    flip = rng.random(n) < 0.05
+    label[flip] = np.where(label[flip] == "yes", "no", "yes")
+
+    def cell(x: float) -> str:
+        if written == "thousands separators":
+            return f'"{x:,.2f}"' if x >= 1000 else f"{x:.2f}"
+        whole, frac = f"{x:.2f}".split(".")
+        if written == "decimal commas and thousands dots":
+            whole = f"{int(whole):,}".replace(",", ".")
+        return f"{whole},{frac}"
+
+    sep = "," if written == "thousands separators" else ";"
+    lines = [f"size{sep}rate{sep}kind{sep}label"]
+    lines += [sep.join([cell(s), cell(r), k, lab]) for s, r, k, lab in zip(size, rate, kind, label, strict=True)]
+    lines[5] = sep.join(["", cell(rate[4]), kind[4], label[4]])  # a gap
+    text = "\n".join(lines) + "\n"
+    table = read_table(io.BytesIO(text.encode()))
+    X, y = table.drop(columns=["label"]), table["label"].to_numpy()
+    assert X["size"].dtype.kind == "f" and X["rate"].dtype.kind == "f"
+    est = RuleSetExplainer(random_state=0, max_depth=5).fit(X, y)
+    numeric = {c.spec.written for r in est.rules_ for c in r.conditions if c.spec is not None and c.spec.written}
+    assert numeric, "the rules should compare a column written so"
+    expected = [str(v) for v in est.predict(X)]
+    cells = _file_cells(text, sep, "label")
+    assert cells["size"].str.contains(",").any()
+    sql = rules_to_sql(est.rules_, est.default_class_)
+    python = rules_to_python(est.rules_, est.default_class_)
+    assert [str(v) for v in _sql_votes_on_text(cells, sql)] == expected
+    namespace: dict = {}
+    exec(compile(python, "<export>", "exec"), {"__builtins__": BUILTINS}, namespace)
+    assert [str(namespace["predict"](row)) for row in cells.to_dict("records")] == expected
+    if written != "decimal commas and thousands dots":  # there a typed column's 1.5 would lose its point
+        assert [str(v) for v in _sql_votes(X, sql)] == expected  # a typed table, numbers as numbers
+        assert [str(v) for v in _python_votes(X, python)] == expected

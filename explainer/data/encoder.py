@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 
 from explainer.data.features import FeatureSpec
 from explainer.data.precision import FLOAT32_MAX, low_resolution_columns, low_resolution_pair
-from explainer.data.tables import DataError, normalise_frame
+from explainer.data.tables import NUMBER_FORMATS_ATTR, DataError, normalise_frame
 from explainer.data.target import ID_MIN_ROWS, ID_RATIO, looks_like_identifier_name
 
 __all__ = [
@@ -114,19 +114,22 @@ def _dedupe_feature_names(plans: list[_Plan], infos: list[ColumnInfo]) -> None:
             info.features = list(by_column[info.name].names)
 
 
-def _feature_specs(plans: list[_Plan], low_columns: set[str]) -> tuple[list[FeatureSpec], list[str]]:
-    """One spec per feature, in output order, and the features float32 cannot resolve."""
+def _feature_specs(plans: list[_Plan], low_columns: set[str],
+                   formats: dict[str, str]) -> tuple[list[FeatureSpec], list[str]]:
+    """One spec per feature, in output order, and the features float32 cannot resolve.  ``formats``: how the
+    numbers of some columns are written in their file (a read table's ``attrs``), carried by their specs."""
     specs: list[FeatureSpec] = []
     low: list[str] = []
     for p in plans:
         names_iter = iter(p.names)
+        written = formats.get(p.column)
         if p.numeric:
             feature = next(names_iter)
-            specs.append(FeatureSpec(feature, p.column, "numeric", None, p.integer))
+            specs.append(FeatureSpec(feature, p.column, "numeric", None, p.integer, written))
             if p.column in low_columns:
                 low.append(feature)
         for v in p.categories:
-            specs.append(FeatureSpec(next(names_iter), p.column, "onehot", v, False))
+            specs.append(FeatureSpec(next(names_iter), p.column, "onehot", v, False, written))
         if p.indicator:
             specs.append(FeatureSpec(next(names_iter), p.column, "missing", None, False))
     return specs, low
@@ -471,7 +474,7 @@ class TableEncoder(BaseEstimator):
         if not plans:
             raise DataError(_no_feature_message(infos, roles.excluded))
         _dedupe_feature_names(plans, infos)
-        specs, low = _feature_specs(plans, low_columns)
+        specs, low = _feature_specs(plans, low_columns, dict(df.attrs.get(NUMBER_FORMATS_ATTR) or {}))
         self.columns_ = infos
         self._plans = plans
         self.feature_specs_ = specs

@@ -11,11 +11,21 @@ written that way can be bound back to the encoded feature.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: The values of FeatureSpec.kind.
 FEATURE_KINDS = ("numeric", "onehot", "missing")
+
+#: How a column's numbers may be written in its file when not plainly (``FeatureSpec.written``), each with
+#: what turns a cell's text into a plain number's: (characters dropped, character read as the decimal point).
+#: A reader of the file's cells (the SQL and Python exports) needs it: "1,5" is 1.5 in a file of decimal
+#: commas, and a database reading that text as a number gives 1.
+NUMBER_FORMATS = {
+    "decimal commas": ("", ","),  # 1,5  -2,25
+    "decimal commas and thousands dots": (".", ","),  # 1.234,5
+    "thousands separators": (",", "."),  # 1,234  12,345.5 (a comma-delimited file, the cell quoted)
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,9 @@ class FeatureSpec:
     kind: str = "numeric"
     value: Any = None
     integer: bool = False
+    #: how the column's numbers are written in the file, a key of NUMBER_FORMATS, or None (plainly, or not
+    #: read from a file); not part of what the feature is, so not compared
+    written: str | None = field(default=None, compare=False)
 
     @property
     def binary(self) -> bool:
@@ -44,6 +57,8 @@ class FeatureSpec:
     def __post_init__(self) -> None:
         if self.kind not in FEATURE_KINDS:
             raise ValueError(f"unknown feature kind {self.kind!r}; use one of {', '.join(FEATURE_KINDS)}")
+        if self.written is not None and self.written not in NUMBER_FORMATS:
+            raise ValueError(f"unknown number format {self.written!r}; use one of {', '.join(NUMBER_FORMATS)}")
 
     def to_dict(self) -> dict:
         value = self.value.item() if hasattr(self.value, "item") else self.value
@@ -53,6 +68,7 @@ class FeatureSpec:
             "kind": self.kind,
             "value": value,
             "integer": bool(self.integer),
+            **({"written": self.written} if self.written else {}),
         }
 
 

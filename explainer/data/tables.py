@@ -26,6 +26,7 @@ from explainer.data.precision import exact_integer_columns, exact_integers
 __all__ = [
     "DataError",
     "MISSING_MARKERS",
+    "NUMBER_FORMATS_ATTR",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_ROWS",
     "MAX_COLUMNS",
@@ -39,6 +40,10 @@ __all__ = [
 MISSING_MARKERS: frozenset[str] = frozenset(
     {"", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None"}
 )
+
+#: The key of a read table's ``attrs`` that maps a column to how its numbers are written in the file, when not
+#: plainly (a key of :data:`~explainer.data.features.NUMBER_FORMATS`).
+NUMBER_FORMATS_ATTR = "number_formats"
 
 #: Default limits for uploaded files.
 DEFAULT_MAX_BYTES = 50_000_000
@@ -271,8 +276,9 @@ def _is_json(text: str) -> bool:
 def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Series, str | None]:
     """Strip cells, mark missing values and convert to numbers where possible.
 
-    Returns the column and how its numbers were written when not plainly: ``"decimal commas"`` (a file not
-    delimited by commas) or ``"thousands separators"`` (one delimited by commas), else None.
+    Returns the column and how its numbers were written when not plainly, a key of
+    :data:`~explainer.data.features.NUMBER_FORMATS`: decimal commas, with or without dots grouping thousands (a
+    file not delimited by commas), or thousands separators (one delimited by commas); else None.
     """
     s = pd.Series(raw, dtype=object, name=name).map(str.strip)
     missing = s.isin(MISSING_MARKERS)
@@ -282,7 +288,8 @@ def _clean_column(raw: list[str], name: str, decimal_comma: bool) -> tuple[pd.Se
         if decimal_comma:
             converted = _from_decimal_commas(s, missing.to_numpy())
             if converted is not None:
-                return converted, "decimal commas"
+                dots = s[~missing].str.contains(".", regex=False).any()
+                return converted, "decimal commas and thousands dots" if dots else "decimal commas"
         else:
             converted = _from_thousands(s, missing.to_numpy())
             if converted is not None:
@@ -407,7 +414,9 @@ def normalise_frame(df: pd.DataFrame) -> pd.DataFrame:
             out[name] = _text_column(col.to_numpy(dtype=object), name)
     res = pd.DataFrame(out)
     res.index = pd.RangeIndex(len(res))
-    res.attrs["notes"] = list(df.attrs.get("notes", []))  # a table read_table gave keeps what it decided
+    # a table read_table gave keeps what it decided
+    res.attrs["notes"] = list(df.attrs.get("notes", []))
+    res.attrs[NUMBER_FORMATS_ATTR] = dict(df.attrs.get(NUMBER_FORMATS_ATTR, {}))
     return res
 
 
@@ -472,6 +481,7 @@ def read_table(
     # others stay Series, which keep their dtype (text as object: pandas would read an array of it as str)
     columns: dict[str, Any] = {}
     written: dict[str, list[str]] = {"decimal commas": [], "thousands separators": []}
+    formats: dict[str, str] = {}  # column -> how its numbers are written (the exports read the file's cells so)
     seen = set(header)
     numbers = _number_columns(body)
     for j, name in enumerate(header):
@@ -490,7 +500,8 @@ def read_table(
                 name += "_"
         columns[name] = col
         if how is not None:
-            written[how].append(name)
+            formats[name] = how
+            written["thousands separators" if how == "thousands separators" else "decimal commas"].append(name)
     df = pd.DataFrame(columns, index=pd.RangeIndex(read.n_rows))
     notes = []
     for how, example in (("decimal commas", "1,5 = 1.5"), ("thousands separators", "1,234 = 1234")):
@@ -499,6 +510,7 @@ def read_table(
             notes.append(f"Read numbers written with {how} ({example}) in {len(written[how])} "
                          f"column{'s' if len(written[how]) > 1 else ''}: {names}.")
     df.attrs["notes"] = notes
+    df.attrs[NUMBER_FORMATS_ATTR] = formats
     return df
 
 

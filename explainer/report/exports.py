@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from explainer.data.features import NUMBER_FORMATS
 from explainer.data.tables import MISSING_MARKERS
 from explainer.report.metrics import csv_comment_line
 from explainer.rules.model import COMPLEXITY_COUNTS, RuleSet, ValueSet
@@ -50,6 +51,12 @@ EXPORT_FORMATS = {
 
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _written(cond) -> str | None:
+    """How the numbers of the condition's column are written in its file (a key of ``NUMBER_FORMATS``), or None."""
+    specs = cond.specs if isinstance(cond, ValueSet) else (cond.spec,)
+    return next((s.written for s in specs if s is not None and s.written), None)
 
 
 def _test(cond) -> tuple:
@@ -116,13 +123,26 @@ _MARKERS = tuple(sorted(MISSING_MARKERS))
 _SQL_MARKERS = ", ".join(_sql_literal(m) for m in _MARKERS)
 
 
-def _sql_number(column: str) -> str:
+def _sql_number(column: str, written: str | None = None) -> str:
     """A column's value as a number: NULL where the cell is one of the reader's missing markers (:func:`_sql_cell`),
     a boolean's text as its 1 or 0 (as the reader reads a column of booleans), else the value cast.  Why the cast:
     a table imported from CSV often holds every column as TEXT, where "9" > "12".  One CASE, not the missing
-    test's CASE nested inside the boolean one, which wrote the markers twice."""
+    test's CASE nested inside the boolean one, which wrote the markers twice.  ``written``: how the column's
+    numbers are written in the file (:data:`~explainer.data.features.NUMBER_FORMATS`), turned into a plain
+    number's text before the cast ('1,5' cast as it is gives 1)."""
     return (f"(CASE WHEN TRIM({column}) IN ({_SQL_MARKERS}) THEN NULL WHEN LOWER(TRIM({column})) = 'true' THEN 1 "
-            f"WHEN LOWER(TRIM({column})) = 'false' THEN 0 ELSE CAST({column} AS REAL) END)")
+            f"WHEN LOWER(TRIM({column})) = 'false' THEN 0 ELSE CAST({_sql_plain_number(column, written)} AS REAL) END)")
+
+
+def _sql_plain_number(column: str, written: str | None) -> str:
+    """The column's text with its file's grouping characters dropped and its decimal mark a point.  A number a
+    typed column holds prints with a point and no grouping, so it is unchanged where only commas are touched;
+    with dots grouping thousands ("1.234,5") the cells must be the file's text."""
+    if written is None:
+        return column
+    dropped, point = NUMBER_FORMATS[written]
+    text = column if not dropped else f"REPLACE({column}, {_sql_literal(dropped)}, '')"
+    return text if point == "." else f"REPLACE({text}, {_sql_literal(point)}, '.')"
 
 
 def _sql_cell(column: str) -> str:
@@ -149,11 +169,11 @@ def _sql_condition(cond) -> str:
     c = _sql_cell(name)
     if kind == "cmp":
         op, t = detail
-        return f"{_sql_number(name)} {op} {format_number(t)}"
+        return f"{_sql_number(name, _written(cond))} {op} {format_number(t)}"
     if kind in ("eq", "ne", "in", "not in"):
         values = tuple(detail) if kind in ("in", "not in") else (detail,)
         if values and all(_is_number(x) for x in values):
-            test = f"{_sql_number(name)} IN ({', '.join(_sql_literal(x) for x in values)})"
+            test = f"{_sql_number(name, _written(cond))} IN ({', '.join(_sql_literal(x) for x in values)})"
         else:
             test = _sql_text_in(c, values)
         return test if kind in ("eq", "in") else f"({c} IS NULL OR NOT {test})"
@@ -191,8 +211,10 @@ def rules_to_sql(rules: RuleSet, fallback) -> str:
 def _py_condition(cond) -> str:
     kind, column, detail = _test(cond)
     v = f"row.get({column!r})"
-    # as the SQL export casts: a value compared with a number is read as one (rows read from a CSV hold text)
-    n = f"_number({v})"
+    # as the SQL export casts: a value compared with a number is read as one (rows read from a CSV hold text),
+    # as its file writes numbers
+    written = _written(cond)
+    n = f"_number({v})" if written is None else f"_number({v}, {NUMBER_FORMATS[written]!r})"
     if kind == "cmp":
         op, t = detail
         return f"(not _missing({v}) and {n} {op} {format_number(t)})"
@@ -218,11 +240,14 @@ def rules_to_python(rules: RuleSet, fallback, name: str = "predict") -> str:
         "        # NaN is the one value unequal to itself; a CSV read as text holds the reader's markers ('', '?', ...)",
         f"        return value is None or value != value or (isinstance(value, str) and value.strip() in {_MARKERS!r})",
         "",
-        "    def _number(value):",
+        "    def _number(value, written=('', '.')):",
+        "        # written: (characters grouping digits, the decimal mark) as the table's file writes numbers",
         "        if not isinstance(value, str):",
         "            return value",
         "        try:",
-        "            return float(value)",
+        "            dropped, point = written",
+        "            text = value.replace(dropped, '') if dropped else value",
+        "            return float(text.replace(point, '.') if point != '.' else text)",
         "        except ValueError:",
         f"            return {_BOOLEAN_TEXTS!r}.get(value.strip().lower(), float('nan'))  # not a number: none holds",
         "",
@@ -277,8 +302,23 @@ def export_header(report, status: str | None = None) -> list[str]:
         f"accuracy {100 * report.accuracy:.2f} %, balanced accuracy {100 * report.balanced_accuracy:.2f} % of the "
         f"{report.n_rows} rows: the rules' vote, else the ELSE class",
         *([f"forbidden columns: {names}"] if forbidden else []),
+        *_number_format_lines(report.rules),
         *pin_lines(report.settings),
     ]
+
+
+def _number_format_lines(rules) -> list[str]:
+    """The columns whose numbers the rules read as their file writes them (decimal commas, thousands
+    separators), one line, or none."""
+    formats: dict[str, str] = {}
+    for rule in rules:
+        for cond in rule.conditions:
+            written = _written(cond)
+            if written is not None:
+                formats.setdefault(" ".join(str(_test(cond)[1]).splitlines()), written)
+    if not formats:
+        return []
+    return ["numbers read as the file writes them: " + ", ".join(f"{c} ({w})" for c, w in formats.items())]
 
 
 def pin_lines(settings: dict | None) -> list[str]:
