@@ -139,6 +139,31 @@ def test_deltas_equal_full_re_evaluation(seed, weighted, fallback, flips):
     assert g == pytest.approx(p.evaluate(moved).value - st.value, abs=1e-9)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=hst.integers(0, 10_000), weighted=hst.booleans(), fallback=hst.integers(0, 2),
+       eps=hst.sampled_from([0.0, 0.5, 1.0]))
+def test_the_gains_after_a_flip_equal_the_gains_of_the_flipped_selection(seed, weighted, fallback, eps):
+    """What a swap is scored with: every rule's gain once rule a is dropped (or added), updated through a's rows
+    only, against the definition: the value of the selection with a and the rule flipped, less a's alone."""
+    p = small_problem(seed, weighted=weighted, fallback=fallback, M=12, eps=eps)
+    st = p.state(np.random.default_rng(seed).random(p.n_rules) < 0.4)
+    scorer = move_scorer(p)
+    sums = scorer._sums(st)
+    for a in range(p.n_rules):
+        after = scorer._gains_after_flip(st, a, sums)
+        flipped = st.r.copy()
+        flipped[a] ^= True
+        base = p.evaluate(flipped).value
+        for i in range(p.n_rules):
+            both = flipped.copy()
+            both[i] ^= True
+            assert after[i] == pytest.approx(p.evaluate(both).value - base, abs=1e-9)
+        if not weighted:  # whole numbers: exactly what flipping a and scoring every rule gives
+            st.flip(a)
+            assert np.array_equal(after, scorer.add_drop_gains(st)[0])
+            st.flip(a)
+
+
 # ----------------------------------------------------------------- solvers
 @pytest.mark.parametrize("seed,weighted,fallback", CASES)
 @pytest.mark.parametrize("lazy", [True, False])

@@ -283,14 +283,56 @@ def accuracy_delta(i, selected, indptr, indices, k, total, per_class, y, fallbac
 
 
 @njit(cache=True, nogil=True)
-def accuracy_gains(r, total, per_class, indptr, indices, rule_class, y, fallback, eps, w=None):
-    """(M,) change of rows right - eps * conflicting pairs if each rule alone were flipped: O(nnz)."""
+def accuracy_sums(r, total, per_class, indptr, indices, rule_class, y, fallback, w=None):
+    """(M,) change in rows right and (M,) change in conflicting pairs if each rule alone were flipped, as floats
+    (a flip's gain is the first less eps times the second): O(nnz)."""
     M = r.size
-    out = np.empty(M)
+    right = np.empty(M)
+    pairs = np.empty(M)
     for i in range(M):
         dr, dp = accuracy_delta(i, r[i], indptr, indices, rule_class[i], total, per_class, y, fallback, w)
-        out[i] = float(dr) - eps * float(dp)
-    return out
+        right[i] = float(dr)
+        pairs[i] = float(dp)
+    return right, pairs
+
+
+@njit(cache=True, nogil=True)
+def accuracy_sums_after_flip(a, r, total, per_class, indptr, indices, row_ptr, row_rules, rule_class, y, fallback,
+                             right, pairs, w=None):
+    """:func:`accuracy_sums` of the state with rule ``a`` flipped, from those of the state (``right``, ``pairs``),
+    without flipping it: only the rules sharing a row with ``a`` change, and only through those rows
+    (``row_ptr``, ``row_rules``: the rules of each row, CSR), O(the nonzeros of a's rows).  Unweighted, the
+    sums are whole numbers, so the result is exactly what the state flipped would give."""
+    out_r = right.copy()
+    out_p = pairs.copy()
+    ka = rule_class[a]
+    sa = -1 if r[a] else 1
+    for p in range(indptr[a], indptr[a + 1]):
+        row = indices[p]
+        n = total[row]
+        yr = y[row]
+        own = per_class[row, yr]
+        wr = _weight(w, row)
+        n2 = n + sa
+        own2 = own + sa * (ka == yr)
+        now = np.int64(_right(n, own, yr, fallback))
+        then = np.int64(_right(n2, own2, yr, fallback))
+        for q in range(row_ptr[row], row_ptr[row + 1]):
+            i = row_rules[q]
+            if i == a:
+                continue
+            ki = rule_class[i]
+            s = -1 if r[i] else 1
+            mine = s * (ki == yr)
+            before = np.int64(_right(n + s, own + mine, yr, fallback)) - now
+            after = np.int64(_right(n2 + s, own2 + mine, yr, fallback)) - then
+            out_r[i] += wr * (after - before)
+            # the pairs rule i makes or breaks on this row: the other classes' rules firing there
+            d = sa - sa * (ki == ka)
+            out_p[i] += wr * (-d if r[i] else d)
+    out_r[a] = -right[a]
+    out_p[a] = -pairs[a]
+    return out_r, out_p
 
 
 # ------------------------------------------------------------ move scores
@@ -509,4 +551,4 @@ def follow_crossings(X0, X1, rows, t_old, t_new, r_ptr, r_idx, w=None):
     return X0, X1
 
 
-__all__ = ["accuracy_delta", "accuracy_gains", "best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]
+__all__ = ["accuracy_delta", "accuracy_sums", "accuracy_sums_after_flip", "best_add_drop", "best_entries", "first_fit_adds", "lazy_greedy_adds", "flip_rule", "move_gains", "rule_delta", "crossing_rows", "follow_crossings", "follow_flips", "owners", "pair_bounds", "swap_scores"]

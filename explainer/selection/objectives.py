@@ -36,7 +36,7 @@ from collections.abc import Callable
 import numpy as np
 
 from explainer.selection import pins
-from explainer.selection.loops import accuracy_gains, best_add_drop
+from explainer.selection.loops import accuracy_sums, accuracy_sums_after_flip, best_add_drop
 from explainer.selection.loops import move_gains as _move_gains
 from explainer.selection.settings import OBJECTIVES
 
@@ -140,8 +140,9 @@ class AccuracyScorer:
 
     a(r) is not submodular (adding a rule can turn a row right that another rule's drop had made
     wrong), so there are no lazy adds and no bounds: every rule's flip gain is computed exactly, one
-    compiled pass over the nonzeros, O(nnz); a swap (drop a, add b) is scored exactly by dropping a
-    and scoring every add, O(|S| nnz), only at add/drop optima.  1-for-2 moves are not tried.
+    compiled pass over the nonzeros, O(nnz); a swap (drop a, add b) is scored exactly by the gains of
+    every add with a dropped, updated through the rows a covers, only at add/drop optima.  1-for-2
+    moves are not tried.
     Ties between equal gains go to the cheaper move (a tiny per-rule cost), as in ``MoveScorer``.
     """
 
@@ -157,10 +158,26 @@ class AccuracyScorer:
         pen_e = 1e-6 / max(be, 1) if be is not None else 0.0
         self.cost = pen_l * self.L + pen_e * self.E
 
-    def _gains(self, st) -> np.ndarray:
+    def _sums(self, st) -> tuple[np.ndarray, np.ndarray]:
+        """(change in rows right, change in conflicting pairs) of flipping each rule alone: one pass, O(nnz)."""
         p = self.p
-        return accuracy_gains(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
-                              float(p.eps), p.row_weight)
+        return accuracy_sums(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
+                             p.row_weight)
+
+    def _gains(self, st, sums=None) -> np.ndarray:
+        right, pairs = self._sums(st) if sums is None else sums
+        return right - float(self.p.eps) * pairs
+
+    def _gains_after_flip(self, st, a: int, sums) -> np.ndarray:
+        """The flip gains of the state with rule ``a`` flipped, from the state's ``sums``, the state untouched:
+        only the rows ``a`` covers change (a swap's scoring at |S| selected rules costs the nonzeros of their
+        rows, where flipping each and scoring every rule cost |S| passes over all nonzeros)."""
+        p = self.p
+        rows = p.coverage_rows
+        right, pairs = accuracy_sums_after_flip(a, st.r, st.total, st.per_class, p.indptr, p.indices, rows.indptr,
+                                                rows.indices, p.rule_class, p.y, int(p.fallback), sums[0], sums[1],
+                                                p.row_weight)
+        return right - float(p.eps) * pairs
 
     def add_drop_gains(self, st) -> tuple[np.ndarray, np.ndarray, None]:
         """(gain of adding each unselected rule, gain of dropping each selected rule, None): one flip gain per rule."""
@@ -172,7 +189,8 @@ class AccuracyScorer:
         p = self.p
         slack_l = float(p.complexity_budget - st.complexity)
         slack_e = float(p.error_limit - st.errors)
-        g = self._gains(st)
+        sums = self._sums(st)
+        g = self._gains(st, sums)
         g_drop = np.where(p.pinned_mask, -np.inf, g) if p.pinned.size else g  # a pin is never dropped
         b, s_add, a, s_drop, _, free = best_add_drop(g, g_drop, st.r, self.usable, self.L, self.E, slack_l, slack_e,
                                                      self.cost, TOL)
@@ -184,10 +202,7 @@ class AccuracyScorer:
         best_score = -np.inf
         for a in np.flatnonzero(st.r & ~p.pinned_mask):
             a = int(a)
-            st.flip(a)
-            ga = self._gains(st)
-            st.flip(a)
-            gain = g[a] + ga
+            gain = g[a] + self._gains_after_flip(st, a, sums)
             ok = (~st.r & self.usable & (self.L <= slack_l + self.L[a]) & (self.E <= slack_e + self.E[a])
                   & (gain > TOL))
             if not ok.any():
