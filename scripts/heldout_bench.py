@@ -196,8 +196,9 @@ def warm_up():
 _WARM = False
 
 
-def evaluate(key, model_names, ripper_budget=False):
-    X, y = corpus.load(key)
+def evaluate(key, model_names, ripper_budget=False, load=None):
+    """The rows of every fold of table ``key`` (read by ``load``, default the corpus's) for each model."""
+    X, y = (load or corpus.load)(key)
     if any(name.startswith("explainer") for name in model_names) or ripper_budget:
         warm_up()
     print(f"{key}: {len(y)} rows", file=sys.stderr, flush=True)
@@ -298,11 +299,11 @@ def machine():
     return f"{cpu}, {os.cpu_count()} cores"
 
 
-def markdown(summary, command, half, expected):
+def markdown(summary, command, half, expected, title=None):
     done = set(summary["table"])
     left = [k for k in expected if k not in done]
     lines = [
-        f"# Held-out accuracy on the corpus: {half} half",
+        f"# {title or f'Held-out accuracy on the corpus: {half} half'}",
         "",
         f"Stratified {ab.N_FOLDS}-fold CV, seed {ab.SEED}; means over the folds. Command: {command}",
         f"Machine: {machine()}, Python {platform.python_version()}, "
@@ -327,12 +328,12 @@ def markdown(summary, command, half, expected):
     return "\n".join(lines) + "\n"
 
 
-def write(rows, out, command, half, expected):
+def write(rows, out, command, half, expected, title=None):
     runs = pd.DataFrame(rows).sort_values(["rows", "table", "fold"], kind="stable")
     summary = (runs.groupby(["table", "model"], sort=False).mean(numeric_only=True)
                .drop(columns="fold").reset_index())
     runs.to_csv(out.with_suffix(".csv"), index=False)
-    text = markdown(summary, command, half, expected)
+    text = markdown(summary, command, half, expected, title)
     out.with_suffix(".md").write_text(text)
     return text
 
