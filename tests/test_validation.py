@@ -236,3 +236,69 @@ def test_held_out_coverage_read_in_blocks_is_each_rules_own_rows(rare, monkeypat
         got = validation._held_coverage(pool, X, held)
         assert got.shape == (held.size, pool.n_rules) and (got.toarray().astype(bool) == want).all()
     assert validation._held_coverage(pool, X, held[:0]).shape == (0, pool.n_rules)
+
+
+def _led(n, seed, noise=0.1):
+    """Breiman's LED display: a digit's seven segments, each shown wrong with probability ``noise`` (every rule
+    of a ten-class table this noisy carries errors)."""
+    lit = ["1110111", "0010010", "1011101", "1011011", "0111010", "1101011", "1101111", "1010010", "1111111",
+           "1111011"]
+    rng = np.random.default_rng(seed)
+    digits = rng.integers(0, 10, n)
+    segments = np.array([[int(c) for c in lit[d]] for d in digits])
+    segments = np.where(rng.random(segments.shape) < noise, 1 - segments, segments)
+    return pd.DataFrame(segments, columns=[f"s{i}" for i in range(1, 8)]), digits.astype(str)
+
+
+@pytest.mark.parametrize("objective", ["coverage", "accuracy"])
+def test_a_chain_starts_from_the_best_tree_that_fits_where_it_beats_the_selection_carried(objective):
+    from explainer.pipeline.validation import _TreeStarts
+    from explainer.selection.problem import SelectionProblem
+
+    X, y = _led(600, 2)
+    pool = build_pool(X, y, 4, random_state=0, classes=sorted(set(y)))
+    problem = SelectionProblem.from_pool(pool, objective=objective)
+    starts = _TreeStarts(problem, pool, None)
+    empty = np.zeros(pool.n_rules, dtype=bool)
+    # by hand: each tree's rules, complexity, errors and value
+    trees = []
+    for tree in pool.trees:
+        sel = empty.copy()
+        sel[tree.rule_ids] = True
+        ev = problem.evaluate(sel)
+        trees.append((sel, ev.complexity, ev.errors, ev.value))
+    best = pool.best_tree()
+    budgeted = problem.with_budgets(best.complexity, best.errors)
+    fitting = [t for t in trees if t[1] <= best.complexity and t[2] <= best.errors]
+    top = max(t[3] for t in fitting)
+    chosen = starts.better(budgeted, empty)
+    assert budgeted.evaluate(chosen).value == pytest.approx(top)
+    assert any(np.array_equal(chosen, t[0]) for t in fitting if t[3] == top)
+    # no tree within the budgets: the carried selection stays
+    smallest = min(t[1] for t in trees)
+    assert starts.better(problem.with_budgets(smallest - 1, best.errors), empty) is empty
+    # a carried selection at least as good as every tree that fits stays
+    assert starts.better(budgeted, chosen.copy()).tolist() == chosen.tolist()
+    # the problem of a form that leaves a class out holds some of the rules: a tree keeps those of its rules
+    rules = np.flatnonzero(pool.rule_class != 0)
+    sub = problem.restrict(rules)
+    part = _TreeStarts(sub, pool, rules).better(sub.with_budgets(best.complexity, best.errors),
+                                               np.zeros(rules.size, dtype=bool))
+    assert part.size == rules.size and set(rules[part]) <= {i for t in pool.trees for i in t.rule_ids}
+
+
+def test_on_a_noisy_ten_class_table_the_validation_reaches_what_a_depth_4_tree_reaches():
+    """Every rule of the LED display carries errors; the chain of local moves alone ended at 59.5 % held out
+    here, below scikit-learn's depth-4 tree on the same folds (62.7 %); starting from the pool's trees, 71.6 %."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from explainer.rules.defaults import DEFAULT_DEPTH
+
+    X, y = _led(1500, 3)
+    pool = build_pool(X, y, DEFAULT_DEPTH, random_state=0, classes=sorted(set(y)))
+    best = max(p.accuracy for p in accuracy_frontier(pool))
+    right = 0
+    for train, held in validation_splits(pool.y, 0):
+        tree = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X.iloc[train], y[train])
+        right += int(np.sum(tree.predict(X.iloc[held]) == y[held]))
+    assert best >= right / len(y)
