@@ -164,6 +164,25 @@ def test_the_gains_after_a_flip_equal_the_gains_of_the_flipped_selection(seed, w
             st.flip(a)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=hst.integers(0, 10_000), fallback=hst.integers(0, 2), eps=hst.sampled_from([0.0, 0.5, 1.0]),
+       moves=hst.lists(hst.lists(hst.integers(0, 11), min_size=1, max_size=3), min_size=1, max_size=20))
+def test_the_scorers_sums_after_each_move_are_a_full_pass_over_the_nonzeros(seed, fallback, eps, moves):
+    """The scorer updates its sums through the one rule an add or a drop flipped; after any moves (one, two or
+    three flips each) they are exactly those of a pass over every nonzero of the state as it is."""
+    from explainer.selection.loops import accuracy_sums
+
+    p = small_problem(seed, fallback=fallback, M=12, eps=eps)
+    st = p.state(np.random.default_rng(seed).random(p.n_rules) < 0.3)
+    scorer = move_scorer(p)
+    for move in moves:
+        right, pairs = scorer._sums(st)
+        full = accuracy_sums(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback))
+        assert np.array_equal(right, full[0]) and np.array_equal(pairs, full[1])
+        for i in set(move):
+            st.flip(i)
+
+
 # ----------------------------------------------------------------- solvers
 @pytest.mark.parametrize("seed,weighted,fallback", CASES)
 @pytest.mark.parametrize("lazy", [True, False])

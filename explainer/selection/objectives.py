@@ -157,12 +157,42 @@ class AccuracyScorer:
         pen_l = 1e-6 / max(bc, 1) if bc is not None else 0.0
         pen_e = 1e-6 / max(be, 1) if be is not None else 0.0
         self.cost = pen_l * self.L + pen_e * self.E
+        self._last: tuple | None = None  # (state, its selection then, its sums then): see _sums
 
     def _sums(self, st) -> tuple[np.ndarray, np.ndarray]:
-        """(change in rows right, change in conflicting pairs) of flipping each rule alone: one pass, O(nnz)."""
+        """(change in rows right, change in conflicting pairs) of flipping each rule alone.  One pass over the
+        nonzeros, O(nnz); but where the state is the one last scored with one rule flipped since (an add or a drop
+        of the local search), updated through that rule's rows.  Unweighted only: the sums are whole numbers
+        there, so the update is exactly the pass (weighted, float sums updated move after move would drift from
+        it by rounding)."""
         p = self.p
-        return accuracy_sums(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
+        if p.row_weight is None and self._last is not None and self._last[0] is st:
+            moved = np.flatnonzero(self._last[1] != st.r)
+            if moved.size == 0:
+                return self._last[2]
+            if moved.size == 1:
+                sums = self._flipped_back(st, int(moved[0]), self._last[2])
+                self._last = (st, st.r.copy(), sums)
+                return sums
+        sums = accuracy_sums(st.r, st.total, st.per_class, p.indptr, p.indices, p.rule_class, p.y, int(p.fallback),
                              p.row_weight)
+        self._last = (st, st.r.copy(), sums)
+        return sums
+
+    def _flipped_back(self, st, d: int, before) -> tuple[np.ndarray, np.ndarray]:
+        """The sums of the state from ``before``, those of the state with rule ``d`` flipped back: each other
+        rule's sums change by what its rows shared with ``d`` gave before less what they give now, and ``d``'s
+        own flip is the reverse of its flip then."""
+        p = self.p
+        rows = p.coverage_rows
+        zero = np.zeros(p.n_rules)
+        # the change from this state to the state with d flipped back, each rule's sums on d's rows
+        to_before_r, to_before_p = accuracy_sums_after_flip(d, st.r, st.total, st.per_class, p.indptr, p.indices,
+                                                            rows.indptr, rows.indices, p.rule_class, p.y,
+                                                            int(p.fallback), zero, zero, p.row_weight)
+        right, pairs = before[0] - to_before_r, before[1] - to_before_p
+        right[d], pairs[d] = -before[0][d], -before[1][d]
+        return right, pairs
 
     def _gains(self, st, sums=None) -> np.ndarray:
         right, pairs = self._sums(st) if sums is None else sums
