@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from explainer.bench.defined import led_display
 from explainer.cli import main
 from explainer.estimator import RuleSetExplainer
 from explainer.pipeline import default_budgets, one_se_rule, resolve_defaults
@@ -238,24 +239,12 @@ def test_held_out_coverage_read_in_blocks_is_each_rules_own_rows(rare, monkeypat
     assert validation._held_coverage(pool, X, held[:0]).shape == (0, pool.n_rules)
 
 
-def _led(n, seed, noise=0.1):
-    """Breiman's LED display: a digit's seven segments, each shown wrong with probability ``noise`` (every rule
-    of a ten-class table this noisy carries errors)."""
-    lit = ["1110111", "0010010", "1011101", "1011011", "0111010", "1101011", "1101111", "1010010", "1111111",
-           "1111011"]
-    rng = np.random.default_rng(seed)
-    digits = rng.integers(0, 10, n)
-    segments = np.array([[int(c) for c in lit[d]] for d in digits])
-    segments = np.where(rng.random(segments.shape) < noise, 1 - segments, segments)
-    return pd.DataFrame(segments, columns=[f"s{i}" for i in range(1, 8)]), digits.astype(str)
-
-
 @pytest.mark.parametrize("objective", ["coverage", "accuracy"])
 def test_a_chain_starts_from_the_best_tree_that_fits_where_it_beats_the_selection_carried(objective):
     from explainer.pipeline.validation import _TreeStarts
     from explainer.selection.problem import SelectionProblem
 
-    X, y = _led(600, 2)
+    X, y = led_display(600, seed=2)
     pool = build_pool(X, y, 4, random_state=0, classes=sorted(set(y)))
     problem = SelectionProblem.from_pool(pool, objective=objective)
     starts = _TreeStarts(problem, pool, None)
@@ -294,7 +283,7 @@ def test_on_a_noisy_ten_class_table_the_validation_reaches_what_a_depth_4_tree_r
 
     from explainer.rules.defaults import DEFAULT_DEPTH
 
-    X, y = _led(1500, 3)
+    X, y = led_display(1500, seed=3)
     pool = build_pool(X, y, DEFAULT_DEPTH, random_state=0, classes=sorted(set(y)))
     best = max(p.accuracy for p in accuracy_frontier(pool))
     right = 0

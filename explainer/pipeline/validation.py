@@ -392,9 +392,9 @@ def validate_candidates(pool: RulePool, *, eps: float = 1.0, sample_weight=None,
                 selection = np.zeros(0 if problem is None else problem.n_rules, dtype=bool)
                 trees = None if problem is None else _TreeStarts(problem, fold.pool, rules)
                 for cand in row:
-                    if problem is not None:
+                    if problem is not None and trees is not None:  # (the one implies the other)
                         budgeted = problem.with_budgets(cand.complexity_budget, be)
-                        selection = _improve(budgeted, selection if trees is None else trees.better(budgeted, selection))
+                        selection = _improve(budgeted, trees.better(budgeted, selection))
                     full = selection if rules is None else widen_selection(selection, rules, fold.pool.n_rules)
                     accuracy, balanced, brier = fold.score(full)
                     cand.accuracy.append(accuracy)
